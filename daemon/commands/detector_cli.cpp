@@ -1,0 +1,69 @@
+#include "daemon/commands/detector_cli.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "daemon/log.h"
+
+namespace vigil {
+
+void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
+  command.add_option(
+      "--model", options.model,
+      "Model directory or its model.yaml (default: $VIGIL_MODEL or " + defaultModelPath() + ")");
+  command.add_option("--backend", options.backend, "Inference backend: " + backendNames())
+      ->capture_default_str();
+  command.add_option("--threads", options.threads, "Inference threads (0: the backend's default)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  command.add_option("--conf", options.minScore, "Minimum score (default: the model's)")
+      ->check(CLI::Range(0.0, 1.0));
+  command.add_option("--nms", options.nmsIou, "NMS IoU threshold (default: the model's)")
+      ->check(CLI::Range(0.0, 1.0));
+  command.add_option("--classes", options.classes,
+                     "Comma-separated class names to report (default: the model's, person)");
+  command.add_flag("--allow-unverified-model", options.allowUnverifiedModel,
+                   "Run weights whose sha256 the manifest does not list");
+}
+
+std::string defaultModelPath() {
+  if (const char* env = std::getenv("VIGIL_MODEL"); env != nullptr && *env != '\0') return env;
+  return VIGIL_DEFAULT_MODEL_DIR;
+}
+
+DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {
+  DetectorOptions d;
+  d.model = options.model.empty() ? defaultModelPath() : options.model;
+  d.backend = options.backend;
+  d.threads = options.threads;
+  d.minScore = options.minScore;
+  d.nmsIou = options.nmsIou;
+  d.allowUnverifiedModel = options.allowUnverifiedModel;
+  std::stringstream list(options.classes);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (!name.empty()) d.classes.push_back(name);
+  }
+  return d;
+}
+
+Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& options) {
+  auto log = logger("detector");
+  auto detector = Detector::create(options);
+  if (!detector) return detector;
+  const Detector& d = **detector;
+  for (const ModelVerification& v : d.verification()) {
+    if (v.listed) {
+      log->debug("model file {} verified (sha256 {}, {})", v.file, v.sha256, v.origin);
+    } else {
+      log->warn(
+          "model file {} is UNVERIFIED (sha256 {} is not in {}); running it because "
+          "--allow-unverified-model was given",
+          v.file, v.sha256, d.manifest().manifestPath.string());
+    }
+  }
+  log->info("model {} on backend '{}': {}; min score {}, NMS IoU {}", d.manifest().name,
+            d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou());
+  return detector;
+}
+
+}  // namespace vigil

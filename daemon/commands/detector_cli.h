@@ -1,0 +1,36 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detector/detector.h"
+
+namespace vigil {
+
+// The options every command that runs the detector shares: which model, which backend, how
+// many threads, and the detection thresholds.
+struct DetectorCliOptions {
+  std::string model;
+  std::string backend = "cpu";
+  int threads = 0;
+  std::optional<float> minScore;
+  std::optional<float> nmsIou;
+  std::string classes;  // comma-separated names
+  bool allowUnverifiedModel = false;
+};
+
+// `defaultMinScore`/`defaultNmsIou` override the manifest's defaults for this command (eval
+// uses the COCO protocol's 0.01 / 0.65).
+void addDetectorOptions(CLI::App& command, DetectorCliOptions& options);
+
+DetectorOptions toDetectorOptions(const DetectorCliOptions& options);
+
+// The model used when --model is not given: $VIGIL_MODEL, else the build's default directory.
+std::string defaultModelPath();
+
+// Creates the detector and logs what it runs on and whether the weights are verified.
+Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& options);
+
+}  // namespace vigil

@@ -1,0 +1,93 @@
+#include "daemon/commands/eval_command.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "daemon/commands/media_inputs.h"
+#include "daemon/log.h"
+
+namespace vigil {
+
+namespace {
+
+// The COCO detection protocol YOLOX's published figures use.
+constexpr float kEvalMinScore = 0.01F;
+constexpr float kEvalNmsIou = 0.65F;
+constexpr int kEvalMaxDetections = 100;
+constexpr int kCocoPersonCategory = 1;
+
+}  // namespace
+
+void addEvalCommand(CLI::App& app, EvalCommandOptions& options) {
+  CLI::App* cmd =
+      app.add_subcommand("eval", "Person AP of the detector on a COCO-style annotated image set");
+  addDetectorOptions(*cmd, options.detector);
+  cmd->add_option("--images", options.images, "Directory holding the annotated images")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--annotations", options.annotations, "COCO-style annotation file (JSON)")
+      ->required();
+  cmd->add_flag("--json", options.json, "End with the metrics as one JSON line");
+}
+
+int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
+  auto log = logger("eval");
+  auto dataset = loadCocoDataset(options.annotations, kCocoPersonCategory);
+  if (!dataset) {
+    log->error("{}", dataset.error().message);
+    return 2;
+  }
+  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
+  if (!detectorOptions.minScore) detectorOptions.minScore = kEvalMinScore;
+  if (!detectorOptions.nmsIou) detectorOptions.nmsIou = kEvalNmsIou;
+  if (detectorOptions.classes.empty()) detectorOptions.classes = {"person"};
+  detectorOptions.maxDetections = kEvalMaxDetections;
+  auto detector = createDetectorLogged(detectorOptions);
+  if (!detector) {
+    log->error("{}", detector.error().message);
+    return 2;
+  }
+  const int person = (*detector)->manifest().postprocess.classIndex("person");
+
+  std::map<std::int64_t, std::vector<ScoredBox>> detections;
+  DetectionResult result;
+  int failures = 0;
+  double inferenceMs = 0;
+  for (const CocoImage& image : dataset->images) {
+    std::filesystem::path path = std::filesystem::path(options.images) / image.fileName;
+    auto bgr = readImage(path);
+    if (!bgr) {
+      log->error("{}", bgr.error().message);
+      ++failures;
+      continue;
+    }
+    if (auto ok = (*detector)->detect(*bgr, result); !ok) {
+      log->error("{}: {}", path.string(), ok.error().message);
+      ++failures;
+      continue;
+    }
+    inferenceMs += result.timings.inferenceMs;
+    auto& boxes = detections[image.id];
+    for (const Detection& d : result.detections) {
+      if (d.classId == person) boxes.push_back({d.box, d.score});
+    }
+  }
+
+  CocoMetrics m = evaluateCoco(*dataset, detections, kEvalMaxDetections);
+  out << fmt::format("person AP@[.50:.95] {:.3f}  AP50 {:.3f}  AP75 {:.3f}  AR@100 {:.3f}\n", m.ap,
+                     m.ap50, m.ap75, m.ar);
+  out << fmt::format(
+      "{} images ({} failed), {} positives, backend {}, mean inference {:.1f} ms\n", m.images,
+      failures, m.positives, (*detector)->backend().device(),
+      dataset->images.empty() ? 0.0 : inferenceMs / static_cast<double>(dataset->images.size()));
+  if (options.json) {
+    nlohmann::json line = {{"AP", m.ap}, {"AP50", m.ap50},     {"AP75", m.ap75},
+                           {"AR", m.ar}, {"images", m.images}, {"positives", m.positives}};
+    out << line.dump() << '\n';
+  }
+  return failures == 0 ? 0 : 2;
+}
+
+}  // namespace vigil

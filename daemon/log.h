@@ -1,0 +1,17 @@
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+
+namespace vigil {
+
+// One logger per component ("detect", "capture", "mqtt", ...), all writing to standard error
+// through one sink. Thread-safe; cheap to call, but hot paths keep the returned pointer.
+std::shared_ptr<spdlog::logger> logger(const std::string& component);
+
+// Sets the level of every logger, present and future ("trace" ... "off").
+void setLogLevel(spdlog::level::level_enum level);
+
+}  // namespace vigil

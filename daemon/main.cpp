@@ -1,0 +1,38 @@
+// vigil: one executable, one subcommand per job. Everything but argument wiring lives in the
+// libraries the tests link too.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "daemon/commands/bench_command.h"
+#include "daemon/commands/detect_command.h"
+#include "daemon/commands/eval_command.h"
+#include "daemon/log.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Vigil: always-on person detection"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging");
+
+  vigil::DetectCommandOptions detect;
+  vigil::EvalCommandOptions eval;
+  vigil::BenchCommandOptions bench;
+  vigil::addDetectCommand(app, detect);
+  vigil::addEvalCommand(app, eval);
+  vigil::addBenchCommand(app, bench);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2, like the other input errors; --help and --version exit 0.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (verbose) vigil::setLogLevel(spdlog::level::debug);
+
+  if (app.got_subcommand("detect")) return vigil::runDetectCommand(detect, std::cout);
+  if (app.got_subcommand("eval")) return vigil::runEvalCommand(eval, std::cout);
+  if (app.got_subcommand("bench")) return vigil::runBenchCommand(bench, std::cout);
+  return 2;
+}

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "detector/error.h"
+#include "detector/model_manifest.h"
+#include "detector/tensor.h"
+
+namespace vigil {
+
+struct BackendOptions {
+  int threads = 0;  // 0: the runtime's default
+};
+
+// Runs a model's stages: network input in, last stage's output out.
+// Ownership and threads: a backend is created and then used by one thread at a time (the
+// inference worker that owns it); it owns its runtime objects and buffers, allocated at
+// creation. Failure: infer() never throws; a runtime error is kBackendFailure. Checking the
+// output for NaN/Inf is the caller's job (see verify.h), so it is done once for every backend.
+class InferenceBackend {
+ public:
+  virtual ~InferenceBackend() = default;
+
+  // The table key this backend was created under ("cpu", ...).
+  virtual std::string_view name() const = 0;
+  // Human description of what really runs the model, e.g. "OpenCV DNN 4.6.0 on CPU, 2 threads".
+  virtual std::string device() const = 0;
+
+  // `input` is the first stage's input; `output` receives the last stage's first output and is
+  // resized on first use only.
+  virtual Expected<void> infer(const Tensor& input, Tensor& output) = 0;
+};
+
+using BackendFactory = Expected<std::unique_ptr<InferenceBackend>> (*)(const ModelManifest&,
+                                                                       const BackendOptions&);
+
+struct BackendEntry {
+  std::string_view name;
+  std::string_view description;
+  BackendFactory create;
+};
+
+// The backends compiled into this build, in order of preference.
+std::span<const BackendEntry> backendTable();
+
+// "cpu, ..." for messages.
+std::string backendNames();
+
+// Creates the backend registered under `name`; an unknown name is kInvalidArgument naming the
+// backends this build has.
+Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
+                                                          const ModelManifest& manifest,
+                                                          const BackendOptions& options);
+
+}  // namespace vigil

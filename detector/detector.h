@@ -1,0 +1,90 @@
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <opencv2/core.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detector/backend.h"
+#include "detector/box.h"
+#include "detector/error.h"
+#include "detector/model_manifest.h"
+#include "detector/nms.h"
+#include "detector/preprocess.h"
+#include "detector/tensor.h"
+#include "detector/yolox_decode.h"
+
+namespace vigil {
+
+struct DetectorOptions {
+  std::filesystem::path model;  // a model directory or its model.yaml
+  std::string backend = "cpu";
+  int threads = 0;                   // 0: the backend's default
+  std::optional<float> minScore;     // default: the manifest's
+  std::optional<float> nmsIou;       // default: the manifest's
+  std::vector<std::string> classes;  // class names; empty: the manifest's default classes
+  int maxDetections = 100;
+  bool allowUnverifiedModel = false;  // run weights whose sha256 the manifest does not list
+};
+
+struct StageTimings {
+  double preprocessMs = 0;
+  double inferenceMs = 0;
+  double postprocessMs = 0;  // finite check, decode, NMS, clipping
+};
+
+struct DetectionResult {
+  int width = 0;
+  int height = 0;
+  std::vector<Detection> detections;  // source pixels, clipped, descending score
+  StageTimings timings;
+};
+
+struct ModelVerification {
+  std::string file;
+  std::string sha256;
+  bool listed = false;  // false only with allowUnverifiedModel
+  std::string origin;
+};
+
+// The facade the daemon and the commands use: image in, detections out.
+// Ownership and threads: owns its backend and every buffer; one thread calls detect() at a time.
+// Failure: create() fails on a bad manifest, missing or unverified weights, an unknown backend
+// or class; detect() returns kInvalidOutput when the backend's output is not finite and
+// kBackendFailure when the runtime fails, and never throws.
+class Detector {
+ public:
+  static Expected<std::unique_ptr<Detector>> create(const DetectorOptions& options);
+
+  // `result` is reused: its vectors keep their capacity between frames.
+  Expected<void> detect(const cv::Mat& bgr, DetectionResult& result);
+
+  const ModelManifest& manifest() const { return manifest_; }
+  const InferenceBackend& backend() const { return *backend_; }
+  const std::vector<ModelVerification>& verification() const { return verification_; }
+  const std::string& className(int classId) const;
+  float minScore() const { return minScore_; }
+  float nmsIou() const { return nmsIou_; }
+
+ private:
+  Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> backend,
+           const DetectorOptions& options, std::vector<bool> wantedClasses);
+
+  ModelManifest manifest_;
+  std::unique_ptr<InferenceBackend> backend_;
+  std::vector<ModelVerification> verification_;
+  Letterbox letterbox_;
+  YoloxDecoder decoder_;
+  std::vector<bool> wantedClasses_;
+  float minScore_;
+  float nmsIou_;
+  int maxDetections_;
+  Tensor input_;
+  Tensor output_;
+  std::vector<Detection> candidates_;
+  std::vector<int> order_;
+};
+
+}  // namespace vigil

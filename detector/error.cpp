@@ -1,0 +1,25 @@
+#include "detector/error.h"
+
+namespace vigil {
+
+std::string_view errorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kInvalidData:
+      return "invalid data";
+    case ErrorCode::kUnverifiedModel:
+      return "unverified model";
+    case ErrorCode::kBackendFailure:
+      return "backend failure";
+    case ErrorCode::kInvalidOutput:
+      return "invalid output";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+  }
+  return "unknown";
+}
+
+}  // namespace vigil

@@ -1,0 +1,49 @@
+#include "detector/preprocess.h"
+
+#include <algorithm>
+#include <opencv2/imgproc.hpp>
+
+namespace vigil {
+
+Letterbox::Letterbox(const InputSpec& spec) : spec_(spec) {
+  canvas_.create(spec_.height, spec_.width, CV_8UC3);
+}
+
+LetterboxInfo Letterbox::run(const cv::Mat& bgr, Tensor& out) {
+  CV_Assert(bgr.type() == CV_8UC3 && !bgr.empty());
+  const int w = spec_.width;
+  const int h = spec_.height;
+  if (out.shape != std::vector<std::int64_t>{1, 3, h, w}) out.resize({1, 3, h, w});
+
+  LetterboxInfo info;
+  info.sourceWidth = bgr.cols;
+  info.sourceHeight = bgr.rows;
+  info.scale = std::min(static_cast<float>(h) / static_cast<float>(bgr.rows),
+                        static_cast<float>(w) / static_cast<float>(bgr.cols));
+  // Truncation, as YOLOX's preproc does with int(); at least one pixel either way.
+  int rw = std::clamp(static_cast<int>(static_cast<float>(bgr.cols) * info.scale), 1, w);
+  int rh = std::clamp(static_cast<int>(static_cast<float>(bgr.rows) * info.scale), 1, h);
+
+  canvas_.setTo(cv::Scalar::all(spec_.padValue));
+  cv::Mat target = canvas_(cv::Rect(0, 0, rw, rh));
+  if (rw == bgr.cols && rh == bgr.rows) {
+    bgr.copyTo(target);
+  } else {
+    cv::resize(bgr, resized_, cv::Size(rw, rh), 0, 0, cv::INTER_LINEAR);
+    resized_.copyTo(target);
+  }
+
+  cv::split(canvas_, planes_);
+  const double alpha = (spec_.valueMax - spec_.valueMin) / 255.0;
+  const double beta = spec_.valueMin;
+  const bool rgb = spec_.channelOrder == ChannelOrder::kRgb;
+  const std::size_t planeSize = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  for (int c = 0; c < 3; ++c) {
+    // Header over the tensor's own storage: convertTo writes in place, no allocation.
+    cv::Mat dst(h, w, CV_32F, out.data.data() + static_cast<std::size_t>(c) * planeSize);
+    planes_[rgb ? 2 - c : c].convertTo(dst, CV_32F, alpha, beta);
+  }
+  return info;
+}
+
+}  // namespace vigil

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include "detector/model_manifest.h"
+#include "detector/tensor.h"
+
+namespace vigil {
+
+// How a source image was placed into the network input, to map boxes back.
+struct LetterboxInfo {
+  float scale = 1;  // network pixels per source pixel
+  int sourceWidth = 0;
+  int sourceHeight = 0;
+};
+
+// The YOLOX letterbox: resize by r = min(H/h, W/w) with bilinear interpolation to
+// (int(w*r), int(h*r)), place at the top-left corner of a W x H canvas filled with the pad
+// value, convert to planar float in the manifest's channel order and value range.
+// Owns its intermediate buffers and reuses them; one instance per worker thread.
+class Letterbox {
+ public:
+  explicit Letterbox(const InputSpec& spec);
+
+  // `bgr` is 8-bit, 3 channels, any size. `out` is resized to [1, 3, H, W] on first use and
+  // then only written.
+  LetterboxInfo run(const cv::Mat& bgr, Tensor& out);
+
+ private:
+  InputSpec spec_;
+  cv::Mat resized_;
+  cv::Mat canvas_;
+  cv::Mat planes_[3];
+};
+
+}  // namespace vigil

@@ -1,0 +1,233 @@
+#include "detector/yaml_reader.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace vigil {
+
+namespace {
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return fmt::format("'{}'", node.Scalar());
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "something else";
+}
+
+}  // namespace
+
+YamlReader YamlReader::fromFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw YamlError(fmt::format("{}: cannot open file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return fromString(text.str(), path);
+}
+
+YamlReader YamlReader::fromString(const std::string& text, std::string displayName) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    return YamlReader(root, std::move(displayName));
+  } catch (const YAML::Exception& e) {
+    throw YamlError(fmt::format("{}:{}:{}: invalid YAML: {}", displayName, e.mark.line + 1,
+                                e.mark.column + 1, e.msg));
+  }
+}
+
+void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view reason) const {
+  YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+  std::string where = mark.is_null()
+                          ? fileName_
+                          : fmt::format("{}:{}:{}", fileName_, mark.line + 1, mark.column + 1);
+  if (path.empty()) throw YamlError(fmt::format("{}: {}", where, reason));
+  throw YamlError(fmt::format("{}: {}: {}", where, path, reason));
+}
+
+std::string YamlReader::join(std::string_view path, std::string_view key) {
+  return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+}
+
+std::string YamlReader::index(std::string_view path, std::size_t i) {
+  return fmt::format("{}[{}]", path, i);
+}
+
+void YamlReader::expectMap(const YAML::Node& node, std::string_view path) const {
+  if (!node.IsMap()) fail(node, path, fmt::format("expected a mapping, got {}", describe(node)));
+}
+
+void YamlReader::expectSequence(const YAML::Node& node, std::string_view path) const {
+  if (!node.IsSequence()) fail(node, path, fmt::format("expected a list, got {}", describe(node)));
+}
+
+void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
+                                   std::initializer_list<std::string_view> allowed) const {
+  expectMap(map, path);
+  for (const auto& item : map) {
+    std::string key = item.first.Scalar();
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == key;
+    if (!known) {
+      std::string list;
+      for (std::string_view a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
+      fail(item.first, join(path, key), fmt::format("unknown key (allowed here: {})", list));
+    }
+  }
+}
+
+YAML::Node YamlReader::child(const YAML::Node& map, std::string_view path,
+                             std::string_view key) const {
+  expectMap(map, path);
+  YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined()) fail(map, join(path, key), "required key is missing");
+  return node;
+}
+
+std::string YamlReader::scalar(const YAML::Node& node, std::string_view path) const {
+  if (!node.IsScalar()) fail(node, path, fmt::format("expected a value, got {}", describe(node)));
+  return node.Scalar();
+}
+
+std::string YamlReader::getString(const YAML::Node& map, std::string_view path,
+                                  std::string_view key) const {
+  return scalar(child(map, path, key), join(path, key));
+}
+
+std::string YamlReader::getString(const YAML::Node& map, std::string_view path,
+                                  std::string_view key, const std::string& fallback) const {
+  expectMap(map, path);
+  if (!map[std::string(key)].IsDefined()) return fallback;
+  return getString(map, path, key);
+}
+
+namespace {
+
+template <typename T>
+bool parseNumber(const std::string& text, T& value) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+std::int64_t YamlReader::getInt(const YAML::Node& map, std::string_view path, std::string_view key,
+                                std::int64_t min, std::int64_t max) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  std::string text = scalar(node, p);
+  std::int64_t value = 0;
+  if (!parseNumber(text, value)) fail(node, p, fmt::format("expected an integer, got '{}'", text));
+  if (value < min || value > max) {
+    fail(node, p, fmt::format("must be between {} and {}, got {}", min, max, value));
+  }
+  return value;
+}
+
+std::int64_t YamlReader::getInt(const YAML::Node& map, std::string_view path, std::string_view key,
+                                std::int64_t min, std::int64_t max, std::int64_t fallback) const {
+  expectMap(map, path);
+  if (!map[std::string(key)].IsDefined()) return fallback;
+  return getInt(map, path, key, min, max);
+}
+
+double YamlReader::getDouble(const YAML::Node& map, std::string_view path, std::string_view key,
+                             double min, double max) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  std::string text = scalar(node, p);
+  double value = 0;
+  if (!parseNumber(text, value) || !std::isfinite(value)) {
+    fail(node, p, fmt::format("expected a number, got '{}'", text));
+  }
+  if (value < min || value > max) {
+    fail(node, p, fmt::format("must be between {} and {}, got {}", min, max, value));
+  }
+  return value;
+}
+
+double YamlReader::getDouble(const YAML::Node& map, std::string_view path, std::string_view key,
+                             double min, double max, double fallback) const {
+  expectMap(map, path);
+  if (!map[std::string(key)].IsDefined()) return fallback;
+  return getDouble(map, path, key, min, max);
+}
+
+bool YamlReader::getBool(const YAML::Node& map, std::string_view path, std::string_view key) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  std::string text = scalar(node, p);
+  if (text == "true") return true;
+  if (text == "false") return false;
+  fail(node, p, fmt::format("expected true or false, got '{}'", text));
+}
+
+bool YamlReader::getBool(const YAML::Node& map, std::string_view path, std::string_view key,
+                         bool fallback) const {
+  expectMap(map, path);
+  if (!map[std::string(key)].IsDefined()) return fallback;
+  return getBool(map, path, key);
+}
+
+std::vector<std::string> YamlReader::getStringList(const YAML::Node& map, std::string_view path,
+                                                   std::string_view key) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  expectSequence(node, p);
+  std::vector<std::string> values;
+  for (std::size_t i = 0; i < node.size(); ++i) values.push_back(scalar(node[i], index(p, i)));
+  return values;
+}
+
+std::vector<std::int64_t> YamlReader::getIntList(const YAML::Node& map, std::string_view path,
+                                                 std::string_view key, std::int64_t min,
+                                                 std::int64_t max) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  expectSequence(node, p);
+  std::vector<std::int64_t> values;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    std::string text = scalar(node[i], index(p, i));
+    std::int64_t value = 0;
+    if (!parseNumber(text, value)) {
+      fail(node[i], index(p, i), fmt::format("expected an integer, got '{}'", text));
+    }
+    if (value < min || value > max) {
+      fail(node[i], index(p, i), fmt::format("must be between {} and {}, got {}", min, max, value));
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::vector<double> YamlReader::getDoubleList(const YAML::Node& map, std::string_view path,
+                                              std::string_view key) const {
+  YAML::Node node = child(map, path, key);
+  std::string p = join(path, key);
+  expectSequence(node, p);
+  std::vector<double> values;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    std::string text = scalar(node[i], index(p, i));
+    double value = 0;
+    if (!parseNumber(text, value) || !std::isfinite(value)) {
+      fail(node[i], index(p, i), fmt::format("expected a number, got '{}'", text));
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
+}  // namespace vigil

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vigil {
+
+// Reads a YAML document strictly and says where a problem is, in the form
+// "cameras.yaml:12:5: cameras[1].fps: must be between 1 and 60, got 0".
+// Exceptions are the control-plane mechanism here (only used at start-up and reload); callers
+// convert YamlError into an Error at their boundary.
+class YamlError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class YamlReader {
+ public:
+  // Parses the file; throws YamlError with file:line:col on a syntax error or a missing file.
+  static YamlReader fromFile(const std::string& path);
+  static YamlReader fromString(const std::string& text, std::string displayName);
+
+  const YAML::Node& root() const { return root_; }
+  const std::string& fileName() const { return fileName_; }
+
+  // "file:line:col: path: reason"
+  [[noreturn]] void fail(const YAML::Node& at, std::string_view path,
+                         std::string_view reason) const;
+
+  // Each of these fails with the key path when the node is missing or of the wrong type.
+  void expectMap(const YAML::Node& node, std::string_view path) const;
+  void expectSequence(const YAML::Node& node, std::string_view path) const;
+  // Fails on the first key of `map` that is not in `allowed`, naming it.
+  void rejectUnknownKeys(const YAML::Node& map, std::string_view path,
+                         std::initializer_list<std::string_view> allowed) const;
+
+  // Required field `key` of `map`; `path` is the map's own path ("" for the root).
+  std::string getString(const YAML::Node& map, std::string_view path, std::string_view key) const;
+  std::int64_t getInt(const YAML::Node& map, std::string_view path, std::string_view key,
+                      std::int64_t min, std::int64_t max) const;
+  double getDouble(const YAML::Node& map, std::string_view path, std::string_view key, double min,
+                   double max) const;
+  bool getBool(const YAML::Node& map, std::string_view path, std::string_view key) const;
+
+  // Optional fields: the fallback when the key is absent, the same checks when present.
+  std::string getString(const YAML::Node& map, std::string_view path, std::string_view key,
+                        const std::string& fallback) const;
+  std::int64_t getInt(const YAML::Node& map, std::string_view path, std::string_view key,
+                      std::int64_t min, std::int64_t max, std::int64_t fallback) const;
+  double getDouble(const YAML::Node& map, std::string_view path, std::string_view key, double min,
+                   double max, double fallback) const;
+  bool getBool(const YAML::Node& map, std::string_view path, std::string_view key,
+               bool fallback) const;
+
+  std::vector<std::string> getStringList(const YAML::Node& map, std::string_view path,
+                                         std::string_view key) const;
+  std::vector<std::int64_t> getIntList(const YAML::Node& map, std::string_view path,
+                                       std::string_view key, std::int64_t min,
+                                       std::int64_t max) const;
+  std::vector<double> getDoubleList(const YAML::Node& map, std::string_view path,
+                                    std::string_view key) const;
+
+  // The child node of a map, failing when required and absent.
+  YAML::Node child(const YAML::Node& map, std::string_view path, std::string_view key) const;
+
+  static std::string join(std::string_view path, std::string_view key);
+  static std::string index(std::string_view path, std::size_t i);
+
+ private:
+  YamlReader(YAML::Node root, std::string fileName)
+      : root_(std::move(root)), fileName_(std::move(fileName)) {}
+
+  std::string scalar(const YAML::Node& node, std::string_view path) const;
+
+  YAML::Node root_;
+  std::string fileName_;
+};
+
+}  // namespace vigil

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package Vigil needs to build, test and run. Idempotent: apt-get skips
+# what is already there. Debian 12 (bookworm) or newer; Ubuntu 22.04+ has the same names.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git ca-certificates curl
+  # detector and command line
+  libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
+  nlohmann-json3-dev libssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+if [[ $(id -u) -ne 0 ]]; then
+  sudo=sudo
+else
+  sudo=
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

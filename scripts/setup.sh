@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Everything a fresh Debian 12 / Ubuntu machine needs before Vigil runs: the Debian packages,
+# the verified model weights, and a build in build/ (warnings are errors).
+#
+# Environment:
+#   VIGIL_MODEL_FROM  take the weights from this file or directory instead of downloading them
+#                     (machines without internet; CI uses ../shared/models/yolox-nano)
+#   VIGIL_BUILD_DIR   build directory (default: build)
+#   VIGIL_CMAKE_ARGS  extra arguments for cmake's configure step
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/install-deps.sh
+
+if [[ -n ${VIGIL_MODEL_FROM:-} ]]; then
+  scripts/fetch-model.sh --from "$VIGIL_MODEL_FROM"
+else
+  scripts/fetch-model.sh
+fi
+
+build=${VIGIL_BUILD_DIR:-build}
+# shellcheck disable=SC2086  # VIGIL_CMAKE_ARGS is a list of arguments
+cmake -S . -B "$build" -G Ninja -DVIGIL_WERROR=ON ${VIGIL_CMAKE_ARGS:-}
+cmake --build "$build"

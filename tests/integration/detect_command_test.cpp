@@ -1,0 +1,151 @@
+// `vigil detect` on real photographs and a real video, in-process and as the real binary.
+#include "daemon/commands/detect_command.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <sstream>
+
+#include "tests/model_paths.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+using testing::cocoDir;
+using testing::modelDir;
+using testing::videosDir;
+
+std::vector<nlohmann::json> jsonLines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+struct Run {
+  int status;
+  std::string output;  // stdout and stderr together
+};
+
+Run runBinary(const std::string& args) {
+  std::string command = std::string(VIGIL_BINARY) + " " + args + " 2>&1";
+  Run run{-1, {}};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) run.output += buffer.data();
+  int status = pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+TEST(DetectCommandTest, JsonLinesFollowTheDocumentedSchema) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_COCO();
+  DetectCommandOptions options;
+  options.detector.model = modelDir().string();
+  options.json = true;
+  options.paths = {(cocoDir() / "images/000000000139.jpg").string(),
+                   (cocoDir() / "images/000000001000.jpg").string()};
+  std::ostringstream out;
+  ASSERT_EQ(runDetectCommand(options, out), 0);
+  auto lines = jsonLines(out.str());
+  ASSERT_EQ(lines.size(), 2U);
+  const auto& kids = lines[1];
+  EXPECT_EQ(kids["source"], options.paths[1]);
+  EXPECT_EQ(kids["frame"], 0);
+  EXPECT_EQ(kids["width"], 640);
+  EXPECT_EQ(kids["height"], 480);
+  // The tennis-court photograph: the reference pipeline finds 12 children at >= 0.3.
+  EXPECT_GE(kids["detections"].size(), 10U);
+  for (const auto& d : kids["detections"]) {
+    EXPECT_EQ(d["class"], "person");
+    EXPECT_GE(d["score"].get<double>(), 0.3);
+    ASSERT_EQ(d["bbox"].size(), 4U);
+    EXPECT_GT(d["bbox"][2].get<double>(), 0);
+  }
+  for (const char* stage : {"preprocess", "inference", "postprocess"}) {
+    EXPECT_GT(kids["timing_ms"][stage].get<double>(), 0) << stage;
+  }
+}
+
+TEST(DetectCommandTest, BadInputsAreReportedAndTheRestStillProcessed) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_COCO();
+  TempDir dir;
+  // A real photograph cut in half: a truncated JPEG.
+  std::ifstream in(cocoDir() / "images/000000000139.jpg", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir.path() / "half.jpg", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::ofstream(dir.path() / "fake.mp4") << "not a video";
+
+  DetectCommandOptions options;
+  options.detector.model = modelDir().string();
+  options.json = true;
+  options.paths = {(dir.path() / "missing.jpg").string(), (dir.path() / "half.jpg").string(),
+                   (cocoDir() / "images/000000000139.jpg").string(),
+                   (dir.path() / "fake.mp4").string()};
+  std::ostringstream out;
+  EXPECT_EQ(runDetectCommand(options, out), 2);
+  auto lines = jsonLines(out.str());
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_EQ(lines[0]["source"], options.paths[2]);
+}
+
+TEST(DetectCommandTest, VideoFramesAreNumberedAndAnnotationsWritten) {
+  VIGIL_REQUIRE_MODEL();
+  auto clip = videosDir() / "TUD-Campus.mp4";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+  TempDir dir;
+  DetectCommandOptions options;
+  options.detector.model = modelDir().string();
+  options.json = true;
+  options.annotateDir = (dir.path() / "annotated").string();
+  options.paths = {clip.string()};
+  std::ostringstream out;
+  ASSERT_EQ(runDetectCommand(options, out), 0);
+  auto lines = jsonLines(out.str());
+  ASSERT_EQ(lines.size(), 71U);  // every frame of the 71-frame clip
+  int withPersons = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["frame"], static_cast<int>(i));
+    withPersons += lines[i]["detections"].empty() ? 0 : 1;
+  }
+  EXPECT_GE(withPersons, 65) << "people walk through every frame of TUD-Campus";
+  cv::Mat annotated = cv::imread(options.annotateDir + "/TUD-Campus_000010.jpg");
+  ASSERT_FALSE(annotated.empty());
+  EXPECT_EQ(annotated.cols, 640);
+}
+
+TEST(VigilBinaryTest, WrongModelIsOneClearLineAndExitStatus2) {
+  TempDir dir;
+  auto run = runBinary("detect --model " + dir.path().string() + " x.jpg");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("model.yaml: no such model manifest"), std::string::npos) << run.output;
+}
+
+TEST(VigilBinaryTest, UsageErrorsExit2AndHelpExits0) {
+  auto run = runBinary("detect --conf 7 x.jpg");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--conf"), std::string::npos) << run.output;
+  EXPECT_EQ(runBinary("--help").status, 0);
+  EXPECT_EQ(runBinary("frobnicate").status, 2);
+}
+
+TEST(VigilBinaryTest, MissingImageExit2WithSummary) {
+  VIGIL_REQUIRE_MODEL();
+  auto run = runBinary("detect --model " + modelDir().string() + " /nonexistent/p.jpg");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.output.find("/nonexistent/p.jpg: no such file or directory"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("1 input(s) failed"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace vigil

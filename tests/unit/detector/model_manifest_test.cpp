@@ -1,0 +1,162 @@
+#include "detector/model_manifest.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+const std::filesystem::path kShippedManifest =
+    std::filesystem::path(VIGIL_SOURCE_DIR) / "models/yolox-nano/model.yaml";
+
+std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The shipped manifest with one textual replacement, written into `dir`.
+std::filesystem::path variant(const TempDir& dir, const std::string& from, const std::string& to) {
+  std::string text = readFile(kShippedManifest);
+  auto pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  auto path = dir.path() / "model.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ModelManifestTest, ShippedManifestDescribesYoloxNano) {
+  auto m = loadModelManifest(kShippedManifest.parent_path());
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  EXPECT_EQ(m->name, "yolox-nano");
+  EXPECT_EQ(m->input.width, 416);
+  EXPECT_EQ(m->input.height, 416);
+  EXPECT_EQ(m->input.channelOrder, ChannelOrder::kBgr);
+  EXPECT_EQ(m->input.padValue, 114);
+  EXPECT_FLOAT_EQ(m->input.valueMax, 255);
+  ASSERT_EQ(m->stages.size(), 1U);
+  EXPECT_EQ(m->stages[0].inputs[0].name, "images");
+  EXPECT_EQ(m->stages[0].outputs[0].shape, (std::vector<std::int64_t>{1, 3549, 85}));
+  EXPECT_EQ(m->postprocess.strides, (std::vector<int>{8, 16, 32}));
+  EXPECT_EQ(m->postprocess.classNames.size(), 80U);
+  EXPECT_EQ(m->postprocess.classIndex("person"), 0);
+  EXPECT_EQ(m->postprocess.classIndex("toothbrush"), 79);
+  ASSERT_EQ(m->files.size(), 1U);
+  ASSERT_EQ(m->files[0].accepted.size(), 2U);
+  EXPECT_EQ(m->files[0].accepted[0].sha256,
+            "c789161ed43c8269fcd4e67c67eeeb4e80c622da2eb296a20bc6007bd18a0b7d");
+  EXPECT_EQ(m->files[0].accepted[1].size, 3660092U);
+}
+
+TEST(ModelManifestTest, UnknownKeyIsRejectedWithLineAndColumn) {
+  TempDir dir;
+  auto path = variant(dir, "  pad_value: 114", "  pad_valu: 114");
+  auto m = loadModelManifest(path);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code, ErrorCode::kInvalidData);
+  EXPECT_TRUE(std::regex_search(
+      m.error().message,
+      std::regex(R"(model\.yaml:\d+:5: input\.letterbox\.pad_valu: unknown key)")))
+      << m.error().message;
+}
+
+TEST(ModelManifestTest, OutOfRangeValueNamesKeyAndValue) {
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "pad_value: 114", "pad_value: 300"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("input.letterbox.pad_value: must be between 0 and 255, got 300"),
+            std::string::npos)
+      << m.error().message;
+}
+
+TEST(ModelManifestTest, MalformedHashIsRejected) {
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "sha256: c789161e", "sha256: C789161e"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("files.yolox_nano.onnx.accepted[0].sha256"), std::string::npos)
+      << m.error().message;
+}
+
+TEST(ModelManifestTest, OutputShapeMustMatchStridesAndClasses) {
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "shape: [1, 3549, 85]", "shape: [1, 3549, 84]"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("must be [1, 3549, 85]"), std::string::npos)
+      << m.error().message;
+}
+
+TEST(ModelManifestTest, StageFileMustBeListed) {
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "file: yolox_nano.onnx", "file: other.onnx"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("stages[0].file: 'other.onnx' is not listed under files"),
+            std::string::npos)
+      << m.error().message;
+}
+
+TEST(ModelManifestTest, MultiStageManifestIsAccepted) {
+  // The format carries a chain of stages (backbone then head); both must parse.
+  TempDir dir;
+  std::string stage2 =
+      "  - name: head\n"
+      "    runtime: onnx\n"
+      "    file: yolox_nano.onnx\n"
+      "    inputs:\n"
+      "      - {name: features, shape: [1, 64, 52, 52], layout: NCHW, dtype: float32}\n"
+      "    outputs:\n"
+      "      - {name: output, shape: [1, 3549, 85], layout: anchors-by-channels, dtype: float32}\n"
+      "\n# How the last";
+  auto m = loadModelManifest(variant(dir, "\n# How the last", "\n" + stage2));
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  ASSERT_EQ(m->stages.size(), 2U);
+  EXPECT_EQ(m->stages[1].name, "head");
+  EXPECT_EQ(m->stages[1].inputs[0].elementCount(), 64 * 52 * 52);
+}
+
+TEST(ModelManifestTest, MissingManifestIsNotFound) {
+  TempDir dir;
+  auto m = loadModelManifest(dir.path());
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code, ErrorCode::kNotFound);
+}
+
+TEST(ModelFileTest, Sha256OfKnownContent) {
+  TempDir dir;
+  std::ofstream(dir.path() / "abc") << "abc";
+  auto h = sha256File(dir.path() / "abc");
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(*h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(ModelFileTest, UnlistedWeightsAreRefusedUnlessOverridden) {
+  TempDir dir;
+  auto path = variant(dir, "name: yolox-nano", "name: yolox-nano");
+  std::ofstream(dir.path() / "yolox_nano.onnx") << "not the model";
+  auto m = loadModelManifest(path);
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  auto refused = verifyModelFile(*m, m->files[0], false);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnverifiedModel);
+  EXPECT_NE(refused.error().message.find("--allow-unverified-model"), std::string::npos);
+  auto allowed = verifyModelFile(*m, m->files[0], true);
+  ASSERT_TRUE(allowed.has_value());
+  EXPECT_EQ(allowed->variant, nullptr);
+  EXPECT_EQ(allowed->size, 13U);
+}
+
+TEST(ModelFileTest, MissingWeightsSayHowToInstallThem) {
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "name: yolox-nano", "name: yolox-nano"));
+  ASSERT_TRUE(m.has_value());
+  auto r = verifyModelFile(*m, m->files[0], false);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(r.error().message.find("fetch-model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vigil
