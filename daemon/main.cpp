@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "daemon/commands/bench_command.h"
+#include "daemon/commands/cameras_command.h"
 #include "daemon/commands/detect_command.h"
 #include "daemon/commands/eval_command.h"
+#include "daemon/commands/run_command.h"
 #include "daemon/log.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,12 @@ int main(int argc, char** argv) {
   vigil::DetectCommandOptions detect;
   vigil::EvalCommandOptions eval;
   vigil::BenchCommandOptions bench;
+  vigil::RunOptions run;
+  vigil::CheckConfigOptions checkConfig;
+  vigil::CamerasCommandOptions cameras;
+  vigil::addRunCommand(app, run);
+  vigil::addCheckConfigCommand(app, checkConfig);
+  vigil::addCamerasCommand(app, cameras);
   vigil::addDetectCommand(app, detect);
   vigil::addEvalCommand(app, eval);
   vigil::addBenchCommand(app, bench);
@@ -31,6 +39,11 @@ int main(int argc, char** argv) {
   }
   if (verbose) vigil::setLogLevel(spdlog::level::debug);
 
+  if (app.got_subcommand("run")) return vigil::runDaemon(run);
+  if (app.got_subcommand("check-config")) {
+    return vigil::runCheckConfigCommand(checkConfig, std::cout);
+  }
+  if (app.got_subcommand("cameras")) return vigil::runCamerasCommand(cameras, std::cout);
   if (app.got_subcommand("detect")) return vigil::runDetectCommand(detect, std::cout);
   if (app.got_subcommand("eval")) return vigil::runEvalCommand(eval, std::cout);
   if (app.got_subcommand("bench")) return vigil::runBenchCommand(bench, std::cout);

@@ -18,6 +18,12 @@ std::string_view errorCodeName(ErrorCode code) {
       return "invalid output";
     case ErrorCode::kUnsupported:
       return "unsupported";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kEndOfStream:
+      return "end of stream";
   }
   return "unknown";
 }

@@ -18,6 +18,9 @@ enum class ErrorCode {
   kBackendFailure,   // the inference runtime reported an error
   kInvalidOutput,    // the runtime reported success but the output is NaN/Inf or malformed
   kUnsupported,      // this build or this machine cannot do it
+  kTimeout,          // nothing arrived within the deadline; trying again may work
+  kUnavailable,      // a device or stream is gone (unplugged, refused, ended); reopen later
+  kEndOfStream,      // a finite source (a file that does not loop) has no more frames
 };
 
 struct Error {

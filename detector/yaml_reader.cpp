@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -76,8 +77,14 @@ void YamlReader::expectSequence(const YAML::Node& node, std::string_view path) c
 void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
                                    std::initializer_list<std::string_view> allowed) const {
   expectMap(map, path);
+  std::vector<std::string> seen;
   for (const auto& item : map) {
     std::string key = item.first.Scalar();
+    // yaml-cpp keeps duplicate keys and answers lookups with the first: say so instead.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      fail(item.first, join(path, key), "duplicate key");
+    }
+    seen.push_back(key);
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {

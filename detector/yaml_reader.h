@@ -37,7 +37,7 @@ class YamlReader {
   // Each of these fails with the key path when the node is missing or of the wrong type.
   void expectMap(const YAML::Node& node, std::string_view path) const;
   void expectSequence(const YAML::Node& node, std::string_view path) const;
-  // Fails on the first key of `map` that is not in `allowed`, naming it.
+  // Fails on the first key of `map` that is not in `allowed` or that repeats, naming it.
   void rejectUnknownKeys(const YAML::Node& map, std::string_view path,
                          std::initializer_list<std::string_view> allowed) const;
 

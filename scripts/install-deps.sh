@@ -9,8 +9,12 @@ packages=(
   # detector and command line
   libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
   nlohmann-json3-dev libssl-dev
+  # daemon: cameras (libv4l2), event loop (Boost.Asio)
+  libv4l-dev libboost-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # V4L2 tests: Debian's kernel with vivid under QEMU
+  qemu-system-x86 qemu-utils busybox-static v4l-utils cpio kmod file python3 util-linux
 )
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace vigil {
+
+struct RunOptions {
+  std::filesystem::path configPath = "/etc/vigil/cameras.yaml";
+  std::optional<double> durationSeconds;  // stop by itself after this long (tests, benchmarks)
+  std::filesystem::path summaryJson;      // write per-camera figures here at the end
+};
+
+// `vigil run`: the always-on daemon. Loads the configuration, starts one capture thread per
+// enabled camera and one inference worker, and runs the io_context that handles signals
+// (SIGINT/SIGTERM stop, SIGHUP reloads), timers and results.
+// Returns 0 after a clean stop, 1 when the configuration or the model cannot be used.
+int runDaemon(const RunOptions& options);
+
+}  // namespace vigil

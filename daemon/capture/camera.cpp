@@ -1,0 +1,192 @@
+#include "daemon/capture/camera.h"
+
+#include <algorithm>
+
+#include "daemon/capture/stream_source.h"
+#include "daemon/capture/v4l2_source.h"
+#include "daemon/log.h"
+
+namespace vigil {
+
+namespace {
+
+// Frames per camera: one being filled by capture, one waiting in the slot, one in the detector.
+constexpr std::size_t kFramesPerCamera = 3;
+constexpr std::chrono::milliseconds kReadTimeout{1000};
+
+}  // namespace
+
+std::string_view cameraStateName(CameraState state) {
+  switch (state) {
+    case CameraState::kStarting:
+      return "starting";
+    case CameraState::kStreaming:
+      return "streaming";
+    case CameraState::kReconnecting:
+      return "reconnecting";
+    case CameraState::kEnded:
+      return "ended";
+    case CameraState::kStopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera) {
+  if (camera.kind == SourceKind::kV4l2) return makeV4l2Source(camera);
+  return makeStreamSource(camera);
+}
+
+Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
+               BackoffPolicy backoff)
+    : config_(std::move(config)),
+      scheduler_(scheduler),
+      factory_(std::move(factory)),
+      backoff_(backoff),
+      channel_(std::make_shared<CameraChannel>(config_.name, config_.detectFps)),
+      pool_(FramePool::create(kFramesPerCamera)) {}
+
+Camera::~Camera() { stop(); }
+
+void Camera::start() {
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  scheduler_.attach(channel_);
+  state_ = CameraState::kStarting;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Camera::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stopWake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  scheduler_.detach(channel_);
+  state_ = CameraState::kStopped;
+  channel_->counters().up = false;
+}
+
+std::string Camera::lastError() const {
+  std::lock_guard lock(mutex_);
+  return lastError_;
+}
+
+bool Camera::sleepFor(std::chrono::milliseconds d) {
+  std::unique_lock lock(mutex_);
+  return !stopWake_.wait_for(lock, d, [this] { return stopping_.load(); });
+}
+
+void Camera::setState(CameraState state, const std::string& reason) {
+  auto log = logger("capture");
+  CameraState previous = state_.exchange(state);
+  bool reasonChanged = false;
+  {
+    std::lock_guard lock(mutex_);
+    reasonChanged = lastError_ != reason;
+    lastError_ = reason;
+  }
+  channel_->counters().up = state == CameraState::kStreaming;
+  if (previous == state && !reasonChanged) return;
+  switch (state) {
+    case CameraState::kStreaming:
+      log->info("[cam={}] streaming: {}", config_.name, reason);
+      break;
+    case CameraState::kReconnecting:
+      log->warn("[cam={}] source lost, reconnecting with backoff: {}", config_.name, reason);
+      break;
+    case CameraState::kEnded:
+      log->info("[cam={}] ended: {}", config_.name, reason);
+      break;
+    default:
+      log->debug("[cam={}] {}: {}", config_.name, cameraStateName(state), reason);
+  }
+}
+
+void Camera::run() {
+  auto log = logger("capture");
+  std::unique_ptr<FrameSource> source = factory_(config_);
+  CameraCounters& counters = channel_->counters();
+  auto delay = backoff_.initial;
+  bool everStreamed = false;
+  Frame scratch;  // receives frames that are dropped because the pool is empty
+  const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(5.0 / config_.fps));
+  const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
+
+  while (!stopping_) {
+    auto info = source->open();
+    if (!info) {
+      if (info.error().code == ErrorCode::kInvalidArgument ||
+          info.error().code == ErrorCode::kUnsupported) {
+        // A configuration problem will not fix itself quickly, but a device may be swapped:
+        // keep retrying at the slowest rate.
+        delay = backoff_.max;
+      }
+      setState(CameraState::kReconnecting, info.error().message);
+      if (!sleepFor(delay)) break;
+      delay = std::min(delay * 2, backoff_.max);
+      continue;
+    }
+    if (everStreamed) counters.reconnects.fetch_add(1, std::memory_order_relaxed);
+    auto lastFrame = SteadyClock::now();
+    bool announced = false;
+    std::string lostReason;
+    bool ended = false;
+    while (!stopping_) {
+      auto handle = pool_->acquire();
+      if (!handle) {
+        // Every frame is in use (the detector holds one, the slot another): drop this one.
+        counters.dropped.fetch_add(1, std::memory_order_relaxed);
+        (void)source->read(scratch, kReadTimeout);
+        continue;
+      }
+      auto ok = source->read(**handle, kReadTimeout);
+      if (ok) {
+        lastFrame = SteadyClock::now();
+        counters.captured.fetch_add(1, std::memory_order_relaxed);
+        if (!announced) {
+          setState(CameraState::kStreaming,
+                   fmt::format("{}x{} {} at {:.1f} fps ({})", info->width, info->height,
+                               info->pixelFormat, info->fps, info->description));
+          announced = true;
+          everStreamed = true;
+          delay = backoff_.initial;
+        }
+        scheduler_.offer(*channel_, std::move(*handle));
+        continue;
+      }
+      const Error& e = ok.error();
+      if (e.code == ErrorCode::kTimeout) {
+        if (SteadyClock::now() - lastFrame > stallTimeout) {
+          lostReason = fmt::format("no frame for {} ms", stallTimeout.count());
+          break;
+        }
+        continue;
+      }
+      if (e.code == ErrorCode::kInvalidData) {
+        counters.decodeErrors.fetch_add(1, std::memory_order_relaxed);
+        log->debug("[cam={}] frame skipped: {}", config_.name, e.message);
+        continue;
+      }
+      ended = e.code == ErrorCode::kEndOfStream;
+      lostReason = e.message;
+      break;
+    }
+    source->close();
+    if (stopping_) break;
+    if (ended) {
+      setState(CameraState::kEnded, lostReason);
+      std::unique_lock lock(mutex_);
+      stopWake_.wait(lock, [this] { return stopping_.load(); });
+      break;
+    }
+    setState(CameraState::kReconnecting, lostReason);
+    if (!sleepFor(delay)) break;
+    delay = std::min(delay * 2, backoff_.max);
+  }
+  source->close();
+}
+
+}  // namespace vigil

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "daemon/capture/frame_pool.h"
+#include "daemon/capture/frame_source.h"
+#include "daemon/config.h"
+#include "daemon/pipeline/scheduler.h"
+
+namespace vigil {
+
+enum class CameraState { kStarting, kStreaming, kReconnecting, kEnded, kStopped };
+std::string_view cameraStateName(CameraState state);
+
+struct BackoffPolicy {
+  std::chrono::milliseconds initial{500};
+  std::chrono::milliseconds max{30000};
+  // No frame for this long (or 5 frame periods, whichever is longer) means the source is lost.
+  std::chrono::milliseconds stallTimeout{5000};
+};
+
+using SourceFactory = std::function<std::unique_ptr<FrameSource>(const CameraConfig&)>;
+
+// The source the configuration names: V4L2 for /dev paths, FFmpeg for streams and files.
+std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
+
+// One camera's capture thread and its supervisor: opens the source, reads frames into the
+// camera's pool and offers them to the scheduler, and when the source is lost (unplugged,
+// refused, stalled, ended) closes it and reopens it with capped exponential backoff. It logs
+// once per state change, not once per failed attempt, and never touches another camera.
+// Ownership: owns its thread, source and pool; shares its channel with the scheduler.
+class Camera {
+ public:
+  Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory = makeFrameSource,
+         BackoffPolicy backoff = {});
+  ~Camera();
+  Camera(const Camera&) = delete;
+  Camera& operator=(const Camera&) = delete;
+
+  void start();
+  // Stops the thread and closes the source; returns when both are done.
+  void stop();
+
+  const CameraConfig& config() const { return config_; }
+  const std::shared_ptr<CameraChannel>& channel() const { return channel_; }
+  CameraState state() const { return state_.load(); }
+  // The last reason the source failed, for status pages; empty while streaming.
+  std::string lastError() const;
+
+ private:
+  void run();
+  void setState(CameraState state, const std::string& reason);
+  // Sleeps for `d` or until stop(); returns false when stopping.
+  bool sleepFor(std::chrono::milliseconds d);
+
+  CameraConfig config_;
+  Scheduler& scheduler_;
+  SourceFactory factory_;
+  BackoffPolicy backoff_;
+  std::shared_ptr<CameraChannel> channel_;
+  std::shared_ptr<FramePool> pool_;
+  std::atomic<CameraState> state_{CameraState::kStopped};
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;  // guards lastError_ and the stop wait
+  std::condition_variable stopWake_;
+  std::string lastError_;
+  std::thread thread_;
+};
+
+}  // namespace vigil

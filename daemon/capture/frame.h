@@ -1,0 +1,21 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <opencv2/core.hpp>
+
+namespace vigil {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// One captured picture. `image` is 8-bit BGR; its storage belongs to a FramePool slot and is
+// reused, so a source writes into it (create() keeps the buffer when the size is unchanged).
+struct Frame {
+  cv::Mat image;
+  // When the picture was taken, on the monotonic clock (steady_clock is CLOCK_MONOTONIC on
+  // Linux, the clock of V4L2 buffer timestamps), so capture-to-result latency is exact.
+  SteadyClock::time_point captureTime;
+  std::uint64_t sequence = 0;  // the source's frame counter (V4L2 sequence, file frame index)
+};
+
+}  // namespace vigil

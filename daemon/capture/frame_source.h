@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "daemon/capture/frame.h"
+#include "detector/error.h"
+
+namespace vigil {
+
+struct CameraConfig;
+
+// What a source delivers once open, for logs and the status API.
+struct SourceInfo {
+  int width = 0;
+  int height = 0;
+  double fps = 0;           // the rate the device or file really delivers (0: unknown)
+  std::string pixelFormat;  // e.g. "YUYV", "MJPG", "h264 (ffmpeg)"
+  std::string description;  // driver/card or container, free text
+};
+
+// The seam to a camera: a V4L2 device, a network stream or a video file.
+// Ownership and threads: created, used and destroyed on its camera's capture thread only.
+// Failure: every call returns an Error, never throws. kTimeout from read() means "no frame
+// yet, the source is still there"; kUnavailable means the device or stream is gone (unplugged,
+// refused, ended) and the supervisor should close() and reopen later; anything else is a
+// configuration problem (kInvalidArgument, kUnsupported) or a bad frame (kInvalidData: skip
+// it and read on).
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+
+  virtual Expected<SourceInfo> open() = 0;
+  // Waits at most `timeout` for the next picture and writes it into `frame`.
+  virtual Expected<void> read(Frame& frame, std::chrono::milliseconds timeout) = 0;
+  // Releases the device or stream; open() may be called again afterwards.
+  virtual void close() = 0;
+};
+
+}  // namespace vigil

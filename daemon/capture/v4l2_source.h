@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <opencv2/core.hpp>
+#include <span>
+
+#include "daemon/capture/frame_source.h"
+
+namespace vigil {
+
+struct CameraConfig;
+
+// A camera on a V4L2 device node (camera.location: /dev/videoN or a stable udev link such as
+// /dev/v4l/by-id/...), streamed through libv4l2 with 4 mmap buffers and converted to BGR.
+//
+// open():
+//  - kUnavailable when the node is missing ("no such device": it may be plugged in later),
+//    not accessible ("permission denied (is the user in the video group?)"), busy, or fails
+//    while streaming is set up; the supervisor retries.
+//  - kInvalidArgument "<path>: not a video capture device (...)" for a node that is not V4L2
+//    or has no capture/streaming capability.
+//  - kUnsupported when the asked format (camera.format) is not offered or the driver sets
+//    another one; the message lists what the device offers.
+//  Format auto: MJPEG for 1280x720 and above when offered (YUYV at that size exceeds USB 2
+//  bandwidth on most webcams), otherwise YUYV, otherwise MJPEG. A size the driver adjusts is
+//  accepted and logged; SourceInfo carries the real size and frame rate.
+// read(): kTimeout when no frame came within the timeout; kUnavailable when the device is
+//  gone or failed (poll error/hang-up, DQBUF ENODEV/EIO): close() and reopen later;
+//  kInvalidData "corrupt frame" for a frame to skip. No allocation once the frame's image has
+//  the stream's size (a corrupt JPEG releases it; the next good frame allocates it again).
+std::unique_ptr<FrameSource> makeV4l2Source(const CameraConfig& camera);
+
+// The conversion read() does, exposed for tests: one V4L2 buffer of `pixelFormat` (YUYV, MJPG
+// or JPEG) into 8-bit BGR `out`, reusing its storage when the size is unchanged. YUYV rows are
+// `bytesPerLine` apart. A JPEG without its start or end marker, one that does not decode, and
+// a YUYV buffer too short for width x height are kInvalidData "corrupt frame: ..." (and `out`
+// then holds no usable picture); another pixel format is kUnsupported. Never throws.
+Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::uint8_t> data,
+                               int width, int height, std::size_t bytesPerLine, cv::Mat& out);
+
+// When a buffer's picture was taken: its timestamp when the driver stamps buffers on the
+// monotonic clock (the steady_clock on Linux), `now` otherwise (realtime or unknown clocks
+// cannot be compared with steady_clock).
+SteadyClock::time_point v4l2CaptureTime(std::uint32_t bufferFlags, std::int64_t seconds,
+                                        std::int64_t microseconds, SteadyClock::time_point now);
+
+}  // namespace vigil

@@ -1,0 +1,68 @@
+#include "daemon/pipeline/inference_worker.h"
+
+#include "daemon/log.h"
+
+namespace vigil {
+
+InferenceWorker::InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler,
+                                 ResultHandler onResult)
+    : detector_(std::move(detector)), scheduler_(scheduler), onResult_(std::move(onResult)) {}
+
+InferenceWorker::~InferenceWorker() { stop(); }
+
+void InferenceWorker::start() {
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  scheduler_.restart();
+  thread_ = std::thread([this] { run(); });
+}
+
+void InferenceWorker::stop() {
+  stopping_ = true;
+  scheduler_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void InferenceWorker::run() {
+  auto log = logger("detector");
+  DetectionResult result;
+  auto lastErrorLog = SteadyClock::time_point{};
+  std::uint64_t suppressed = 0;
+  const std::string backend(detector_->backend().name());
+  while (!stopping_) {
+    auto job = scheduler_.next(std::chrono::milliseconds(500));
+    if (!job) continue;
+    const Frame& frame = *job->frame;
+    auto start = SteadyClock::now();
+    auto ok = detector_->detect(frame.image, result);
+    if (!ok) {
+      failures_.fetch_add(1, std::memory_order_relaxed);
+      // One line per 10 s at most: a broken backend must not flood the journal.
+      if (start - lastErrorLog > std::chrono::seconds(10)) {
+        log->error("[cam={}] detection failed: {}{}", job->camera->name(), ok.error().message,
+                   suppressed > 0 ? fmt::format(" ({} more since the last report)", suppressed)
+                                  : std::string());
+        lastErrorLog = start;
+        suppressed = 0;
+      } else {
+        ++suppressed;
+      }
+      continue;
+    }
+    job->camera->counters().detected.fetch_add(1, std::memory_order_relaxed);
+    FrameResult out;
+    out.camera = job->camera->name();
+    out.sequence = frame.sequence;
+    out.width = result.width;
+    out.height = result.height;
+    out.captureTime = frame.captureTime;
+    out.startTime = start;
+    out.doneTime = SteadyClock::now();
+    out.detections = result.detections;
+    out.timings = result.timings;
+    out.backend = backend;
+    onResult_(std::move(out));
+  }
+}
+
+}  // namespace vigil

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/capture/frame.h"
+#include "daemon/pipeline/scheduler.h"
+#include "detector/detector.h"
+
+namespace vigil {
+
+// What the detector made of one frame of one camera: handed to the io_context, where the
+// publishers live.
+struct FrameResult {
+  std::string camera;
+  std::uint64_t sequence = 0;
+  int width = 0;
+  int height = 0;
+  SteadyClock::time_point captureTime;  // when the camera took the picture
+  SteadyClock::time_point startTime;    // when the detector took it from the slot
+  SteadyClock::time_point doneTime;     // when the detections were ready
+  std::vector<Detection> detections;
+  StageTimings timings;
+  std::string backend;
+};
+
+// The thread that owns the detector: takes the next job from the scheduler, runs the detector
+// and hands the result to `onResult` (on this thread; it must not block, e.g. asio::post).
+// A detector error (runtime failure, NaN output) produces no result: it is logged
+// (rate-limited) and counted, never turned into detections.
+class InferenceWorker {
+ public:
+  using ResultHandler = std::function<void(FrameResult&&)>;
+
+  InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler, ResultHandler onResult);
+  ~InferenceWorker();
+  InferenceWorker(const InferenceWorker&) = delete;
+  InferenceWorker& operator=(const InferenceWorker&) = delete;
+
+  void start();
+  // Stops the scheduler's waits and joins the thread.
+  void stop();
+
+  const Detector& detector() const { return *detector_; }
+  std::uint64_t failures() const { return failures_.load(); }
+
+ private:
+  void run();
+
+  std::unique_ptr<Detector> detector_;
+  Scheduler& scheduler_;
+  ResultHandler onResult_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> failures_{0};
+  std::thread thread_;
+};
+
+}  // namespace vigil

@@ -1,0 +1,82 @@
+#include "daemon/pipeline/scheduler.h"
+
+#include <algorithm>
+
+namespace vigil {
+
+CameraChannel::CameraChannel(std::string name, double detectFps)
+    : name_(std::move(name)),
+      period_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(1.0 / detectFps))) {}
+
+void Scheduler::attach(const std::shared_ptr<CameraChannel>& camera) {
+  std::lock_guard lock(mutex_);
+  camera->attached_ = true;
+  camera->due_ = Clock::now();
+  cameras_.push_back(camera);
+}
+
+void Scheduler::detach(const std::shared_ptr<CameraChannel>& camera) {
+  std::optional<FrameHandle> waiting;  // released outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    camera->attached_ = false;
+    waiting = std::move(camera->latest_);
+    camera->latest_.reset();
+    std::erase(cameras_, camera);
+  }
+}
+
+void Scheduler::offer(CameraChannel& camera, FrameHandle frame) {
+  std::optional<FrameHandle> replaced;  // returned to its pool outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    if (!camera.attached_) return;
+    replaced = std::move(camera.latest_);
+    camera.latest_ = std::move(frame);
+  }
+  if (replaced && *replaced) camera.counters_.skipped.fetch_add(1, std::memory_order_relaxed);
+  wake_.notify_one();
+}
+
+std::optional<DetectionJob> Scheduler::next(std::chrono::milliseconds maxWait) {
+  std::unique_lock lock(mutex_);
+  const auto deadline = Clock::now() + maxWait;
+  while (!stopped_) {
+    const auto now = Clock::now();
+    std::shared_ptr<CameraChannel> best;
+    auto earliestDue = Clock::time_point::max();
+    for (const auto& c : cameras_) {
+      if (!c->latest_) continue;
+      if (c->due_ <= now && (!best || c->due_ < best->due_)) best = c;
+      earliestDue = std::min(earliestDue, c->due_);
+    }
+    if (best) {
+      DetectionJob job{best, std::move(*best->latest_)};
+      best->latest_.reset();
+      // Keep the configured rate on average; a camera the detector fell behind on restarts
+      // its period from now instead of bursting to catch up.
+      best->due_ = std::max(best->due_ + best->period_, now);
+      return job;
+    }
+    if (now >= deadline) return std::nullopt;
+    // Sleep until the first camera with a frame becomes due, a new frame arrives, or the end.
+    wake_.wait_until(lock, std::min(deadline, earliestDue));
+  }
+  return std::nullopt;
+}
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Scheduler::restart() {
+  std::lock_guard lock(mutex_);
+  stopped_ = false;
+}
+
+}  // namespace vigil

@@ -1,0 +1,87 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/capture/frame_pool.h"
+
+namespace vigil {
+
+// Counters of one camera, updated by its capture thread and the inference worker, read by
+// anyone (logs, metrics, status). Atomic so the hot paths never lock for them.
+struct CameraCounters {
+  std::atomic<std::uint64_t> captured{0};      // frames read from the source
+  std::atomic<std::uint64_t> skipped{0};       // replaced in the slot before the detector took them
+  std::atomic<std::uint64_t> dropped{0};       // no free frame in the pool
+  std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported
+  std::atomic<std::uint64_t> detected{0};      // frames the detector processed
+  std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
+  std::atomic<bool> up{false};                 // the source is open and delivering
+};
+
+// One camera's end of the scheduler: its latest-frame slot, its detection rate and counters.
+// Shared by the camera (producer) and the scheduler (consumer).
+class CameraChannel {
+ public:
+  CameraChannel(std::string name, double detectFps);
+
+  const std::string& name() const { return name_; }
+  CameraCounters& counters() { return counters_; }
+  const CameraCounters& counters() const { return counters_; }
+  std::chrono::nanoseconds detectPeriod() const { return period_; }
+
+ private:
+  friend class Scheduler;
+  std::string name_;
+  std::chrono::nanoseconds period_;
+  CameraCounters counters_;
+  // Guarded by the scheduler's mutex.
+  std::optional<FrameHandle> latest_;
+  std::chrono::steady_clock::time_point due_{};
+  bool attached_ = false;
+};
+
+struct DetectionJob {
+  std::shared_ptr<CameraChannel> camera;
+  FrameHandle frame;
+};
+
+// Hands the inference worker the next frame to detect: among the cameras that are due (their
+// detect_fps period has passed) and hold a fresh frame, the one that has been due the longest.
+// With more demand than the detector can serve this is round-robin, so N cameras share one
+// detector fairly and none starves.
+// Threads: offer() from capture threads, next() from inference worker(s), attach/detach/stop
+// from the control thread. Capture never blocks on the detector: offer() only swaps a slot.
+class Scheduler {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  void attach(const std::shared_ptr<CameraChannel>& camera);
+  // Drops the camera and its waiting frame; a job already handed out stays valid.
+  void detach(const std::shared_ptr<CameraChannel>& camera);
+
+  // Puts a frame into the camera's slot, replacing (and counting as skipped) an unconsumed one.
+  void offer(CameraChannel& camera, FrameHandle frame);
+
+  // Blocks until a job is ready, `maxWait` passes (nullopt) or stop() is called (nullopt).
+  std::optional<DetectionJob> next(std::chrono::milliseconds maxWait);
+
+  void stop();
+  // Undo stop() so a new worker can use the scheduler (configuration reload).
+  void restart();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<std::shared_ptr<CameraChannel>> cameras_;
+  bool stopped_ = false;
+};
+
+}  // namespace vigil

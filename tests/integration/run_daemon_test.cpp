@@ -1,0 +1,190 @@
+// `vigil run` as a user runs it: the real binary, real clips replayed as cameras, broken
+// sources next to good ones, and the signals systemd sends.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/model_paths.h"
+#include "tests/process.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ChildProcess;
+using testing::modelDir;
+using testing::videosDir;
+
+std::string clip(const char* name) { return (videosDir() / name).string(); }
+
+#define VIGIL_REQUIRE_CLIPS()                             \
+  do {                                                    \
+    VIGIL_REQUIRE_MODEL();                                \
+    if (!std::filesystem::exists(clip("TUD-Campus.mp4"))) \
+      GTEST_SKIP() << "clips absent: " << videosDir();    \
+  } while (0)
+
+std::string header() {
+  return "version: 1\ndetector:\n  model: " + modelDir().string() + "\n  min_score: 0.4\n";
+}
+
+nlohmann::json readJson(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+TEST(RunDaemonTest, ClipsReplayedAsCamerasFindPersons) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml")
+      << header() << "cameras:\n"
+      << "  - {name: campus, source: 'file:" << clip("TUD-Campus.mp4")
+      << "', loop: true, detect_fps: 3}\n"
+      << "  - {name: street, source: 'file:" << clip("TUD-Stadtmitte.mp4")
+      << "', loop: true, detect_fps: 3}\n";
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(),
+                      "--duration", "8", "--summary-json", (dir.path() / "summary.json").string()},
+                     dir.path() / "log");
+  ASSERT_TRUE(vigil.started());
+  auto status = vigil.wait(60s);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  auto summary = readJson(dir.path() / "summary.json");
+  for (const char* cam : {"campus", "street"}) {
+    const auto& c = summary["cameras"][cam];
+    EXPECT_GE(c["detected"].get<int>(), 10) << cam << ": " << summary.dump();
+    EXPECT_GT(c["captured"].get<int>(), c["detected"].get<int>()) << cam;
+    EXPECT_EQ(c["reconnects"], 0) << cam;
+    EXPECT_GT(c["latency_ms"]["p50"].get<double>(), 0) << cam;
+    EXPECT_NE(vigil.log().find(std::string("[cam=") + cam + "] "), std::string::npos);
+  }
+  EXPECT_NE(vigil.log().find("person(s), best score"), std::string::npos) << vigil.log();
+}
+
+TEST(RunDaemonTest, BrokenSourcesRetryAndNeverStallTheGoodCamera) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  std::ofstream(dir.path() / "corrupt.mp4") << std::string(100000, '\x42');
+  std::ofstream(dir.path() / "cameras.yaml")
+      << header() << "cameras:\n"
+      << "  - {name: good, source: 'file:" << clip("TUD-Campus.mp4")
+      << "', loop: true, detect_fps: 4}\n"
+      << "  - {name: missing, source: /dev/video-does-not-exist}\n"
+      << "  - {name: notcapture, source: /dev/null}\n"
+      << "  - {name: refused, source: 'rtsp://127.0.0.1:9/stream'}\n"
+      << "  - {name: corrupt, source: 'file:corrupt.mp4', loop: true}\n";
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(),
+                      "--duration", "10", "--summary-json", (dir.path() / "summary.json").string()},
+                     dir.path() / "log");
+  auto status = vigil.wait(60s);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  std::string log = vigil.log();
+  auto summary = readJson(dir.path() / "summary.json");
+  EXPECT_GE(summary["cameras"]["good"]["detected"].get<int>(), 20) << log;
+  for (const char* cam : {"missing", "notcapture", "refused", "corrupt"}) {
+    EXPECT_EQ(summary["cameras"][cam]["state"], "reconnecting") << cam;
+    EXPECT_EQ(summary["cameras"][cam]["captured"], 0) << cam;
+    EXPECT_NE(log.find(std::string("[cam=") + cam + "] source lost, reconnecting with backoff"),
+              std::string::npos)
+        << cam << "\n"
+        << log;
+  }
+  EXPECT_NE(log.find("not a video capture device"), std::string::npos) << log;
+  // Logged once per state change, not once per attempt.
+  auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("[cam=refused] source lost"), 1U) << log;
+}
+
+TEST(RunDaemonTest, SigtermStopsWithinTwoSeconds) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml")
+      << header() << "cameras:\n"
+      << "  - {name: a, source: 'file:" << clip("TUD-Campus.mp4") << "', loop: true}\n"
+      << "  - {name: b, source: 'rtsp://127.0.0.1:9/x'}\n";
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string()},
+                     dir.path() / "log");
+  ASSERT_TRUE(vigil.waitForLog("[cam=a] streaming", 30s)) << vigil.log();
+  auto start = std::chrono::steady_clock::now();
+  vigil.signal(SIGTERM);
+  auto status = vigil.wait(10s);
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_LT(took, 2s) << vigil.log();
+  EXPECT_NE(vigil.log().find("signal 15 received, stopping"), std::string::npos);
+}
+
+TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  auto config = dir.path() / "cameras.yaml";
+  auto write = [&](int detectFpsOfB, bool broken) {
+    std::ofstream(config) << header() << "cameras:\n"
+                          << "  - {name: a, source: 'file:" << clip("TUD-Campus.mp4")
+                          << "', loop: true, detect_fps: 2}\n"
+                          << "  - {name: b, source: 'file:" << clip("TUD-Stadtmitte.mp4")
+                          << "', loop: true, detect_fps: " << detectFpsOfB << "}\n"
+                          << (broken ? "  - {name: c, source: nowhere}\n" : "");
+  };
+  write(2, false);
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", config.string()}, dir.path() / "log");
+  ASSERT_TRUE(vigil.waitForLog("[cam=b] streaming", 30s)) << vigil.log();
+
+  write(2, true);
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(vigil.waitForLog("reload rejected", 10s)) << vigil.log();
+  EXPECT_NE(vigil.log().find("cameras[2].source: must be a V4L2 device"), std::string::npos)
+      << vigil.log();
+
+  write(1, false);
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(
+      vigil.waitForLog("reload applied: 1 camera(s) restarted, 0 added, 0 removed, 2 "
+                       "running",
+                       10s))
+      << vigil.log();
+  vigil.signal(SIGTERM);
+  auto status = vigil.wait(10s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(*status, 0);
+  std::string log = vigil.log();
+  // Camera a was started once; b twice.
+  auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("[cam=a] started"), 1U) << log;
+  EXPECT_EQ(count("[cam=b] started"), 2U) << log;
+}
+
+TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
+  TempDir dir;
+  std::ofstream(dir.path() / "good.yaml")
+      << "version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 2}\n";
+  std::ofstream(dir.path() / "bad.yaml")
+      << "version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 0}\n";
+  ChildProcess good({VIGIL_BINARY, "check-config", (dir.path() / "good.yaml").string()},
+                    dir.path() / "good.log");
+  ASSERT_TRUE(good.wait(30s).value_or(-1) == 0) << good.log();
+  EXPECT_NE(good.log().find("1 camera(s):"), std::string::npos) << good.log();
+  EXPECT_NE(good.log().find("door"), std::string::npos);
+  ChildProcess bad({VIGIL_BINARY, "check-config", (dir.path() / "bad.yaml").string()},
+                   dir.path() / "bad.log");
+  EXPECT_EQ(bad.wait(30s).value_or(-1), 1);
+  EXPECT_NE(bad.log().find("bad.yaml:3:51: cameras[0].detect_fps: must be between 0.01 and 120, "
+                           "got 0"),
+            std::string::npos)
+      << bad.log();
+}
+
+}  // namespace
+}  // namespace vigil

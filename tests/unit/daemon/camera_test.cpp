@@ -1,0 +1,201 @@
+// The camera supervisor against a scripted FrameSource (the seam's test double): state changes,
+// reconnection with backoff, corrupt frames, end of file, and a prompt stop.
+#include "daemon/capture/camera.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <thread>
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+
+// What the scripted source does on each call; shared with the test so it can be inspected.
+struct Script {
+  std::mutex mutex;
+  std::deque<ErrorCode> opens;  // kInvalidArgument... = fail with that code; absent = succeed
+  std::deque<ErrorCode> reads;  // codes to return before delivering frames; absent = a frame
+  int openCalls = 0;
+  int closeCalls = 0;
+  std::uint64_t delivered = 0;
+};
+
+class ScriptedSource final : public FrameSource {
+ public:
+  explicit ScriptedSource(std::shared_ptr<Script> script) : script_(std::move(script)) {}
+  Expected<SourceInfo> open() override {
+    std::lock_guard lock(script_->mutex);
+    ++script_->openCalls;
+    if (!script_->opens.empty()) {
+      ErrorCode code = script_->opens.front();
+      script_->opens.pop_front();
+      return makeError(code, "scripted open failure");
+    }
+    return SourceInfo{32, 24, 100, "TEST", "scripted"};
+  }
+  Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
+    std::this_thread::sleep_for(2ms);
+    std::lock_guard lock(script_->mutex);
+    if (!script_->reads.empty()) {
+      ErrorCode code = script_->reads.front();
+      script_->reads.pop_front();
+      return makeError(code, "scripted read failure");
+    }
+    frame.image.create(24, 32, CV_8UC3);
+    frame.sequence = script_->delivered++;
+    frame.captureTime = SteadyClock::now();
+    return {};
+  }
+  void close() override {
+    std::lock_guard lock(script_->mutex);
+    ++script_->closeCalls;
+  }
+
+ private:
+  std::shared_ptr<Script> script_;
+};
+
+CameraConfig config() {
+  CameraConfig c;
+  c.name = "test";
+  c.fps = 100;
+  c.detectFps = 100;
+  return c;
+}
+
+BackoffPolicy fastBackoff() { return BackoffPolicy{10ms, 40ms, 200ms}; }
+
+template <typename Pred>
+bool waitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return pred();
+}
+
+TEST(CameraTest, StreamsFramesIntoTheScheduler) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kStreaming; }));
+  auto job = scheduler.next(2000ms);
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->camera->name(), "test");
+  EXPECT_EQ(job->frame->image.cols, 32);
+  EXPECT_TRUE(camera.channel()->counters().up.load());
+  camera.stop();
+  EXPECT_EQ(camera.state(), CameraState::kStopped);
+  EXPECT_FALSE(camera.channel()->counters().up.load());
+}
+
+TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
+  auto script = std::make_shared<Script>();
+  // Open fails twice (device not there yet), then it streams, then it is unplugged once.
+  script->opens = {ErrorCode::kUnavailable, ErrorCode::kUnavailable};
+  script->reads = {ErrorCode::kUnavailable};
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 5; }));
+  EXPECT_EQ(camera.state(), CameraState::kStreaming);
+  {
+    std::lock_guard lock(script->mutex);
+    EXPECT_EQ(script->openCalls, 4) << "two failures, the open that lost the device, the reopen";
+  }
+  {
+    std::lock_guard lock(script->mutex);
+    script->reads = {ErrorCode::kUnavailable};
+  }
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().reconnects.load() == 1; }));
+  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 1U)
+      << "the first open after failures is not a reconnect; the reopen after the loss is";
+  camera.stop();
+}
+
+TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
+  auto script = std::make_shared<Script>();
+  script->reads = {ErrorCode::kInvalidData, ErrorCode::kInvalidData, ErrorCode::kInvalidData};
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 3; }));
+  EXPECT_EQ(camera.channel()->counters().decodeErrors.load(), 3U);
+  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 0U);
+  camera.stop();
+  std::lock_guard lock(script->mutex);
+  EXPECT_EQ(script->openCalls, 1);
+}
+
+TEST(CameraTest, StalledSourceIsTreatedAsLost) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 0; }));
+  {
+    std::lock_guard lock(script->mutex);
+    script->reads.assign(200, ErrorCode::kTimeout);  // 400 ms of timeouts > 200 ms stall limit
+  }
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().reconnects.load() >= 1; }));
+  EXPECT_NE(camera.lastError(), "");
+  camera.stop();
+}
+
+TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 2; }));
+  {
+    std::lock_guard lock(script->mutex);
+    script->reads = {ErrorCode::kEndOfStream};
+  }
+  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kEnded; }));
+  std::this_thread::sleep_for(100ms);
+  {
+    std::lock_guard lock(script->mutex);
+    EXPECT_EQ(script->openCalls, 1);
+  }
+  auto start = std::chrono::steady_clock::now();
+  camera.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1000ms);
+}
+
+TEST(CameraTest, StopIsPromptDuringBackoff) {
+  auto script = std::make_shared<Script>();
+  script->opens.assign(100, ErrorCode::kUnavailable);
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      BackoffPolicy{30000ms, 30000ms, 5000ms});
+  camera.start();
+  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kReconnecting; }));
+  auto start = std::chrono::steady_clock::now();
+  camera.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1000ms);
+}
+
+}  // namespace
+}  // namespace vigil
