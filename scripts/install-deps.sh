@@ -11,6 +11,8 @@ packages=(
   nlohmann-json3-dev libssl-dev
   # daemon: cameras (libv4l2), event loop (Boost.Asio)
   libv4l-dev libboost-dev
+  # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
+  libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # V4L2 tests: Debian's kernel with vivid under QEMU

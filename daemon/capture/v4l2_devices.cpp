@@ -5,7 +5,6 @@
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,36 +14,20 @@
 #include <system_error>
 #include <utility>
 
+#include "daemon/capture/v4l2_util.h"
+
 namespace vigil {
 
 namespace {
+
+using v4l2::errnoText;
+using v4l2::fixedString;
+using v4l2::xioctl;
 
 namespace fs = std::filesystem;
 
 // A broken driver can answer every index; no real device has anywhere near this many.
 constexpr std::uint32_t kMaxEnumerations = 512;
-
-int xioctl(int fd, unsigned long request, void* arg) {
-  int rc = 0;
-  do {
-    rc = v4l2_ioctl(fd, request, arg);
-  } while (rc < 0 && errno == EINTR);
-  return rc;
-}
-
-std::string errnoText(int err) {
-  const char* name = strerrorname_np(err);
-  return fmt::format("{} ({})", name != nullptr ? name : fmt::format("errno {}", err),
-                     std::generic_category().message(err));
-}
-
-// The kernel fills these fixed-size fields NUL-terminated, but a driver that fills the whole
-// array must not make us read past it.
-template <std::size_t N>
-std::string fixedString(const std::uint8_t (&text)[N]) {
-  const auto* begin = reinterpret_cast<const char*>(text);
-  return {begin, std::find(begin, begin + N, '\0')};
-}
 
 double intervalToFps(const v4l2_fract& interval) {
   if (interval.numerator == 0 || interval.denominator == 0) return 0;

@@ -8,7 +8,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -22,12 +21,17 @@
 #include <vector>
 
 #include "daemon/capture/v4l2_devices.h"
+#include "daemon/capture/v4l2_util.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 
 namespace vigil {
 
 namespace {
+
+using v4l2::errnoText;
+using v4l2::fixedString;
+using v4l2::xioctl;
 
 using std::chrono::milliseconds;
 
@@ -37,26 +41,6 @@ constexpr std::uint32_t kBufferCount = 4;
 constexpr std::uint32_t kMaxFormats = 512;
 // MJPEG is worth its decode cost from this size on; below it YUYV fits USB 2 bandwidth.
 constexpr long kMjpegMinPixels = 1280L * 720L;
-
-int xioctl(int fd, unsigned long request, void* arg) {
-  int rc = 0;
-  do {
-    rc = v4l2_ioctl(fd, request, arg);
-  } while (rc < 0 && errno == EINTR);
-  return rc;
-}
-
-std::string errnoText(int err) {
-  const char* name = strerrorname_np(err);
-  return fmt::format("{} ({})", name != nullptr ? name : fmt::format("errno {}", err),
-                     std::generic_category().message(err));
-}
-
-template <std::size_t N>
-std::string fixedString(const std::uint8_t (&text)[N]) {
-  const auto* begin = reinterpret_cast<const char*>(text);
-  return {begin, std::find(begin, begin + N, '\0')};
-}
 
 bool isJpeg(std::uint32_t pixelFormat) {
   return pixelFormat == V4L2_PIX_FMT_MJPEG || pixelFormat == V4L2_PIX_FMT_JPEG;

@@ -1,0 +1,41 @@
+#pragma once
+
+// Small helpers shared by the V4L2 source and the device listing.
+
+#include <fmt/format.h>
+#include <libv4l2.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+namespace vigil::v4l2 {
+
+// An ioctl through libv4l2, repeated when a signal interrupts it.
+inline int xioctl(int fd, unsigned long request, void* arg) {
+  int rc = 0;
+  do {
+    rc = v4l2_ioctl(fd, request, arg);
+  } while (rc < 0 && errno == EINTR);
+  return rc;
+}
+
+// "ENODEV (No such device)": the name for searching, the text for reading.
+inline std::string errnoText(int err) {
+  const char* name = strerrorname_np(err);
+  return fmt::format("{} ({})", name != nullptr ? name : fmt::format("errno {}", err),
+                     std::generic_category().message(err));
+}
+
+// The kernel fills these fixed-size fields NUL-terminated, but a driver that fills the whole
+// array must not make us read past it.
+template <std::size_t N>
+std::string fixedString(const std::uint8_t (&text)[N]) {
+  const auto* begin = reinterpret_cast<const char*>(text);
+  return {begin, std::find(begin, begin + N, '\0')};
+}
+
+}  // namespace vigil::v4l2

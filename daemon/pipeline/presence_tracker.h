@@ -1,0 +1,168 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detector/box.h"
+
+namespace vigil {
+
+// A point in normalized frame coordinates: (0, 0) the top-left corner, (1, 1) the bottom-right.
+struct Point {
+  float x;
+  float y;
+};
+
+using Polygon = std::vector<Point>;
+
+// Even-odd rule (ray casting), so concave and self-intersecting polygons work. A point exactly
+// on an edge or a vertex may count as inside or outside: detections are never that precise,
+// so zones should not depend on it. A polygon of fewer than three points contains nothing.
+bool contains(const Polygon& polygon, Point point);
+
+struct PresenceSettings {
+  int minFrames = 2;      // consecutive frames with a person before `new`; values < 1 act as 1
+  float minScore = 0.5F;  // a detection counts at score >= minScore
+  float minArea = 0.0F;   // fraction of the frame area, 0..1; counts at area >= minArea
+  std::chrono::milliseconds clearAfter{5000};      // without a person this long: `end`
+  std::chrono::milliseconds updateInterval{1000};  // min gap from a new/update to the next update
+};
+
+// A named region of one camera. Names must be unique per camera and not empty (the config
+// layer checks that); the name "camera" would make event ids look like the whole camera's.
+struct ZoneSpec {
+  std::string name;
+  Polygon polygon;
+};
+
+// One frame's detector output. `detections` (pixels, as the detector returns them) is
+// borrowed for the observe() call; nullptr means none.
+struct TrackedFrame {
+  std::chrono::system_clock::time_point time;  // capture time
+  std::uint64_t sequence;
+  int width;
+  int height;
+  const std::vector<Detection>* detections;
+};
+
+enum class PresenceEventType { kNew, kUpdate, kEnd };
+
+struct PresenceEvent {
+  PresenceEventType type;
+  std::string zone;     // empty: whole camera
+  std::string eventId;  // the same for the new, updates and end of one event
+  std::chrono::system_clock::time_point start;  // time of the first frame of the streak
+  std::optional<std::chrono::system_clock::time_point> end;  // kEnd only: last frame with one
+  int count;                // counted persons in the triggering frame; 0 for kEnd
+  float maxScore;           // highest counted score over the whole event so far
+  std::vector<Box> boxes;   // normalized 0..1 x,y,w,h of the counted persons; empty for kEnd
+  std::uint64_t bestFrame;  // sequence of the (first) frame with maxScore
+};
+
+// Turns one camera's detections into presence events, with one independent state machine for
+// the whole camera and one per zone.
+//
+// Which detections count: classId 0 (person), score >= minScore, and after clipping the box to
+// the frame, box area / frame area >= minArea, its bottom-centre point (where the person
+// stands, as in Frigate) not inside any mask and, for a zone, inside the zone's polygon.
+// That point is kept half a pixel inside the frame, so a person cut off by the bottom edge
+// still stands in a zone drawn to that edge (on the edge itself contains() may say either).
+// Boxes with no area inside the frame and non-finite boxes or scores never count; a frame
+// without a valid size or detections counts nobody.
+//
+// Per tracker:
+// - absent -> present after minFrames consecutive frames with count > 0; a frame with count 0,
+//   or a gap of clearAfter or more between two such frames, restarts the streak. `new` carries
+//   the start time of the streak's first frame and the max score over the streak.
+// - while present, frames with count > 0 set count (the latest) and maxScore (the max). An
+//   `update` goes out when count differs from, or maxScore is above, what the last event said,
+//   at the first frame with count > 0 that is at least updateInterval after the last event.
+//   Frames without a person never emit updates (their boxes would say nothing).
+// - `end` when clearAfter or more has passed since the last frame with count > 0, found by
+//   observe() (before it looks at the new frame, so a person returning after a long gap starts
+//   a new streak) or tick(). end = that last frame's time, count 0, no boxes.
+// - event id: `<camera>-<zone or "camera">-<start unix ms>-<n>`, n counting this tracker's
+//   events from 1. The counter keeps ids of one tracker unique even when two events start in
+//   the same millisecond; the start time keeps them unique across daemon restarts.
+// Within one call, events come out camera tracker first, then zones in configured order.
+//
+// Not thread-safe: one thread (the camera's publisher) owns it. No clock of its own; times are
+// expected not to go backwards. observe() allocates only for the events it emits (and to grow
+// its reused scratch vector, the first time a frame holds more than 32 persons).
+class PresenceTracker {
+ public:
+  struct State {
+    bool present;
+    int count;  // while present the count of the latest frame with a person, so present
+                // implies count >= 1 also during the clearAfter grace period; 0 when absent
+  };
+
+  PresenceTracker(std::string camera, PresenceSettings settings, std::vector<ZoneSpec> zones,
+                  std::vector<Polygon> masks);
+
+  // Appends the events this frame causes to `out`.
+  void observe(const TrackedFrame& frame, std::vector<PresenceEvent>& out);
+  // Ends events whose clearAfter has passed; call it periodically so an event ends when frames
+  // stop arriving (camera lost, detector stalled).
+  void tick(std::chrono::system_clock::time_point now, std::vector<PresenceEvent>& out);
+
+  // `zone` empty: the whole camera. An unknown zone reads as absent.
+  State state(std::string_view zone = {}) const;
+  // The configured zones, in order (without the whole-camera tracker).
+  const std::vector<std::string>& zoneNames() const { return zoneNames_; }
+  const std::string& camera() const { return camera_; }
+
+ private:
+  using TimePoint = std::chrono::system_clock::time_point;
+
+  // A detection that passed the zone-independent rules, in normalized coordinates.
+  struct Candidate {
+    Box box;
+    Point foot;
+    float score;
+  };
+
+  struct Tracker {
+    std::string zone;     // empty for the whole camera
+    std::string idLabel;  // zone name, or "camera"
+    Polygon polygon;
+    bool wholeCamera = false;
+    std::uint64_t eventCounter = 0;
+    // Streak towards `new` while absent.
+    int streak = 0;
+    TimePoint streakStart{};
+    TimePoint streakLast{};
+    float streakMaxScore = 0;
+    std::uint64_t streakBestFrame = 0;
+    // The current event while present.
+    bool present = false;
+    std::string eventId;
+    TimePoint start{};
+    TimePoint lastSeen{};
+    TimePoint lastEmit{};
+    int count = 0;
+    float maxScore = 0;
+    std::uint64_t bestFrame = 0;
+    int emittedCount = 0;
+    float emittedMaxScore = 0;
+  };
+
+  bool counts(const Tracker& tracker, const Candidate& candidate) const;
+  void step(Tracker& tracker, const TrackedFrame& frame, std::vector<PresenceEvent>& out);
+  void expire(Tracker& tracker, TimePoint now, std::vector<PresenceEvent>& out);
+  void emit(const Tracker& tracker, PresenceEventType type, int count,
+            std::vector<PresenceEvent>& out) const;
+
+  std::string camera_;
+  PresenceSettings settings_;
+  std::vector<Polygon> masks_;
+  std::vector<Tracker> trackers_;  // [0] the whole camera, then the zones
+  std::vector<std::string> zoneNames_;
+  std::vector<Candidate> candidates_;  // reused for every frame
+};
+
+}  // namespace vigil

@@ -1,0 +1,477 @@
+#include "daemon/publish/mqtt_client.h"
+
+#include <gtest/gtest.h>
+#include <mqtt/async_client.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/mosquitto_broker.h"
+#include "tests/process.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::MosquittoBroker;
+
+constexpr auto kWait = 10s;  // generous: the machine is shared and may be slow
+
+bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit = kWait) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return condition();
+}
+
+struct Received {
+  std::string topic;
+  std::string payload;
+  bool retained;
+};
+
+// A second, independent Paho client that subscribes and collects what arrives.
+class Subscriber {
+ public:
+  struct Options {
+    std::string username{};
+    std::string password{};
+    std::string caFile{};
+    std::string clientId{};    // empty: a unique one
+    bool cleanSession = true;  // false: the broker queues QoS 1 messages while we are away
+  };
+
+  Subscriber(std::string url, std::string topicFilter, Options options)
+      : url_(std::move(url)), filter_(std::move(topicFilter)), options_(std::move(options)) {
+    static std::atomic<int> counter{0};
+    if (options_.clientId.empty()) options_.clientId = "sub-" + std::to_string(++counter);
+    std::string uri = url_;
+    if (uri.starts_with("mqtts://")) uri = "ssl://" + uri.substr(8);
+    if (uri.starts_with("mqtt://")) uri = "tcp://" + uri.substr(7);
+    client_ = std::make_unique<mqtt::async_client>(uri, options_.clientId);
+  }
+  Subscriber(std::string url, std::string topicFilter)
+      : Subscriber(std::move(url), std::move(topicFilter), Options{}) {}
+  ~Subscriber() {
+    try {
+      if (client_->is_connected()) client_->disconnect()->wait_for(2s);
+    } catch (const mqtt::exception&) {
+    }
+  }
+
+  ::testing::AssertionResult connect() {
+    try {
+      mqtt::connect_options_builder builder;
+      builder.clean_session(options_.cleanSession).connect_timeout(5s);
+      if (!options_.username.empty()) {
+        builder.user_name(options_.username).password(options_.password);
+      }
+      if (!options_.caFile.empty()) {
+        builder.ssl(mqtt::ssl_options_builder().trust_store(options_.caFile).finalize());
+      }
+      client_->start_consuming();
+      client_->connect(builder.finalize())->wait_for(kWait);
+      client_->subscribe(filter_, 1)->wait_for(kWait);
+      return ::testing::AssertionSuccess();
+    } catch (const mqtt::exception& e) {
+      return ::testing::AssertionFailure() << "subscriber cannot connect: " << e.what();
+    }
+  }
+
+  // Collects messages until `done(received)` holds or the limit passes.
+  bool waitFor(const std::function<bool(const std::vector<Received>&)>& done,
+               std::chrono::milliseconds limit = kWait) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done(received_)) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      mqtt::const_message_ptr message;
+      if (client_->try_consume_message_for(&message, 100ms) && message) {
+        received_.push_back(
+            Received{message->get_topic(), message->to_string(), message->is_retained()});
+      }
+    }
+    return true;
+  }
+
+  bool waitForCount(std::size_t count, std::chrono::milliseconds limit = kWait) {
+    return waitFor([count](const auto& r) { return r.size() >= count; }, limit);
+  }
+
+  // Drains for `quiet` and returns everything received.
+  const std::vector<Received>& drain(std::chrono::milliseconds quiet) {
+    waitFor([](const auto&) { return false; }, quiet);
+    return received_;
+  }
+
+  const std::vector<Received>& received() const { return received_; }
+
+ private:
+  std::string url_;
+  std::string filter_;
+  Options options_;
+  std::unique_ptr<mqtt::async_client> client_;
+  std::vector<Received> received_;
+};
+
+// The retained payload a fresh subscription to `topic` gets, if any within `limit`.
+std::optional<std::string> retainedOn(const std::string& url, const std::string& topic,
+                                      Subscriber::Options options = {},
+                                      std::chrono::milliseconds limit = 2s) {
+  Subscriber subscriber(url, topic, options);
+  if (!subscriber.connect()) return std::nullopt;
+  if (!subscriber.waitFor([](const auto& r) { return !r.empty(); }, limit)) return std::nullopt;
+  const auto& first = subscriber.received().front();
+  if (!first.retained) return std::nullopt;
+  return first.payload;
+}
+
+// Polls fresh subscriptions until the retained payload on `topic` is `expected`.
+bool retainedBecomes(const std::string& url, const std::string& topic, const std::string& expected,
+                     Subscriber::Options options = {}) {
+  return waitUntil([&] { return retainedOn(url, topic, options, 500ms) == expected; });
+}
+
+MqttSettings settingsFor(const MosquittoBroker& broker, const std::string& clientId) {
+  MqttSettings settings;
+  settings.url = broker.url();
+  settings.clientId = clientId;
+  settings.minRetry = 100ms;
+  settings.maxRetry = 400ms;
+  settings.keepAlive = 5s;
+  return settings;
+}
+
+std::vector<std::string> payloadsOn(const std::vector<Received>& received,
+                                    const std::string& topic) {
+  std::vector<std::string> payloads;
+  for (const auto& r : received) {
+    if (r.topic == topic) payloads.push_back(r.payload);
+  }
+  return payloads;
+}
+
+// QoS 1 allows a message to arrive twice after a lost connection; order must hold for the
+// first arrival of each.
+std::vector<std::string> firstArrivals(const std::vector<std::string>& payloads) {
+  std::vector<std::string> firsts;
+  for (const auto& p : payloads) {
+    if (std::find(firsts.begin(), firsts.end(), p) == firsts.end()) firsts.push_back(p);
+  }
+  return firsts;
+}
+
+TEST(MqttClientValidate, AcceptsMqttAndMqttsAndRejectsOtherSchemes) {
+  MqttSettings settings;
+  EXPECT_TRUE(MqttClient::validate(settings));
+  settings.url = "mqtt://broker.local";
+  EXPECT_TRUE(MqttClient::validate(settings));
+  settings.url = "mqtts://[::1]:8883";
+  EXPECT_TRUE(MqttClient::validate(settings));
+  for (const char* bad :
+       {"tcp://127.0.0.1:1883", "http://x:1", "127.0.0.1:1883", "mqtt://", "mqtt://h:0",
+        "mqtt://h:99999", "mqtt://h:1883/x", "mqtt://user:secret@h:1883"}) {
+    settings.url = bad;
+    auto result = MqttClient::validate(settings);
+    ASSERT_FALSE(result) << bad;
+    EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument) << bad;
+    EXPECT_NE(result.error().message.find("mqtt.url"), std::string::npos) << result.error().message;
+    EXPECT_EQ(result.error().message.find("secret"), std::string::npos);
+  }
+  settings.url = "mqtt://127.0.0.1:1883";
+  settings.caFile = "/etc/hostname";
+  EXPECT_FALSE(MqttClient::validate(settings)) << "TLS files on a plain URL";
+  settings.url = "mqtts://127.0.0.1:8883";
+  settings.caFile = "/nonexistent/ca.crt";
+  ASSERT_FALSE(MqttClient::validate(settings));
+  EXPECT_EQ(MqttClient::validate(settings).error().code, ErrorCode::kNotFound);
+  settings.caFile.clear();
+  settings.qos = 3;
+  EXPECT_FALSE(MqttClient::validate(settings));
+}
+
+TEST(MqttClientBuffer, KeepsNewestRetainedPerTopicAndDropsOldestNonRetained) {
+  MqttSettings settings;
+  settings.bufferMessages = 3;
+  MqttClient client(settings);  // never started: everything stays queued
+  client.publish("vigil/status", "a", true);
+  client.publish("vigil/status", "b", true);
+  client.publish("vigil/status", "c", true);
+  EXPECT_EQ(client.bufferedNow(), 1u);
+  EXPECT_EQ(client.dropped(), 0u) << "a replaced retained payload is not a loss";
+  client.publish("vigil/event", "1", false);
+  client.publish("vigil/event", "2", false);
+  client.publish("vigil/event", "3", false);
+  EXPECT_EQ(client.bufferedNow(), 3u);
+  EXPECT_EQ(client.dropped(), 1u) << "event 1 was the oldest non-retained";
+}
+
+TEST(MqttClientBroker, RetainedAndNonRetainedArrive) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker;
+  ASSERT_TRUE(broker.start());
+  Subscriber subscriber(broker.url(), "vigil/#");
+  ASSERT_TRUE(subscriber.connect());
+
+  MqttClient client(settingsFor(broker, "vigil-basic"));
+  std::atomic<int> connects{0};
+  client.setOnConnected([&] { connects++; });
+  client.start();
+  client.publish("vigil/status", "online", true);
+  client.publish("vigil/front/person", "ON", false);
+
+  ASSERT_TRUE(subscriber.waitForCount(2)) << broker.log();
+  EXPECT_EQ(payloadsOn(subscriber.received(), "vigil/status"), std::vector<std::string>{"online"});
+  EXPECT_EQ(payloadsOn(subscriber.received(), "vigil/front/person"),
+            std::vector<std::string>{"ON"});
+  EXPECT_TRUE(waitUntil([&] { return client.published() == 2; }));
+  EXPECT_TRUE(client.connected());
+  EXPECT_EQ(connects.load(), 1);
+  EXPECT_EQ(client.bufferedNow(), 0u);
+  // Only the retained one is held by the broker for a later subscriber.
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "online");
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/front/person"), std::nullopt);
+}
+
+TEST(MqttClientBroker, StopPublishesFinalRetainedOfflineNotTheWill) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker;
+  ASSERT_TRUE(broker.start());
+  auto settings = settingsFor(broker, "vigil-stop");
+  settings.willTopic = "vigil/status";
+  settings.willPayload = "lost";  // distinct from the clean "offline", to tell them apart
+  MqttClient client(settings);
+  client.start();
+  client.publish("vigil/status", "online", true);
+  ASSERT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online"));
+
+  auto started = std::chrono::steady_clock::now();
+  client.stop("vigil/status", "offline");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "offline");
+  // And it stays "offline": a clean disconnect does not fire the will.
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "offline");
+}
+
+// Runs in a child process (the test binary itself, see LastWillAfterSigkill): connects with a
+// last will, says READY, and waits to be killed.
+TEST(MqttClientBroker, DISABLED_WillHelper) {
+  const char* url = std::getenv("VIGIL_TEST_MQTT_WILL_URL");
+  if (url == nullptr) GTEST_SKIP() << "only run by LastWillAfterSigkill";
+  MqttSettings settings;
+  settings.url = url;
+  settings.clientId = "vigil-will";
+  settings.willTopic = "vigil/status";
+  settings.willPayload = "offline";
+  MqttClient client(settings);
+  client.start();
+  client.publish("vigil/status", "online", true);
+  ASSERT_TRUE(waitUntil([&] { return client.published() >= 1; }));
+  std::cout << "READY" << std::endl;
+  std::this_thread::sleep_for(60s);
+}
+
+TEST(MqttClientBroker, LastWillAfterSigkill) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker;
+  ASSERT_TRUE(broker.start());
+  // A fresh process rather than fork(): Paho and the sanitizers keep threads that a forked
+  // child would not have.
+  auto self = std::filesystem::read_symlink("/proc/self/exe").string();
+  ::setenv("VIGIL_TEST_MQTT_WILL_URL", broker.url().c_str(), 1);
+  testing::ChildProcess helper({self, "--gtest_also_run_disabled_tests",
+                                "--gtest_filter=MqttClientBroker.DISABLED_WillHelper"},
+                               broker.dir() / "helper.log");
+  ::unsetenv("VIGIL_TEST_MQTT_WILL_URL");
+  ASSERT_TRUE(helper.started());
+  ASSERT_TRUE(helper.waitForLog("READY", 20s)) << helper.log();
+  ASSERT_EQ(retainedOn(broker.url(), "vigil/status"), "online");
+
+  helper.signal(SIGKILL);
+  ASSERT_TRUE(helper.wait(5s));
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "offline")) << broker.log();
+}
+
+TEST(MqttClientBroker, BrokerRestartDeliversBufferedInOrderAndFiresOnConnected) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  // Persistence keeps the subscriber's session over the restart, so the broker queues what
+  // arrives before the subscriber is back, whichever reconnects first.
+  MosquittoBroker broker(MosquittoBroker::Options{.persistence = true});
+  ASSERT_TRUE(broker.start());
+  Subscriber::Options persistent{.clientId = "sub-persistent", .cleanSession = false};
+  auto subscriber = std::make_unique<Subscriber>(broker.url(), "vigil/#", persistent);
+  ASSERT_TRUE(subscriber->connect());
+
+  MqttClient client(settingsFor(broker, "vigil-restart"));
+  std::atomic<int> connects{0};
+  // What the daemon does: republish its state on every (re)connect.
+  client.setOnConnected([&] {
+    connects++;
+    client.publish("vigil/status", "online", true);
+  });
+  client.start();
+  ASSERT_TRUE(waitUntil([&] { return client.connected() && client.published() == 1; }));
+  client.publish("vigil/event", "0", false);
+  ASSERT_TRUE(subscriber->waitForCount(2));
+  ASSERT_TRUE(waitUntil([&] { return client.published() == 2; }));
+
+  broker.stop();
+  ASSERT_TRUE(waitUntil([&] { return !client.connected(); })) << "connection loss not noticed";
+  EXPECT_NE(client.lastError().find("connection lost"), std::string::npos) << client.lastError();
+  for (int i = 1; i <= 5; ++i) client.publish("vigil/event", std::to_string(i), false);
+  EXPECT_EQ(client.bufferedNow(), 5u);
+  EXPECT_EQ(client.dropped(), 0u);
+
+  ASSERT_TRUE(broker.restart());
+  subscriber = std::make_unique<Subscriber>(broker.url(), "vigil/#", persistent);
+  ASSERT_TRUE(subscriber->connect());
+  ASSERT_TRUE(waitUntil([&] { return connects.load() == 2; })) << broker.log();
+  ASSERT_TRUE(waitUntil([&] { return client.bufferedNow() == 0; }));
+  auto events = payloadsOn(subscriber->drain(500ms), "vigil/event");
+  // "0" may come again: the broker resends it if the subscriber's own acknowledgement was
+  // not saved before the restart (QoS 1 between broker and subscriber; not the client's).
+  std::erase(events, "0");
+  EXPECT_EQ(firstArrivals(events), (std::vector<std::string>{"1", "2", "3", "4", "5"}));
+  EXPECT_LE(events.size(), 5u + 10u) << "more duplicates than one resent window";
+  EXPECT_GE(client.reconnects(), 1u);
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "online");
+}
+
+TEST(MqttClientBroker, OverflowWhileBrokerDownDropsOldestAndCounts) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.persistence = true});
+  ASSERT_TRUE(broker.start());
+  Subscriber::Options persistent{.clientId = "sub-overflow", .cleanSession = false};
+  auto subscriber = std::make_unique<Subscriber>(broker.url(), "vigil/#", persistent);
+  ASSERT_TRUE(subscriber->connect());
+
+  auto settings = settingsFor(broker, "vigil-overflow");
+  settings.bufferMessages = 3;
+  MqttClient client(settings);
+  client.start();
+  ASSERT_TRUE(waitUntil([&] { return client.connected(); }));
+  broker.stop();
+  ASSERT_TRUE(waitUntil([&] { return !client.connected(); }));
+  for (int i = 1; i <= 5; ++i) client.publish("vigil/event", std::to_string(i), false);
+  EXPECT_EQ(client.dropped(), 2u);
+  EXPECT_EQ(client.bufferedNow(), 3u);
+
+  ASSERT_TRUE(broker.restart());
+  subscriber = std::make_unique<Subscriber>(broker.url(), "vigil/#", persistent);
+  ASSERT_TRUE(subscriber->connect());
+  ASSERT_TRUE(waitUntil([&] { return client.connected() && client.bufferedNow() == 0; }));
+  auto events = payloadsOn(subscriber->drain(500ms), "vigil/event");
+  EXPECT_EQ(firstArrivals(events), (std::vector<std::string>{"3", "4", "5"}));
+  EXPECT_EQ(client.dropped(), 2u);
+}
+
+TEST(MqttClientBroker, UsernameAndPasswordAccepted) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.username = "vigil", .password = "s3cret"});
+  ASSERT_TRUE(broker.start());
+  Subscriber subscriber(broker.url(), "vigil/#", {.username = "vigil", .password = "s3cret"});
+  ASSERT_TRUE(subscriber.connect());
+
+  auto settings = settingsFor(broker, "vigil-auth");
+  settings.username = "vigil";
+  settings.password = "s3cret";
+  MqttClient client(settings);
+  client.start();
+  client.publish("vigil/event", "hello", false);
+  ASSERT_TRUE(subscriber.waitForCount(1)) << client.lastError();
+  EXPECT_EQ(subscriber.received()[0].payload, "hello");
+  EXPECT_TRUE(client.connected());
+}
+
+TEST(MqttClientBroker, WrongPasswordIsNotAuthorizedAndKeepsRetrying) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.username = "vigil", .password = "s3cret"});
+  ASSERT_TRUE(broker.start());
+  auto settings = settingsFor(broker, "vigil-badauth");
+  settings.username = "vigil";
+  settings.password = "wrong-password";
+  MqttClient client(settings);
+  client.start();
+  ASSERT_TRUE(waitUntil([&] { return client.reconnects() >= 2; })) << client.lastError();
+  EXPECT_FALSE(client.connected());
+  EXPECT_NE(client.lastError().find("not authorized"), std::string::npos) << client.lastError();
+  EXPECT_EQ(client.lastError().find("wrong-password"), std::string::npos);
+  client.publish("vigil/event", "kept", false);
+  EXPECT_EQ(client.bufferedNow(), 1u);
+}
+
+TEST(MqttClientBroker, TlsWithGeneratedCa) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.tls = true});
+  ASSERT_TRUE(broker.start());
+  ASSERT_TRUE(broker.url().starts_with("mqtts://"));
+  Subscriber subscriber(broker.url(), "vigil/#", {.caFile = broker.pki().caFile()});
+  ASSERT_TRUE(subscriber.connect());
+
+  auto settings = settingsFor(broker, "vigil-tls");
+  settings.caFile = broker.pki().caFile();
+  ASSERT_TRUE(MqttClient::validate(settings));
+  MqttClient client(settings);
+  client.start();
+  client.publish("vigil/event", "over-tls", false);
+  ASSERT_TRUE(subscriber.waitForCount(1)) << client.lastError() << "\n" << broker.log();
+  EXPECT_EQ(subscriber.received()[0].payload, "over-tls");
+}
+
+TEST(MqttClientBroker, TlsWithWrongCaFailsClearly) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.tls = true});
+  ASSERT_TRUE(broker.start());
+  TempDir otherDir;
+  testing::TestPki other(otherDir.path(), "unrelated");
+  ASSERT_TRUE(other.generate());
+
+  auto settings = settingsFor(broker, "vigil-badca");
+  settings.caFile = other.caFile();
+  MqttClient client(settings);
+  client.start();
+  ASSERT_TRUE(waitUntil([&] { return client.reconnects() >= 1 && !client.lastError().empty(); }));
+  EXPECT_FALSE(client.connected());
+  EXPECT_NE(client.lastError().find("TLS handshake failed"), std::string::npos)
+      << client.lastError();
+  std::cerr << "wrong CA reports: " << client.lastError() << "\n";
+}
+
+TEST(MqttClientBroker, TlsClientCertificateRequired) {
+  VIGIL_REQUIRE_MOSQUITTO();
+  MosquittoBroker broker(MosquittoBroker::Options{.tls = true, .requireClientCert = true});
+  ASSERT_TRUE(broker.start());
+
+  auto settings = settingsFor(broker, "vigil-clientcert");
+  settings.caFile = broker.pki().caFile();
+  settings.certFile = broker.pki().clientCert();
+  settings.keyFile = broker.pki().clientKey();
+  MqttClient client(settings);
+  client.start();
+  client.publish("vigil/event", "with-cert", false);
+  EXPECT_TRUE(waitUntil([&] { return client.published() == 1; })) << client.lastError();
+
+  auto noCert = settingsFor(broker, "vigil-nocert");
+  noCert.caFile = broker.pki().caFile();
+  MqttClient refused(noCert);
+  refused.start();
+  ASSERT_TRUE(waitUntil([&] { return refused.reconnects() >= 1; }));
+  EXPECT_FALSE(refused.connected());
+  std::cerr << "missing client certificate reports: " << refused.lastError() << "\n";
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,269 @@
+#pragma once
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/process.h"
+#include "tests/temp_dir.h"
+
+namespace vigil::testing {
+
+inline constexpr const char* kMosquittoPath = "/usr/sbin/mosquitto";
+inline constexpr const char* kMosquittoPasswdPath = "/usr/bin/mosquitto_passwd";
+inline constexpr const char* kOpensslPath = "/usr/bin/openssl";
+
+// Skips the current test, with the reason, when the broker (or a tool it needs) is absent.
+#define VIGIL_REQUIRE_MOSQUITTO()                                                 \
+  do {                                                                            \
+    if (auto missing = ::vigil::testing::MosquittoBroker::missingTool()) {        \
+      GTEST_SKIP() << *missing << " is not installed (apt-get install mosquitto " \
+                   << "mosquitto-clients openssl)";                               \
+    }                                                                             \
+  } while (false)
+
+// Runs `argv` (absolute program path first) to completion; the output goes to `logFile`.
+inline ::testing::AssertionResult runTool(const std::vector<std::string>& argv,
+                                          const std::filesystem::path& logFile) {
+  ChildProcess child(argv, logFile);
+  if (!child.started()) return ::testing::AssertionFailure() << "cannot start " << argv[0];
+  auto status = child.wait(std::chrono::seconds(30));
+  if (status != 0) {
+    return ::testing::AssertionFailure()
+           << argv[0] << " " << (argv.size() > 1 ? argv[1] : "") << " failed ("
+           << (status ? std::to_string(*status) : "timeout") << "): " << child.log();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A throwaway PKI made with the openssl tool: a CA, and certificates it signed for the
+// broker (subjectAltName localhost and 127.0.0.1) and for a client. EC keys: fast to make.
+class TestPki {
+ public:
+  explicit TestPki(std::filesystem::path dir, std::string name = "vigil-test")
+      : dir_(std::move(dir)), name_(std::move(name)) {}
+
+  ::testing::AssertionResult generate() {
+    std::filesystem::create_directories(dir_);
+    const auto log = dir_ / "openssl.log";
+    {
+      std::ofstream ext(dir_ / "server.ext");
+      ext << "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+             "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n";
+      std::ofstream clientExt(dir_ / "client.ext");
+      clientExt << "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n"
+                   "extendedKeyUsage=clientAuth\n";
+    }
+    const std::vector<std::string> ecKey = {"-newkey", "ec", "-pkeyopt",
+                                            "ec_paramgen_curve:prime256v1", "-nodes"};
+    auto req = [&](std::vector<std::string> args) {
+      std::vector<std::string> argv = {kOpensslPath, "req"};
+      argv.insert(argv.end(), ecKey.begin(), ecKey.end());
+      argv.insert(argv.end(), args.begin(), args.end());
+      return argv;
+    };
+    if (auto r = runTool(req({"-x509", "-days", "2", "-subj", "/CN=" + name_ + " CA", "-keyout",
+                              path("ca.key"), "-out", caFile()}),
+                         log);
+        !r) {
+      return r;
+    }
+    for (const std::string who : {"server", "client"}) {
+      if (auto r = runTool(req({"-subj", "/CN=" + (who == "server" ? "localhost" : name_),
+                                "-keyout", path(who + ".key"), "-out", path(who + ".csr")}),
+                           log);
+          !r) {
+        return r;
+      }
+      if (auto r = runTool({kOpensslPath, "x509", "-req", "-days", "2", "-in", path(who + ".csr"),
+                            "-CA", caFile(), "-CAkey", path("ca.key"), "-CAcreateserial", "-out",
+                            path(who + ".crt"), "-extfile", path(who + ".ext")},
+                           log);
+          !r) {
+        return r;
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  std::string caFile() const { return path("ca.crt"); }
+  std::string serverCert() const { return path("server.crt"); }
+  std::string serverKey() const { return path("server.key"); }
+  std::string clientCert() const { return path("client.crt"); }
+  std::string clientKey() const { return path("client.key"); }
+
+ private:
+  std::string path(const std::string& file) const { return (dir_ / file).string(); }
+
+  std::filesystem::path dir_;
+  std::string name_;
+};
+
+// A real mosquitto broker on a free loopback port, configured in a TempDir and run as a
+// child process. Tests call VIGIL_REQUIRE_MOSQUITTO() first, then ASSERT_TRUE(start()).
+class MosquittoBroker {
+ public:
+  struct Options {
+    std::string username{};  // non-empty: a password_file with this user, no anonymous access
+    std::string password{};
+    bool tls = false;                // the one listener speaks TLS (certificates generated here)
+    bool requireClientCert = false;  // with tls: clients must present a certificate of our CA
+    bool persistence = false;        // true: sessions and retained messages survive restart()
+  };
+
+  MosquittoBroker() : MosquittoBroker(Options{}) {}
+  explicit MosquittoBroker(Options options)
+      : options_(std::move(options)), pki_(dir_.path() / "pki") {}
+  ~MosquittoBroker() { kill(); }
+  MosquittoBroker(const MosquittoBroker&) = delete;
+  MosquittoBroker& operator=(const MosquittoBroker&) = delete;
+
+  // The first absent tool, if any.
+  static std::optional<std::string> missingTool() {
+    for (const char* tool : {kMosquittoPath, kMosquittoPasswdPath, kOpensslPath}) {
+      if (access(tool, X_OK) != 0) return std::string(tool);
+    }
+    return std::nullopt;
+  }
+
+  // Writes the configuration (and certificates, password file) and starts the broker.
+  ::testing::AssertionResult start() {
+    if (port_ == 0) {
+      port_ = freePort();
+      if (port_ == 0) return ::testing::AssertionFailure() << "no free loopback port";
+      if (auto r = writeConfig(); !r) return r;
+    }
+    return launch();
+  }
+
+  // SIGTERM and wait (the broker saves its persistence file, if any, on the way out).
+  void stop() { end(SIGTERM); }
+  // SIGKILL: the broker vanishes without closing anything cleanly.
+  void kill() { end(SIGKILL); }
+  // Stops (if running) and starts again on the same port with the same configuration.
+  ::testing::AssertionResult restart() {
+    stop();
+    return launch();
+  }
+
+  int port() const { return port_; }
+  std::string url() const {
+    return std::string(options_.tls ? "mqtts://" : "mqtt://") +
+           "127.0.0.1:" + std::to_string(port_);
+  }
+  const TestPki& pki() const { return pki_; }
+  const std::filesystem::path& dir() const { return dir_.path(); }
+  std::string log() const { return process_ ? process_->log() : std::string(); }
+
+ private:
+  static int freePort() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return 0;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    int port = 0;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port = ntohs(addr.sin_port);
+    }
+    close(fd);
+    return port;
+  }
+
+  static bool accepts(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(fd);
+    return ok;
+  }
+
+  ::testing::AssertionResult writeConfig() {
+    const auto& dir = dir_.path();
+    std::ofstream conf(dir / "mosquitto.conf");
+    // Started as root, mosquitto would switch to user "mosquitto", who cannot read our files.
+    if (const passwd* pw = getpwuid(geteuid())) conf << "user " << pw->pw_name << "\n";
+    conf << "log_dest stdout\nlog_type all\nconnection_messages true\n";
+    if (options_.persistence) {
+      conf << "persistence true\npersistence_location " << dir.string() << "/\n";
+    } else {
+      conf << "persistence false\n";
+    }
+    if (!options_.username.empty()) {
+      if (auto r = runTool({kMosquittoPasswdPath, "-b", "-c", (dir / "passwd").string(),
+                            options_.username, options_.password},
+                           dir / "mosquitto_passwd.log");
+          !r) {
+        return r;
+      }
+      conf << "allow_anonymous false\npassword_file " << (dir / "passwd").string() << "\n";
+    } else {
+      conf << "allow_anonymous true\n";
+    }
+    conf << "listener " << port_ << " 127.0.0.1\n";
+    if (options_.tls) {
+      if (auto r = pki_.generate(); !r) return r;
+      conf << "cafile " << pki_.caFile() << "\ncertfile " << pki_.serverCert() << "\nkeyfile "
+           << pki_.serverKey() << "\n";
+      if (options_.requireClientCert) conf << "require_certificate true\n";
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  ::testing::AssertionResult launch() {
+    ++launches_;
+    process_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{kMosquittoPath, "-c", (dir_.path() / "mosquitto.conf").string()},
+        dir_.path() / ("mosquitto-" + std::to_string(launches_) + ".log"));
+    if (!process_->started()) return ::testing::AssertionFailure() << "cannot start mosquitto";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (accepts(port_)) return ::testing::AssertionSuccess();
+      if (auto status = process_->wait(std::chrono::milliseconds(0))) {
+        return ::testing::AssertionFailure()
+               << "mosquitto exited with " << *status << ": " << process_->log();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return ::testing::AssertionFailure()
+           << "mosquitto does not accept on port " << port_ << " after 10 s: " << process_->log();
+  }
+
+  void end(int sig) {
+    if (!process_) return;
+    process_->signal(sig);
+    if (!process_->wait(std::chrono::seconds(10))) {
+      process_->signal(SIGKILL);
+      process_->wait(std::chrono::seconds(5));
+    }
+    process_.reset();
+  }
+
+  Options options_;
+  TempDir dir_;
+  TestPki pki_;
+  int port_ = 0;
+  int launches_ = 0;
+  std::unique_ptr<ChildProcess> process_;
+};
+
+}  // namespace vigil::testing
