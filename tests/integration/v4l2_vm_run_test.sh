@@ -28,11 +28,16 @@ esac
 
 mkdir -p "$VIGIL_VM_WORK/jobs"
 job=$(mktemp -d "$VIGIL_VM_WORK/jobs/run.XXXXXX")
+# The guest mounts its own tmpfs over /tmp, so a checkout under /tmp is invisible inside the VM
+# except for the job directory itself: give the job its own copy of the binary and the model.
+cp "$VIGIL_BINARY" "$job/vigil"
+mkdir -p "$job/model"
+cp "$model/model.yaml" "$model/yolox_nano.onnx" "$job/model/"
 # Inference under TCG emulation takes about 6 s a frame, so detection is slow on purpose here:
 # the scheduler shares it fairly, which is part of what this test checks.
 cat > "$job/cameras.yaml" <<EOF
 version: 1
-detector: {model: $model, min_score: 0.3}
+detector: {model: $job/model, min_score: 0.3}
 cameras:
   - {name: cam0, source: /dev/video0, format: yuyv, width: 640, height: 480, fps: 10, detect_fps: 1}
   - {name: cam1, source: /dev/video1, format: auto, width: 640, height: 480, fps: 10, detect_fps: 1}
@@ -41,7 +46,7 @@ EOF
 cat > "$job/job.sh" <<EOF
 #!/bin/sh
 # In the VM: run the daemon, unplug /dev/video1 after 35 s, let it come back, stop after 80 s.
-"$VIGIL_BINARY" run --config cameras.yaml --duration 80 --summary-json summary.json > vigil.log 2>&1 &
+"$job/vigil" run --config cameras.yaml --duration 80 --summary-json summary.json > vigil.log 2>&1 &
 pid=\$!
 sleep 35
 echo "job: disconnecting /dev/video1"
