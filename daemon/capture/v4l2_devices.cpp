@@ -116,10 +116,7 @@ V4l2DeviceInfo probeNode(const fs::path& path) {
     info.error = "not a character device";
     return info;
   }
-  int fd = -1;
-  do {
-    fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
+  int fd = v4l2::openNode(path);
   if (fd < 0) {
     const int err = errno;
     info.error = err == EACCES || err == EPERM

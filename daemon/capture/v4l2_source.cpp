@@ -185,10 +185,7 @@ class V4l2Source final : public FrameSource {
 
   Expected<void> openDevice() {
     const std::string& path = camera_.location;
-    int fd = -1;
-    do {
-      fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
+    int fd = v4l2::openNode(path);
     if (fd < 0) {
       const int err = errno;
       switch (err) {

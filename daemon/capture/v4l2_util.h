@@ -2,6 +2,7 @@
 
 // Small helpers shared by the V4L2 source and the device listing.
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <libv4l2.h>
 
@@ -21,6 +22,16 @@ inline int xioctl(int fd, unsigned long request, void* arg) {
     rc = v4l2_ioctl(fd, request, arg);
   } while (rc < 0 && errno == EINTR);
   return rc;
+}
+
+// Opens a device node for streaming (non-blocking, not inherited), repeated when a signal
+// interrupts it. Returns the fd, or -1 with errno set.
+inline int openNode(const std::string& path) {
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
 }
 
 // "ENODEV (No such device)": the name for searching, the text for reading.
