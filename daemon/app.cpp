@@ -18,6 +18,8 @@
 #include "daemon/log.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/scheduler.h"
+#include "daemon/publish/event_publisher.h"
+#include "daemon/publish/mqtt_client.h"
 
 namespace vigil {
 
@@ -45,10 +47,47 @@ double percentile(std::vector<double> values, double p) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
-// What the io_context thread keeps per camera: the person count it last logged and a bounded
-// window of end-to-end latencies.
+constexpr auto kPresenceTick = std::chrono::milliseconds(250);
+
+std::vector<PublishedCamera> publishedCameras(const Config& config) {
+  std::vector<PublishedCamera> out;
+  for (const CameraConfig& c : config.cameras) {
+    if (c.enabled) out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks});
+  }
+  return out;
+}
+
+MqttSettings mqttSettings(const MqttConfig& c) {
+  MqttSettings s;
+  s.url = c.url;
+  s.clientId = c.clientId;
+  s.username = c.username;
+  s.password = c.password;
+  s.caFile = c.caFile;
+  s.certFile = c.certFile;
+  s.keyFile = c.keyFile;
+  s.qos = c.qos;
+  s.keepAlive = std::chrono::seconds(c.keepAlive);
+  s.bufferMessages = c.bufferMessages;
+  s.willTopic = statusTopic(c.topicPrefix);
+  s.willPayload = "offline";
+  return s;
+}
+
+EventPublisherSettings publisherSettings(const MqttConfig& c) {
+  EventPublisherSettings s;
+  s.topicPrefix = c.topicPrefix;
+  s.haDiscovery = c.enabled && c.haDiscovery;
+  s.haPrefix = c.haPrefix;
+  s.snapshots = c.enabled && c.snapshots;
+  s.instance = c.clientId;
+  s.version = VIGIL_VERSION;
+  s.qos = c.qos;
+  return s;
+}
+
+// What the io_context thread keeps per camera: a bounded window of end-to-end latencies.
 struct CameraView {
-  int persons = -1;
   std::vector<double> latencyMs;  // ring buffer
   std::size_t next = 0;
   static constexpr std::size_t kWindow = 4096;
@@ -65,7 +104,8 @@ struct CameraView {
 
 class Daemon {
  public:
-  explicit Daemon(RunOptions options) : options_(std::move(options)), signals_(io_) {}
+  explicit Daemon(RunOptions options)
+      : options_(std::move(options)), signals_(io_), presenceTimer_(io_) {}
 
   int run() {
     auto config = loadConfig(options_.configPath);
@@ -73,9 +113,14 @@ class Daemon {
       log_->error("{}", config.error().message);
       return 1;
     }
+    if (!startPublishing(config->mqtt)) return 1;
     if (!startWorker(config->detector)) return 1;
     config_ = *config;
+    // The retained state is OFF and queued before the first frame is even captured.
+    publisher_->setCameras(publishedCameras(config_));
+    if (mqtt_) mqtt_->start();
     for (const CameraConfig& c : config_.cameras) startCamera(c);
+    tickPresence();
     log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
                options_.configPath.string());
     if (cameras_.empty()) log_->warn("no enabled camera in {}", options_.configPath.string());
@@ -125,6 +170,50 @@ class Daemon {
     io_.stop();
   }
 
+  bool startPublishing(const MqttConfig& config) {
+    if (config.enabled) {
+      MqttSettings settings = mqttSettings(config);
+      if (auto ok = MqttClient::validate(settings); !ok) {
+        log_->error("{}", ok.error().message);
+        return false;
+      }
+      mqtt_ = std::make_unique<MqttClient>(std::move(settings));
+      log_->info("MQTT: {} as '{}'{}, topics under {}/, Home Assistant discovery {}", config.url,
+                 config.clientId, config.username.empty() ? "" : " user " + config.username,
+                 config.topicPrefix, config.haDiscovery ? "under " + config.haPrefix + "/" : "off");
+    } else {
+      log_->info("MQTT: off (no mqtt section in {})", options_.configPath.string());
+    }
+    publisher_ = std::make_unique<EventPublisher>(publisherSettings(config), mqtt_.get());
+    if (!mqtt_) return true;
+    // The client's callbacks come from its own threads: everything goes through the io_context.
+    mqtt_->setOnConnected([this] {
+      asio::post(io_, [this] {
+        // The first connect sends what setCameras() queued; later ones announce again, since a
+        // restarted broker may have lost the retained state.
+        if (mqttConnects_++ > 0) publisher_->announce();
+      });
+    });
+    if (config.haDiscovery) {
+      const std::string haStatus = publisher_->homeAssistantStatusTopic();
+      mqtt_->subscribe(haStatus);
+      mqtt_->setOnMessage([this, haStatus](std::string topic, std::string payload) {
+        if (topic != haStatus) return;
+        asio::post(io_, [this, p = std::move(payload)] { publisher_->onHomeAssistantStatus(p); });
+      });
+    }
+    return true;
+  }
+
+  void tickPresence() {
+    presenceTimer_.expires_after(kPresenceTick);
+    presenceTimer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      publisher_->tick(std::chrono::system_clock::now());
+      tickPresence();
+    });
+  }
+
   bool startWorker(const DetectorConfig& config) {
     auto detector = Detector::create(detectorOptions(config));
     if (!detector) {
@@ -157,31 +246,20 @@ class Daemon {
 
   void onResult(const FrameResult& r) {
     CameraView& view = views_[r.camera];
-    double latencyMs =
-        std::chrono::duration<double, std::milli>(r.doneTime - r.captureTime).count();
-    view.addLatency(latencyMs);
-    int persons = 0;
-    float best = 0;
-    for (const Detection& d : r.detections) {
-      if (d.classId == 0) {
-        ++persons;
-        best = std::max(best, d.score);
-      }
-    }
-    if (persons != view.persons) {
-      if (persons == 0) {
-        logger("pipeline")
-            ->info("[cam={}] no person (frame {}, latency {:.0f} ms)", r.camera, r.sequence,
-                   latencyMs);
-      } else {
-        logger("pipeline")
-            ->info(
-                "[cam={}] {} person(s), best score {:.2f} (frame {}, latency "
-                "{:.0f} ms)",
-                r.camera, persons, best, r.sequence, latencyMs);
-      }
-      view.persons = persons;
-    }
+    const auto steadyNow = SteadyClock::now();
+    const auto now = std::chrono::system_clock::now();
+    view.addLatency(std::chrono::duration<double, std::milli>(r.doneTime - r.captureTime).count());
+    ObservedFrame frame;
+    frame.camera = r.camera;
+    frame.sequence = r.sequence;
+    frame.width = r.width;
+    frame.height = r.height;
+    frame.captureTime = now - std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                  steadyNow - r.captureTime);
+    frame.detections = &r.detections;
+    frame.backend = r.backend;
+    frame.image = r.frame ? &r.frame->image : nullptr;
+    publisher_->onFrame(frame, now);
   }
 
   void reload() {
@@ -223,7 +301,12 @@ class Daemon {
         if (!wasRunning) ++added;
       }
     }
+    if (!(next->mqtt == config_.mqtt)) {
+      log_->warn("reload: the mqtt section changed; it takes effect at the next restart");
+      next->mqtt = config_.mqtt;
+    }
     config_ = *next;
+    publisher_->setCameras(publishedCameras(config_));
     log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running",
                restarted, added, removed, cameras_.size());
   }
@@ -232,6 +315,9 @@ class Daemon {
     // Cameras first, so no thread offers frames to a stopped scheduler.
     for (auto& [name, camera] : cameras_) camera->stop();
     if (worker_) worker_->stop();
+    if (publisher_) publisher_->endAll(std::chrono::system_clock::now());
+    // Clean stop: status offline, then a clean disconnect, so the broker sends no last will.
+    if (mqtt_) mqtt_->stop(publisher_->statusTopic(), "offline");
   }
 
   void writeSummary(const std::map<std::string, CameraState>& states) {
@@ -261,7 +347,14 @@ class Daemon {
     if (options_.summaryJson.empty()) return;
     nlohmann::json summary = {{"seconds", seconds},
                               {"detection_failures", worker_ ? worker_->failures() : 0},
+                              {"events_published", publisher_ ? publisher_->eventsPublished() : 0},
                               {"cameras", cameras}};
+    if (mqtt_) {
+      summary["mqtt"] = {{"published", mqtt_->published()},
+                         {"dropped", mqtt_->dropped()},
+                         {"buffered", mqtt_->bufferedNow()},
+                         {"reconnects", mqtt_->reconnects()}};
+    }
     std::ofstream out(options_.summaryJson);
     out << summary.dump(2) << '\n';
     if (!out) log_->error("{}: cannot write the summary", options_.summaryJson.string());
@@ -273,6 +366,10 @@ class Daemon {
   asio::signal_set signals_;
   Config config_;
   Scheduler scheduler_;
+  asio::steady_timer presenceTimer_;
+  std::unique_ptr<MqttClient> mqtt_;
+  std::unique_ptr<EventPublisher> publisher_;  // after mqtt_: it publishes through it
+  int mqttConnects_ = 0;
   std::unique_ptr<InferenceWorker> worker_;
   std::map<std::string, std::unique_ptr<Camera>> cameras_;
   std::map<std::string, CameraView> views_;

@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "detector/yaml_reader.h"
 
@@ -75,11 +81,196 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   }
 }
 
+double readNumber(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar()) r.fail(node, path, "expected a number");
+  const std::string text = node.Scalar();
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    r.fail(node, path, fmt::format("expected a number, got '{}'", text));
+  }
+  return value;
+}
+
+// [[x, y], ...] in normalized coordinates, at least three points.
+Polygon readPolygon(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.expectSequence(node, path);
+  if (node.size() < 3) {
+    r.fail(node, path,
+           fmt::format("a polygon needs at least 3 points [x, y], got {}", node.size()));
+  }
+  Polygon polygon;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string p = YamlReader::index(path, i);
+    const YAML::Node point = node[i];
+    if (!point.IsSequence() || point.size() != 2) {
+      r.fail(point, p, "a point is [x, y] with x and y between 0 and 1");
+    }
+    Point xy{};
+    for (std::size_t k = 0; k < 2; ++k) {
+      double v = readNumber(r, point[k], YamlReader::index(p, k));
+      if (v < 0 || v > 1) {
+        r.fail(point[k], YamlReader::index(p, k),
+               fmt::format("must be between 0 and 1 (a fraction of the frame), got {}", v));
+      }
+      (k == 0 ? xy.x : xy.y) = static_cast<float>(v);
+    }
+    polygon.push_back(xy);
+  }
+  return polygon;
+}
+
+std::chrono::milliseconds seconds(double value) {
+  return std::chrono::milliseconds(std::llround(value * 1000));
+}
+
+void readPresence(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+                  PresenceSettings& p) {
+  YAML::Node node = camera["presence"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "presence");
+  r.rejectUnknownKeys(node, path,
+                      {"min_frames", "min_score", "min_area", "clear_after", "update_interval"});
+  p.minFrames = static_cast<int>(r.getInt(node, path, "min_frames", 1, 100, 2));
+  p.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
+  p.minArea = static_cast<float>(r.getDouble(node, path, "min_area", 0, 1, 0));
+  p.clearAfter = seconds(r.getDouble(node, path, "clear_after", 0.1, 3600, 5));
+  p.updateInterval = seconds(r.getDouble(node, path, "update_interval", 0, 3600, 1));
+}
+
+void readZones(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+               CameraConfig& c) {
+  if (YAML::Node zones = camera["zones"]; zones.IsDefined() && !zones.IsNull()) {
+    const std::string path = YamlReader::join(cameraPath, "zones");
+    r.expectSequence(zones, path);
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < zones.size(); ++i) {
+      const std::string zp = YamlReader::index(path, i);
+      r.expectMap(zones[i], zp);
+      r.rejectUnknownKeys(zones[i], zp, {"name", "polygon"});
+      ZoneSpec zone;
+      zone.name = r.getString(zones[i], zp, "name");
+      if (!validName(zone.name) || zone.name == "person" || zone.name == "camera") {
+        r.fail(zones[i]["name"], YamlReader::join(zp, "name"),
+               fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, and not 'person' or "
+                           "'camera' (they name the whole camera's topics), got '{}'",
+                           zone.name));
+      }
+      if (!names.insert(zone.name).second) {
+        r.fail(zones[i]["name"], YamlReader::join(zp, "name"),
+               fmt::format("'{}' is already the name of another zone of this camera", zone.name));
+      }
+      zone.polygon =
+          readPolygon(r, r.child(zones[i], zp, "polygon"), YamlReader::join(zp, "polygon"));
+      c.zones.push_back(std::move(zone));
+    }
+  }
+  if (YAML::Node masks = camera["masks"]; masks.IsDefined() && !masks.IsNull()) {
+    const std::string path = YamlReader::join(cameraPath, "masks");
+    r.expectSequence(masks, path);
+    for (std::size_t i = 0; i < masks.size(); ++i) {
+      c.masks.push_back(readPolygon(r, masks[i], YamlReader::index(path, i)));
+    }
+  }
+}
+
+// An MQTT topic level sequence of our own: no wildcards, no empty levels.
+void checkTopicPrefix(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                      const std::string& value) {
+  bool bad = value.empty() || value.front() == '/' || value.back() == '/' ||
+             value.find("//") != std::string::npos ||
+             value.find_first_of("+#") != std::string::npos ||
+             value.find('\0') != std::string::npos;
+  if (bad) {
+    r.fail(node, path,
+           fmt::format("must be topic levels like 'vigil' or 'home/vigil': not empty, no '+' or "
+                       "'#', no leading, trailing or double '/', got '{}'",
+                       value));
+  }
+}
+
+std::string readSecretFile(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                           const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) {
+    r.fail(node, path, fmt::format("cannot read '{}': {}", file.string(), std::strerror(errno)));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string secret = text.str();
+  // One line, as `echo secret > file` writes it.
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.empty()) r.fail(node, path, fmt::format("'{}' is empty", file.string()));
+  return secret;
+}
+
+void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& base,
+              MqttConfig& m) {
+  YAML::Node node = root["mqtt"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = "mqtt";
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path,
+                      {"url", "client_id", "username", "password_file", "ca_file", "cert_file",
+                       "key_file", "topic_prefix", "qos", "keepalive", "buffer_messages",
+                       "ha_discovery", "ha_prefix", "snapshots"});
+  m.enabled = true;
+  m.url = r.getString(node, path, "url", m.url);
+  if (!startsWith(m.url, "mqtt://") && !startsWith(m.url, "mqtts://")) {
+    r.fail(node["url"], "mqtt.url",
+           fmt::format("must be mqtt://host:port or mqtts://host:port, got '{}'", m.url));
+  }
+  m.clientId = r.getString(node, path, "client_id", m.clientId);
+  if (!validName(m.clientId)) {
+    r.fail(node["client_id"], "mqtt.client_id",
+           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", m.clientId));
+  }
+  m.username = r.getString(node, path, "username", "");
+  m.passwordFile = r.getString(node, path, "password_file", "");
+  if (!m.passwordFile.empty()) {
+    m.passwordFile = resolve(base, m.passwordFile).string();
+    m.password = readSecretFile(r, node["password_file"], "mqtt.password_file", m.passwordFile);
+  } else if (const char* env = std::getenv(kMqttPasswordEnv); env != nullptr && *env != 0) {
+    m.password = env;
+  }
+  if (!m.password.empty() && m.username.empty()) {
+    r.fail(node, "mqtt.username", "a password is set but no username (MQTT needs both)");
+  }
+  const std::pair<const char*, std::string*> files[] = {
+      {"ca_file", &m.caFile}, {"cert_file", &m.certFile}, {"key_file", &m.keyFile}};
+  for (const auto& [key, value] : files) {
+    *value = r.getString(node, path, key, "");
+    if (value->empty()) continue;
+    *value = resolve(base, *value).string();
+    const std::string keyPath = YamlReader::join(path, key);
+    if (!startsWith(m.url, "mqtts://")) {
+      r.fail(node[key], keyPath, fmt::format("set, but mqtt.url '{}' is not mqtts://", m.url));
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*value, ec)) {
+      r.fail(node[key], keyPath, fmt::format("no such file '{}'", *value));
+    }
+  }
+  if (!m.keyFile.empty() && m.certFile.empty()) {
+    r.fail(node["key_file"], "mqtt.key_file", "set without mqtt.cert_file");
+  }
+  m.topicPrefix = r.getString(node, path, "topic_prefix", m.topicPrefix);
+  checkTopicPrefix(r, node["topic_prefix"], "mqtt.topic_prefix", m.topicPrefix);
+  m.qos = static_cast<int>(r.getInt(node, path, "qos", 0, 2, 1));
+  m.keepAlive = static_cast<int>(r.getInt(node, path, "keepalive", 5, 3600, 30));
+  m.bufferMessages =
+      static_cast<std::size_t>(r.getInt(node, path, "buffer_messages", 1, 1000000, 1000));
+  m.haDiscovery = r.getBool(node, path, "ha_discovery", true);
+  m.haPrefix = r.getString(node, path, "ha_prefix", m.haPrefix);
+  checkTopicPrefix(r, node["ha_prefix"], "mqtt.ha_prefix", m.haPrefix);
+  m.snapshots = r.getBool(node, path, "snapshots", false);
+}
+
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base) {
-  r.rejectUnknownKeys(
-      node, path,
-      {"name", "source", "format", "width", "height", "fps", "detect_fps", "enabled", "loop"});
+  r.rejectUnknownKeys(node, path,
+                      {"name", "source", "format", "width", "height", "fps", "detect_fps",
+                       "enabled", "loop", "zones", "masks", "presence"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -133,17 +324,20 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   if (c.loop && c.kind != SourceKind::kFile) {
     r.fail(node["loop"], YamlReader::join(path, "loop"), "only file: sources can loop");
   }
+  readZones(r, node, path, c);
+  readPresence(r, node, path, c.presence);
   return c;
 }
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "", {"version", "detector", "cameras"});
+  r.rejectUnknownKeys(root, "", {"version", "detector", "mqtt", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   readDetector(r, root, base, config.detector);
+  readMqtt(r, root, base, config.mqtt);
   YAML::Node cameras = r.child(root, "", "cameras");
   r.expectSequence(cameras, "cameras");
   std::set<std::string> names;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/pipeline/presence_tracker.h"
 #include "detector/error.h"
 
 namespace vigil {
@@ -25,7 +26,10 @@ struct CameraConfig {
   double fps = 10;       // capture rate asked of the device
   double detectFps = 5;  // how often a frame of this camera goes to the detector
   bool enabled = true;
-  bool loop = false;  // file sources: start again at the end
+  bool loop = false;            // file sources: start again at the end
+  std::vector<ZoneSpec> zones;  // named regions with their own presence state
+  std::vector<Polygon> masks;   // a person standing in one of these is ignored
+  PresenceSettings presence;
 
   bool operator==(const CameraConfig&) const = default;
 };
@@ -41,12 +45,38 @@ struct DetectorConfig {
   bool operator==(const DetectorConfig&) const = default;
 };
 
+// The `mqtt` section. Absent: no MQTT at all.
+struct MqttConfig {
+  bool enabled = false;
+  std::string url = "mqtt://127.0.0.1:1883";
+  std::string clientId = "vigil";
+  std::string username;
+  std::string passwordFile;  // where the password came from, for messages; never the password
+  std::string password;      // from password_file, else $VIGIL_MQTT_PASSWORD; never logged
+  std::string caFile;
+  std::string certFile;
+  std::string keyFile;
+  std::string topicPrefix = "vigil";
+  int qos = 1;
+  int keepAlive = 30;  // seconds
+  std::size_t bufferMessages = 1000;
+  bool haDiscovery = true;
+  std::string haPrefix = "homeassistant";
+  bool snapshots = false;
+
+  bool operator==(const MqttConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path file;
   int version = 1;
   DetectorConfig detector;
+  MqttConfig mqtt;
   std::vector<CameraConfig> cameras;
 };
+
+// The environment variable that holds the MQTT password when mqtt.password_file is not set.
+inline constexpr const char* kMqttPasswordEnv = "VIGIL_MQTT_PASSWORD";
 
 // Reads and validates cameras.yaml. The error names file:line:col, the key path and the reason,
 // e.g. "cameras.yaml:12:5: cameras[1].fps: must be between 0.1 and 120, got 0".

@@ -10,8 +10,9 @@ namespace vigil {
 
 namespace {
 
-// Frames per camera: one being filled by capture, one waiting in the slot, one in the detector.
-constexpr std::size_t kFramesPerCamera = 3;
+// Frames per camera: one being filled by capture, one waiting in the slot, one in the detector,
+// one in its result on the way to the publisher.
+constexpr std::size_t kFramesPerCamera = 4;
 constexpr std::chrono::milliseconds kReadTimeout{1000};
 
 }  // namespace

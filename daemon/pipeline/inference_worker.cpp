@@ -61,6 +61,7 @@ void InferenceWorker::run() {
     out.detections = result.detections;
     out.timings = result.timings;
     out.backend = backend;
+    out.frame = std::move(job->frame);
     onResult_(std::move(out));
   }
 }

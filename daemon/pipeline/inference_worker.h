@@ -26,6 +26,9 @@ struct FrameResult {
   std::vector<Detection> detections;
   StageTimings timings;
   std::string backend;
+  // The picture itself (snapshots, the status page's latest frame). It goes back to its
+  // camera's pool when the result is destroyed, so whoever keeps pixels copies them.
+  FrameHandle frame;
 };
 
 // The thread that owns the detector: takes the next job from the scheduler, runs the detector

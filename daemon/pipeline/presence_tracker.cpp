@@ -104,6 +104,24 @@ PresenceTracker::State PresenceTracker::state(std::string_view zone) const {
   return State{false, 0};
 }
 
+void PresenceTracker::endAll(std::vector<PresenceEvent>& out) {
+  for (Tracker& tracker : trackers_) {
+    if (tracker.present) {
+      emit(tracker, PresenceEventType::kEnd, 0, out);
+      tracker.present = false;
+      tracker.count = 0;
+    }
+    tracker.streak = 0;
+  }
+}
+
+std::optional<std::uint64_t> PresenceTracker::bestFrame() const {
+  const Tracker& camera = trackers_.front();
+  if (camera.present) return camera.bestFrame;
+  if (camera.streak > 0) return camera.streakBestFrame;
+  return std::nullopt;
+}
+
 bool PresenceTracker::counts(const Tracker& tracker, const Candidate& candidate) const {
   return tracker.wholeCamera || contains(tracker.polygon, candidate.foot);
 }
@@ -203,7 +221,7 @@ void PresenceTracker::emit(const Tracker& tracker, PresenceEventType type, int c
   event.boxes.reserve(static_cast<std::size_t>(count));
   for (const Candidate& candidate : candidates_) {
     if (counts(tracker, candidate)) {
-      event.boxes.push_back(candidate.box);
+      event.boxes.push_back(Detection{candidate.box, candidate.score, 0});
     }
   }
 }

@@ -15,6 +15,8 @@ namespace vigil {
 struct Point {
   float x;
   float y;
+
+  bool operator==(const Point&) const = default;
 };
 
 using Polygon = std::vector<Point>;
@@ -30,6 +32,8 @@ struct PresenceSettings {
   float minArea = 0.0F;   // fraction of the frame area, 0..1; counts at area >= minArea
   std::chrono::milliseconds clearAfter{5000};      // without a person this long: `end`
   std::chrono::milliseconds updateInterval{1000};  // min gap from a new/update to the next update
+
+  bool operator==(const PresenceSettings&) const = default;
 };
 
 // A named region of one camera. Names must be unique per camera and not empty (the config
@@ -37,6 +41,8 @@ struct PresenceSettings {
 struct ZoneSpec {
   std::string name;
   Polygon polygon;
+
+  bool operator==(const ZoneSpec&) const = default;
 };
 
 // One frame's detector output. `detections` (pixels, as the detector returns them) is
@@ -57,10 +63,10 @@ struct PresenceEvent {
   std::string eventId;  // the same for the new, updates and end of one event
   std::chrono::system_clock::time_point start;  // time of the first frame of the streak
   std::optional<std::chrono::system_clock::time_point> end;  // kEnd only: last frame with one
-  int count;                // counted persons in the triggering frame; 0 for kEnd
-  float maxScore;           // highest counted score over the whole event so far
-  std::vector<Box> boxes;   // normalized 0..1 x,y,w,h of the counted persons; empty for kEnd
-  std::uint64_t bestFrame;  // sequence of the (first) frame with maxScore
+  int count;                     // counted persons in the triggering frame; 0 for kEnd
+  float maxScore;                // highest counted score over the whole event so far
+  std::vector<Detection> boxes;  // the counted persons, box normalized 0..1; empty for kEnd
+  std::uint64_t bestFrame;       // sequence of the (first) frame with maxScore
 };
 
 // Turns one camera's detections into presence events, with one independent state machine for
@@ -109,6 +115,14 @@ class PresenceTracker {
   // Ends events whose clearAfter has passed; call it periodically so an event ends when frames
   // stop arriving (camera lost, detector stalled).
   void tick(std::chrono::system_clock::time_point now, std::vector<PresenceEvent>& out);
+  // Ends every open event now (end = its last frame with a person) and forgets streaks: the
+  // camera is going away or its settings change.
+  void endAll(std::vector<PresenceEvent>& out);
+
+  // The sequence of the frame with the highest counted score of the whole camera's current
+  // event, or of its streak towards one; nullopt when neither is open. After observe() it tells
+  // whether that frame is the best so far (a snapshot worth keeping).
+  std::optional<std::uint64_t> bestFrame() const;
 
   // `zone` empty: the whole camera. An unknown zone reads as absent.
   State state(std::string_view zone = {}) const;

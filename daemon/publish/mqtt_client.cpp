@@ -219,6 +219,16 @@ void MqttClient::setOnConnected(std::function<void()> callback) {
   onConnected_ = std::move(callback);
 }
 
+void MqttClient::subscribe(std::string topicFilter) {
+  std::lock_guard lock(mutex_);
+  subscriptions_.push_back(std::move(topicFilter));
+}
+
+void MqttClient::setOnMessage(std::function<void(std::string topic, std::string payload)> handler) {
+  std::lock_guard lock(mutex_);
+  onMessage_ = std::move(handler);
+}
+
 std::string MqttClient::lastError() const {
   std::lock_guard lock(mutex_);
   return lastError_;
@@ -232,6 +242,18 @@ void MqttClient::start() {
     return;
   }
   started_ = true;
+  if (onMessage_) {
+    // Set once here, before any connect: Paho calls it from its own thread.
+    client_->set_message_callback([handler = onMessage_](mqtt::const_message_ptr message) {
+      if (!message) return;
+      try {
+        handler(message->get_topic(), message->to_string());
+      } catch (const std::exception& e) {
+        logger("mqtt")->error("handling a message on {} failed: {}", message->get_topic(),
+                              e.what());
+      }
+    });
+  }
   nextAttempt_ = std::chrono::steady_clock::now();
   worker_ = std::thread([this] { run(); });
   pthread_setname_np(worker_.native_handle(), "mqtt");
@@ -349,6 +371,20 @@ void MqttClient::attemptConnect() {
     return;
   }
   std::function<void()> onConnected;
+  std::vector<std::string> subscriptions;
+  {
+    std::lock_guard lock(mutex_);
+    subscriptions = subscriptions_;
+  }
+  // Clean sessions: the broker forgets subscriptions with the connection, so every connect
+  // subscribes again.
+  for (const std::string& filter : subscriptions) {
+    try {
+      client_->subscribe(filter, settings_.qos)->wait_for(kConnectTimeout);
+    } catch (const mqtt::exception& e) {
+      logger("mqtt")->warn("cannot subscribe to {}: {}", filter, e.what());
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     connected_ = true;

@@ -12,7 +12,9 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
+#include "daemon/publish/message_sink.h"
 #include "detector/error.h"
 
 namespace mqtt {
@@ -62,12 +64,12 @@ struct MqttSettings {
 // Errors: nothing throws out of this class. Connection failures are logged (logger "mqtt")
 // once per change of state or reason, with the URL but never the password; lastError()
 // holds the latest reason.
-class MqttClient {
+class MqttClient : public MessageSink {
  public:
   explicit MqttClient(MqttSettings settings);
   // stop("", "") if still running: no final message, clean disconnect. Takes about 1 s when
   // it is the process's last Paho client (Paho joins its internal threads).
-  ~MqttClient();
+  ~MqttClient() override;
   MqttClient(const MqttClient&) = delete;
   MqttClient& operator=(const MqttClient&) = delete;
 
@@ -85,7 +87,13 @@ class MqttClient {
   void stop(std::string_view finalTopic, std::string_view finalPayload);
 
   // Queues a message; see "Delivery" above. Never blocks on the network.
-  void publish(std::string topic, std::string payload, bool retained);
+  void publish(std::string topic, std::string payload, bool retained) override;
+
+  // Subscribes to `topicFilter` (at settings.qos) on every connect; messages arrive at the
+  // handler set with setOnMessage(), from a Paho thread (post to your own executor). Call both
+  // before start().
+  void subscribe(std::string topicFilter);
+  void setOnMessage(std::function<void(std::string topic, std::string payload)> handler);
 
   // Called after every successful connect and reconnect, from the client's internal thread
   // (not the caller's): post to your own executor (asio::post) before touching your state.
@@ -122,6 +130,8 @@ class MqttClient {
   std::unique_ptr<mqtt::async_client> client_;
   std::unique_ptr<mqtt::connect_options> connectOptions_;
   std::function<void()> onConnected_;
+  std::function<void(std::string, std::string)> onMessage_;
+  std::vector<std::string> subscriptions_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

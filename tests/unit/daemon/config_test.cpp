@@ -75,13 +75,14 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    source: /dev/video0\n"
                     "    fps: 0\n"),
             "/etc/vigil/cameras.yaml:5:10: cameras[0].fps: must be between 0.1 and 120, got 0");
-  EXPECT_EQ(errorOf("version: 1\n"
-                    "cameras:\n"
-                    "  - name: front\n"
-                    "    source: /dev/video0\n"
-                    "    fsp: 10\n"),
-            "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
-            "source, format, width, height, fps, detect_fps, enabled, loop)");
+  EXPECT_EQ(
+      errorOf("version: 1\n"
+              "cameras:\n"
+              "  - name: front\n"
+              "    source: /dev/video0\n"
+              "    fsp: 10\n"),
+      "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
+      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -111,13 +112,127 @@ TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
   EXPECT_NE(errorOf("version: 1\ncameras:\n  - {name: a, source: /dev/video0, format: h264}\n")
                 .find("cameras[0].format: must be auto, mjpeg or yuyv, got 'h264'"),
             std::string::npos);
-  EXPECT_NE(errorOf("version: 1\nmqtt: {}\ncameras: []\n").find("mqtt: unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf("version: 1\nmqtt: {broker: x}\ncameras: []\n").find("mqtt.broker: unknown key"),
+      std::string::npos);
   EXPECT_NE(errorOf("version: 1\nversion: 1\ncameras: []\n").find("2:1: version: duplicate key"),
             std::string::npos);
   EXPECT_NE(errorOf("version: 1\ncameras: [\n").find("invalid YAML"), std::string::npos);
   EXPECT_NE(errorOf("version: 1\ncameras:\n  - {name: a, source: /dev/video0, width: wide}\n")
                 .find("cameras[0].width: expected an integer, got 'wide'"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, NoMqttSectionMeansNoMqtt) {
+  auto c = parse(kMinimal);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_FALSE(c->mqtt.enabled);
+  EXPECT_TRUE(c->cameras[0].zones.empty());
+  EXPECT_EQ(c->cameras[0].presence, PresenceSettings{});
+}
+
+TEST(ConfigTest, MqttSectionWithPasswordFileAndDefaults) {
+  TempDir dir;
+  std::ofstream(dir.path() / "mqtt-password") << "s3cret\n";
+  std::ofstream(dir.path() / "cameras.yaml") << "version: 1\n"
+                                                "mqtt:\n"
+                                                "  url: mqtt://192.0.2.5:1883\n"
+                                                "  username: vigil\n"
+                                                "  password_file: mqtt-password\n"
+                                                "  topic_prefix: home/vigil\n"
+                                                "cameras: []\n";
+  auto c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  const MqttConfig& m = c->mqtt;
+  EXPECT_TRUE(m.enabled);
+  EXPECT_EQ(m.url, "mqtt://192.0.2.5:1883");
+  EXPECT_EQ(m.password, "s3cret") << "one line, without its newline";
+  EXPECT_EQ(m.passwordFile, (dir.path() / "mqtt-password").string());
+  EXPECT_EQ(m.topicPrefix, "home/vigil");
+  EXPECT_EQ(m.clientId, "vigil");
+  EXPECT_EQ(m.qos, 1);
+  EXPECT_EQ(m.bufferMessages, 1000U);
+  EXPECT_TRUE(m.haDiscovery);
+  EXPECT_EQ(m.haPrefix, "homeassistant");
+  EXPECT_FALSE(m.snapshots);
+}
+
+TEST(ConfigTest, MqttPasswordFromTheEnvironmentWhenNoFile) {
+  ::setenv(kMqttPasswordEnv, "from-env", 1);
+  auto c = parse("version: 1\nmqtt: {username: u}\ncameras: []\n");
+  ::unsetenv(kMqttPasswordEnv);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->mqtt.password, "from-env");
+}
+
+TEST(ConfigTest, MqttMistakesAreCaughtAtLoad) {
+  EXPECT_NE(errorOf("version: 1\nmqtt: {url: 'tcp://h:1883'}\ncameras: []\n")
+                .find("mqtt.url: must be mqtt://host:port or mqtts://host:port"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\nmqtt: {password_file: /nonexistent/pw}\ncameras: []\n")
+                .find("mqtt.password_file: cannot read '/nonexistent/pw'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\nmqtt: {url: 'mqtt://h', ca_file: /etc/hostname}\ncameras: []\n")
+                .find("mqtt.ca_file: set, but mqtt.url 'mqtt://h' is not mqtts://"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\nmqtt: {topic_prefix: 'vigil/#'}\ncameras: []\n")
+                .find("mqtt.topic_prefix: must be topic levels"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\nmqtt: {qos: 3}\ncameras: []\n")
+                .find("mqtt.qos: must be between 0 and 2"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, ZonesMasksAndPresence) {
+  auto c = parse(
+      "version: 1\n"
+      "cameras:\n"
+      "  - name: yard\n"
+      "    source: /dev/video0\n"
+      "    zones:\n"
+      "      - name: driveway\n"
+      "        polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]\n"
+      "    masks:\n"
+      "      - [[0, 0], [0.2, 0], [0.2, 0.2]]\n"
+      "    presence: {min_frames: 3, min_score: 0.6, min_area: 0.01, clear_after: 10,\n"
+      "               update_interval: 2.5}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  const CameraConfig& cam = c->cameras[0];
+  ASSERT_EQ(cam.zones.size(), 1U);
+  EXPECT_EQ(cam.zones[0].name, "driveway");
+  EXPECT_EQ(cam.zones[0].polygon, (Polygon{{0, 0.5F}, {1, 0.5F}, {1, 1}, {0, 1}}));
+  ASSERT_EQ(cam.masks.size(), 1U);
+  EXPECT_EQ(cam.masks[0].size(), 3U);
+  EXPECT_EQ(cam.presence.minFrames, 3);
+  EXPECT_FLOAT_EQ(cam.presence.minScore, 0.6F);
+  EXPECT_FLOAT_EQ(cam.presence.minArea, 0.01F);
+  EXPECT_EQ(cam.presence.clearAfter, std::chrono::milliseconds(10000));
+  EXPECT_EQ(cam.presence.updateInterval, std::chrono::milliseconds(2500));
+}
+
+TEST(ConfigTest, ZoneMistakesNameThePoint) {
+  const std::string head = "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n";
+  EXPECT_NE(errorOf(head + "    zones: [{name: z, polygon: [[0, 0], [1, 0]]}]\n")
+                .find("cameras[0].zones[0].polygon: a polygon needs at least 3 points"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    zones: [{name: z, polygon: [[0, 0], [1, 0], [1.5, 1]]}]\n")
+                .find("cameras[0].zones[0].polygon[2][0]: must be between 0 and 1"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    zones: [{name: z, polygon: [[0, 0], [1, 0], [x, 1]]}]\n")
+                .find("polygon[2][0]: expected a number, got 'x'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    zones: [{name: person, polygon: [[0, 0], [1, 0], [1, 1]]}]\n")
+                .find("cameras[0].zones[0].name: must be"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    zones: [{name: z, polygon: [[0, 0], [1, 0], [1, 1]]},"
+                           " {name: z, polygon: [[0, 0], [1, 0], [1, 1]]}]\n")
+                .find("cameras[0].zones[1].name: 'z' is already the name of another zone"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    masks: [[[0, 0], [1, 0]]]\n")
+                .find("cameras[0].masks[0]: a polygon needs at least 3 points"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    presence: {min_frames: 0}\n")
+                .find("cameras[0].presence.min_frames: must be between 1 and 100"),
             std::string::npos);
 }
 

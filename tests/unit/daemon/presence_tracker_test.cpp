@@ -104,10 +104,10 @@ TEST(PresenceTrackerTest, NewAfterMinFramesConsecutiveAndEmptyFrameResetsStreak)
   EXPECT_FLOAT_EQ(e.maxScore, 0.9F);
   EXPECT_EQ(e.bestFrame, 300U);
   ASSERT_EQ(e.boxes.size(), 1U);
-  EXPECT_FLOAT_EQ(e.boxes[0].x, 0.1F);
-  EXPECT_FLOAT_EQ(e.boxes[0].y, 0.1F);
-  EXPECT_FLOAT_EQ(e.boxes[0].width, 0.1F);
-  EXPECT_FLOAT_EQ(e.boxes[0].height, 0.6F);
+  EXPECT_FLOAT_EQ(e.boxes[0].box.x, 0.1F);
+  EXPECT_FLOAT_EQ(e.boxes[0].box.y, 0.1F);
+  EXPECT_FLOAT_EQ(e.boxes[0].box.width, 0.1F);
+  EXPECT_FLOAT_EQ(e.boxes[0].box.height, 0.6F);
   EXPECT_TRUE(rig.tracker().state().present);
   EXPECT_EQ(rig.tracker().state().count, 1);
 }
@@ -121,8 +121,8 @@ TEST(PresenceTrackerTest, NewCarriesStreakMaxScoreAndTriggeringFrameBoxes) {
   EXPECT_FLOAT_EQ(events[0].maxScore, 0.95F);
   EXPECT_EQ(events[0].bestFrame, 1000U);
   ASSERT_EQ(events[0].boxes.size(), 1U);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].x, 0.2F);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].y, 0.2F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.x, 0.2F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.y, 0.2F);
 }
 
 TEST(PresenceTrackerTest, FrameStallRestartsStreak) {
@@ -150,8 +150,8 @@ TEST(PresenceTrackerTest, UpdateWhenCountChanges) {
   EXPECT_FALSE(events[0].end.has_value());
   EXPECT_EQ(events[0].count, 2);
   ASSERT_EQ(events[0].boxes.size(), 2U);
-  EXPECT_FLOAT_EQ(events[0].boxes[1].x, 0.56F);
-  EXPECT_FLOAT_EQ(events[0].boxes[1].y, 0.5F);
+  EXPECT_FLOAT_EQ(events[0].boxes[1].box.x, 0.56F);
+  EXPECT_FLOAT_EQ(events[0].boxes[1].box.y, 0.5F);
   EXPECT_EQ(rig.tracker().state().count, 2);
 
   EXPECT_EQ(kinds(rig.frame(2200, two)), "") << "nothing changed";
@@ -309,8 +309,8 @@ TEST(PresenceTrackerTest, FiltersByClassScoreAndArea) {
   EXPECT_EQ(events[0].count, 2);
   EXPECT_FLOAT_EQ(events[0].maxScore, 0.6F);
   ASSERT_EQ(events[0].boxes.size(), 2U);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].x, 0.0F);
-  EXPECT_FLOAT_EQ(events[0].boxes[1].x, 0.8F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.x, 0.0F);
+  EXPECT_FLOAT_EQ(events[0].boxes[1].box.x, 0.8F);
 }
 
 TEST(PresenceTrackerTest, FrameWithoutDetectionsOrSizeCountsNobody) {
@@ -346,8 +346,8 @@ TEST(PresenceTrackerTest, ZoneTestsTheBottomCentrePoint) {
   EXPECT_EQ(events[0].start, at(300));
   EXPECT_EQ(events[0].count, 1);
   ASSERT_EQ(events[0].boxes.size(), 1U);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].x, 0.66F);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].y, 0.05F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.x, 0.66F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.y, 0.05F);
   EXPECT_EQ(rig.tracker().state("yard").count, 1);
   EXPECT_EQ(rig.tracker().state().count, 2);
 }
@@ -359,8 +359,8 @@ TEST(PresenceTrackerTest, PersonCutOffByTheBottomEdgeStandsInAZoneDrawnToThatEdg
   auto events = rig.frame(100, close);
   ASSERT_EQ(kinds(events), "new@camera,new@path");
   ASSERT_EQ(events[1].boxes.size(), 1U);
-  EXPECT_FLOAT_EQ(events[1].boxes[0].y, 0.6F);
-  EXPECT_FLOAT_EQ(events[1].boxes[0].height, 0.4F) << "clipped to the frame";
+  EXPECT_FLOAT_EQ(events[1].boxes[0].box.y, 0.6F);
+  EXPECT_FLOAT_EQ(events[1].boxes[0].box.height, 0.4F) << "clipped to the frame";
 }
 
 TEST(PresenceTrackerTest, MasksIgnorePersonsStandingInThem) {
@@ -382,7 +382,7 @@ TEST(PresenceTrackerTest, MasksIgnorePersonsStandingInThem) {
   EXPECT_EQ(events[0].count, 1);
   EXPECT_EQ(events[1].count, 1);
   ASSERT_EQ(events[0].boxes.size(), 1U);
-  EXPECT_FLOAT_EQ(events[0].boxes[0].x, 0.2F);
+  EXPECT_FLOAT_EQ(events[0].boxes[0].box.x, 0.2F);
 }
 
 TEST(PresenceTrackerTest, ZoneAndCameraTrackersAreIndependent) {

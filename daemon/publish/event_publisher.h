@@ -1,0 +1,138 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <opencv2/core.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/pipeline/presence_tracker.h"
+#include "daemon/publish/ha_discovery.h"
+#include "daemon/publish/message_sink.h"
+#include "detector/box.h"
+
+namespace vigil {
+
+struct EventPublisherSettings {
+  std::string topicPrefix = "vigil";
+  bool haDiscovery = true;
+  std::string haPrefix = "homeassistant";
+  bool snapshots = false;          // publish the best frame of each event as a retained JPEG
+  std::string instance = "vigil";  // the MQTT client id; names the Home Assistant device
+  std::string version;
+  int qos = 1;  // told to Home Assistant in the discovery payloads
+};
+
+// What the publisher needs to know of one camera.
+struct PublishedCamera {
+  std::string name;
+  PresenceSettings presence;
+  std::vector<ZoneSpec> zones;
+  std::vector<Polygon> masks;
+
+  bool operator==(const PublishedCamera&) const = default;
+};
+
+// One frame's detections, as the inference worker produced them. Everything is borrowed for
+// the onFrame() call.
+struct ObservedFrame {
+  std::string_view camera;
+  std::uint64_t sequence = 0;
+  int width = 0;
+  int height = 0;
+  std::chrono::system_clock::time_point captureTime;   // wall-clock time of the capture
+  const std::vector<Detection>* detections = nullptr;  // pixels; nullptr: none
+  std::string_view backend;                            // which backend produced them
+  const cv::Mat* image = nullptr;  // the frame (BGR) for snapshots; nullptr: none
+};
+
+// Turns frame results into presence state and events, and publishes them (topics under
+// `topicPrefix`, default "vigil"):
+//   <prefix>/status                  retained online (offline is the client's will and stop)
+//   <prefix>/<camera>/person         retained ON / OFF          (and <camera>/<zone>/person)
+//   <prefix>/<camera>/person/count   retained number of persons (and <camera>/<zone>/...)
+//   <prefix>/<camera>/person/snapshot retained JPEG of the best frame of the event (optional)
+//   <prefix>/events                  JSON new / update / end, not retained
+// plus Home Assistant discovery (see ha_discovery.h).
+//
+// Event JSON (schema 1): {"schema":1, "type":"new"|"update"|"end", "camera", "zone" (null for
+// the whole camera), "event_id", "start", "end" (ISO 8601 UTC with milliseconds; end null until
+// the end), "count", "max_score", "boxes" [{"x","y","w","h","score"}] normalized 0..1,
+// "backend", "latency_ms" (capture of the triggering frame to publish; null for end)}.
+//
+// Count topics follow the events, so they are rate-limited like updates (update_interval).
+//
+// Threads: one thread (the daemon's io_context) calls everything. `sink` may be nullptr (no
+// MQTT configured): state and events are still kept and logged.
+class EventPublisher {
+ public:
+  using TimePoint = std::chrono::system_clock::time_point;
+
+  EventPublisher(EventPublisherSettings settings, MessageSink* sink);
+
+  // Adds, replaces (settings changed) and removes cameras. A replaced or removed camera ends
+  // its open events first; a removed camera's retained topics and discovery entities are
+  // cleared. The first call announces everything (see announce()), so the retained state is
+  // OFF before the first detection.
+  void setCameras(const std::vector<PublishedCamera>& cameras);
+
+  void onFrame(const ObservedFrame& frame, TimePoint now);
+  // Ends events whose clear_after passed without frames (camera lost, detector stalled).
+  void tick(TimePoint now);
+  // Ends every open event (clean stop); the caller then publishes status offline.
+  void endAll(TimePoint now);
+
+  // Publishes status online, the discovery configs, and every camera's and zone's current
+  // state, count and latest snapshot. Call it after every reconnect (a restarted broker may
+  // have lost the retained messages).
+  void announce();
+  // Home Assistant's birth message: re-announce when it says "online".
+  void onHomeAssistantStatus(std::string_view payload);
+
+  std::string statusTopic() const;
+  std::string homeAssistantStatusTopic() const;  // <ha_prefix>/status
+
+  // For metrics and the status API; nullopt for an unknown camera.
+  std::optional<PresenceTracker::State> state(std::string_view camera,
+                                              std::string_view zone = {}) const;
+  std::uint64_t eventsPublished() const { return eventsPublished_; }
+  std::uint64_t snapshotsPublished() const { return snapshotsPublished_; }
+
+ private:
+  struct CameraState {
+    PublishedCamera spec;
+    std::unique_ptr<PresenceTracker> tracker;
+    // The best frame of the open event or streak, kept for the snapshot (buffer reused).
+    cv::Mat candidate;
+    std::optional<std::uint64_t> candidateSequence;
+    std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
+    std::string snapshotJpeg;                        // the last one published, for announce()
+  };
+
+  CameraState& addCamera(const PublishedCamera& spec);
+  void endAll(CameraState& camera, TimePoint now);
+  void publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now);
+  void publishState(const CameraState& camera, const std::string& zone);
+  void publishSnapshot(CameraState& camera);
+  void clearCamera(const CameraState& camera);
+  DiscoverySettings discoverySettings() const;
+  DiscoveredCamera discovered(const CameraState& camera) const;
+  void send(std::string topic, std::string payload, bool retained);
+
+  EventPublisherSettings settings_;
+  MessageSink* sink_;
+  std::map<std::string, CameraState, std::less<>> cameras_;
+  std::vector<PresenceEvent> events_;  // reused
+  bool announced_ = false;
+  std::uint64_t eventsPublished_ = 0;
+  std::uint64_t snapshotsPublished_ = 0;
+};
+
+// "2026-11-29T21:40:01.123Z"
+std::string isoUtc(std::chrono::system_clock::time_point time);
+
+}  // namespace vigil

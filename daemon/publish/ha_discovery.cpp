@@ -1,0 +1,140 @@
+#include "daemon/publish/ha_discovery.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace vigil {
+
+std::string personTopic(const std::string& prefix, const std::string& camera,
+                        const std::string& zone) {
+  return zone.empty() ? fmt::format("{}/{}/person", prefix, camera)
+                      : fmt::format("{}/{}/{}/person", prefix, camera, zone);
+}
+
+std::string countTopic(const std::string& prefix, const std::string& camera,
+                       const std::string& zone) {
+  return personTopic(prefix, camera, zone) + "/count";
+}
+
+std::string snapshotTopic(const std::string& prefix, const std::string& camera) {
+  return personTopic(prefix, camera, "") + "/snapshot";
+}
+
+std::string statusTopic(const std::string& prefix) { return prefix + "/status"; }
+
+std::string eventsTopic(const std::string& prefix) { return prefix + "/events"; }
+
+namespace {
+
+enum class Entity { kOccupancy, kCount, kSnapshot };
+
+// The entities of one camera or zone, in the order they are announced.
+struct EntityRef {
+  Entity kind;
+  std::string zone;  // empty: the whole camera
+};
+
+std::vector<EntityRef> entitiesOf(const DiscoveredCamera& camera, bool withSnapshot) {
+  std::vector<EntityRef> refs = {{Entity::kOccupancy, ""}, {Entity::kCount, ""}};
+  if (withSnapshot) refs.push_back({Entity::kSnapshot, ""});
+  for (const std::string& zone : camera.zones) {
+    refs.push_back({Entity::kOccupancy, zone});
+    refs.push_back({Entity::kCount, zone});
+  }
+  return refs;
+}
+
+std::string objectId(const DiscoveredCamera& camera, const EntityRef& ref) {
+  std::string base = ref.zone.empty() ? camera.name : camera.name + "_" + ref.zone;
+  switch (ref.kind) {
+    case Entity::kOccupancy:
+      return base + "_person";
+    case Entity::kCount:
+      return base + "_person_count";
+    case Entity::kSnapshot:
+      return base + "_snapshot";
+  }
+  return base;
+}
+
+std::string componentOf(Entity kind) {
+  switch (kind) {
+    case Entity::kOccupancy:
+      return "binary_sensor";
+    case Entity::kCount:
+      return "sensor";
+    case Entity::kSnapshot:
+      return "image";
+  }
+  return "sensor";
+}
+
+std::string configTopic(const DiscoverySettings& s, const DiscoveredCamera& camera,
+                        const EntityRef& ref) {
+  // <discovery_prefix>/<component>/<node_id>/<object_id>/config
+  return fmt::format("{}/{}/{}/{}/config", s.haPrefix, componentOf(ref.kind), s.instance,
+                     objectId(camera, ref));
+}
+
+nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& camera,
+                         const EntityRef& ref) {
+  const std::string where = ref.zone.empty() ? camera.name : camera.name + " " + ref.zone;
+  nlohmann::json p = {
+      {"unique_id", s.instance + "_" + objectId(camera, ref)},
+      {"availability_topic", statusTopic(s.topicPrefix)},
+      {"payload_available", "online"},
+      {"payload_not_available", "offline"},
+      {"qos", s.qos},
+      {"device",
+       {{"identifiers", nlohmann::json::array({"vigil_" + s.instance})},
+        {"name", "Vigil " + s.instance},
+        {"manufacturer", "Vigil"},
+        {"model", "Person detector"},
+        {"sw_version", s.version}}},
+      {"origin", {{"name", "Vigil"}, {"sw_version", s.version}}},
+  };
+  switch (ref.kind) {
+    case Entity::kOccupancy:
+      p["name"] = where + " person";
+      p["device_class"] = "occupancy";
+      p["state_topic"] = personTopic(s.topicPrefix, camera.name, ref.zone);
+      p["payload_on"] = "ON";
+      p["payload_off"] = "OFF";
+      break;
+    case Entity::kCount:
+      p["name"] = where + " person count";
+      p["state_topic"] = countTopic(s.topicPrefix, camera.name, ref.zone);
+      p["state_class"] = "measurement";
+      p["icon"] = "mdi:account-multiple";
+      break;
+    case Entity::kSnapshot:
+      p["name"] = where + " person snapshot";
+      p["image_topic"] = snapshotTopic(s.topicPrefix, camera.name);
+      p["content_type"] = "image/jpeg";
+      break;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
+                                                const DiscoveredCamera& camera) {
+  std::vector<DiscoveryMessage> out;
+  for (const EntityRef& ref : entitiesOf(camera, camera.snapshot)) {
+    out.push_back({configTopic(settings, camera, ref), payloadOf(settings, camera, ref).dump()});
+  }
+  return out;
+}
+
+std::vector<DiscoveryMessage> discoveryRemovals(const DiscoverySettings& settings,
+                                                const DiscoveredCamera& camera) {
+  std::vector<DiscoveryMessage> out;
+  for (const EntityRef& ref : entitiesOf(camera, true)) {
+    out.push_back({configTopic(settings, camera, ref), ""});
+  }
+  return out;
+}
+
+}  // namespace vigil

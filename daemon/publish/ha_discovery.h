@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vigil {
+
+// Home Assistant MQTT discovery (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery):
+// the retained config messages that make Vigil's topics appear as entities of one device.
+struct DiscoverySettings {
+  std::string haPrefix = "homeassistant";
+  std::string topicPrefix = "vigil";  // where Vigil's own topics live
+  std::string instance = "vigil";     // the MQTT client id; names the device, [a-z0-9_-]
+  std::string version;                // sw_version of the device
+  int qos = 1;
+};
+
+// What one camera offers: its zones (each a binary sensor and a count sensor like the camera's
+// own) and whether a snapshot image entity exists.
+struct DiscoveredCamera {
+  std::string name;
+  std::vector<std::string> zones;
+  bool snapshot = false;
+};
+
+struct DiscoveryMessage {
+  std::string topic;
+  std::string payload;  // JSON; empty removes the entity (Home Assistant deletes it)
+};
+
+// Topics of Vigil's state, shared by the discovery payloads and the publisher.
+std::string personTopic(const std::string& prefix, const std::string& camera,
+                        const std::string& zone);  // zone empty: the whole camera
+std::string countTopic(const std::string& prefix, const std::string& camera,
+                       const std::string& zone);
+std::string snapshotTopic(const std::string& prefix, const std::string& camera);
+std::string statusTopic(const std::string& prefix);
+std::string eventsTopic(const std::string& prefix);
+
+// Per camera: an occupancy binary_sensor and a count sensor, the same per zone, and an image
+// entity when snapshots are on. All share one device and take availability from
+// <topicPrefix>/status.
+std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
+                                                const DiscoveredCamera& camera);
+
+// Empty payloads for every entity discoveryMessages() could have announced for `camera`:
+// publishing them (retained) removes the entities after a camera or zone is removed.
+std::vector<DiscoveryMessage> discoveryRemovals(const DiscoverySettings& settings,
+                                                const DiscoveredCamera& camera);
+
+}  // namespace vigil

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Capture-to-ON latency over a real broker: a throwaway mosquitto on a free loopback port,
+# `mosquitto_sub` timestamping every message it receives (%U, wall clock with nanoseconds), and
+# `vigil run` replaying the one-by-one clip as a camera in a loop. For every whole-camera `new`
+# event, latency = time the subscriber got `vigil/<cam>/person ON` - the event's `start` (the
+# capture time of the first frame with the person). Also prints the triggering frame's own
+# capture-to-publish latency (latency_ms in the event) and the inference time from the log.
+#   scripts/bench-mqtt-latency.sh [--seconds 300] [--detect-fps 5] [--min-frames 2]
+#                                 [--clear-after 1] [--out DIR]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+seconds=300 detect_fps=5 min_frames=2 clear_after=1 out=""
+while (($#)); do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --detect-fps) detect_fps=$2; shift 2 ;;
+    --min-frames) min_frames=$2; shift 2 ;;
+    --clear-after) clear_after=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "bench-mqtt-latency: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+build=${VIGIL_BUILD_DIR:-build}
+clip=${VIGIL_BENCH_CLIP:-../shared/data/videos/one-by-one-person-detection.mp4}
+out=${out:-$(mktemp -d)}
+mkdir -p "$out"
+[[ -f $clip ]] || { echo "bench-mqtt-latency: no clip at $clip" >&2; exit 2; }
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$out/mosquitto.conf" <<CONF
+listener $port 127.0.0.1
+allow_anonymous true
+persistence false
+CONF
+[[ $(id -u) == 0 ]] && echo "user root" >> "$out/mosquitto.conf"
+mosquitto -c "$out/mosquitto.conf" > "$out/mosquitto.log" 2>&1 &
+broker=$!
+trap 'kill $broker ${sub:-} 2>/dev/null || true' EXIT
+for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+mosquitto_sub -p "$port" -t 'vigil/#' -F '%U %t %p' > "$out/received.txt" &
+sub=$!
+
+cat > "$out/cameras.yaml" <<YAML
+version: 1
+detector: {min_score: 0.5}
+mqtt: {url: 'mqtt://127.0.0.1:$port', ha_discovery: false}
+cameras:
+  - name: door
+    source: 'file:$(realpath "$clip")'
+    loop: true
+    detect_fps: $detect_fps
+    presence: {min_frames: $min_frames, clear_after: $clear_after}
+YAML
+"$build/vigil" run --config "$out/cameras.yaml" --duration "$seconds" \
+  --summary-json "$out/summary.json" > "$out/vigil.log" 2>&1
+sleep 1
+
+python3 - "$out" "$detect_fps" "$min_frames" <<'PY'
+import datetime, json, math, sys
+out, fps, min_frames = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+ons, news = [], []
+for line in open(f"{out}/received.txt", encoding="utf-8", errors="replace"):
+    parts = line.rstrip("\n").split(" ", 2)
+    if len(parts) < 3:
+        continue
+    t, topic, payload = float(parts[0]), parts[1], parts[2]
+    if topic == "vigil/door/person" and payload == "ON":
+        ons.append(t)
+    elif topic == "vigil/events":
+        e = json.loads(payload)
+        if e["type"] == "new" and e["zone"] is None:
+            start = datetime.datetime.strptime(e["start"], "%Y-%m-%dT%H:%M:%S.%fZ")
+            start = start.replace(tzinfo=datetime.timezone.utc).timestamp()
+            news.append((start, e["latency_ms"]))
+def pct(values, p):
+    v = sorted(values)
+    return v[max(0, min(len(v), math.ceil(p * len(v))) - 1)] if v else float("nan")
+pairs = [(on - start) * 1000 for (start, _), on in zip(news, ons)]
+frame = [lat for _, lat in news]
+summary = json.load(open(f"{out}/summary.json"))
+infer = []
+print(f"events: {len(news)} new, {len(ons)} ON")
+print(f"capture of first person frame -> ON received: p50 {pct(pairs, .5):.0f} ms, "
+      f"p99 {pct(pairs, .99):.0f} ms, max {max(pairs, default=float('nan')):.0f} ms")
+print(f"triggering frame capture -> event published: p50 {pct(frame, .5):.0f} ms, "
+      f"p99 {pct(frame, .99):.0f} ms")
+cam = summary["cameras"]["door"]
+print(f"detector: {cam['detected']} frames in {summary['seconds']:.0f} s; capture -> detections "
+      f"p50 {cam['latency_ms']['p50']:.0f} ms, p99 {cam['latency_ms']['p99']:.0f} ms")
+print(f"min_frames {min_frames} at detect_fps {fps:g}: {(min_frames - 1) * 1000 / fps:.0f} ms "
+      f"between the first and the triggering frame at best")
+PY
+echo "raw data: $out"

@@ -1,0 +1,207 @@
+// `vigil run` publishing to a real mosquitto broker: the presence state and events of a real
+// clip, Home Assistant discovery, the last will after kill -9, a broker restart, credentials.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "tests/model_paths.h"
+#include "tests/mosquitto_broker.h"
+#include "tests/mqtt_subscriber.h"
+#include "tests/process.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using testing::ChildProcess;
+using testing::MosquittoBroker;
+using testing::Received;
+using testing::retainedBecomes;
+using testing::retainedOn;
+using testing::Subscriber;
+
+// People walk up one at a time; the first is detected about 6 s in.
+std::filesystem::path clip() { return testing::videosDir() / "one-by-one-person-detection.mp4"; }
+
+#define VIGIL_REQUIRE_CLIP_AND_BROKER()                                              \
+  do {                                                                               \
+    VIGIL_REQUIRE_MODEL();                                                           \
+    VIGIL_REQUIRE_MOSQUITTO();                                                       \
+    if (!std::filesystem::exists(clip())) GTEST_SKIP() << "clip absent: " << clip(); \
+  } while (0)
+
+std::string config(const MosquittoBroker& broker, const std::string& mqttExtra, bool loop = false) {
+  return "version: 1\n"
+         "detector:\n  model: " +
+         testing::modelDir().string() +
+         "\n"
+         "mqtt:\n  url: " +
+         broker.url() + "\n  client_id: vigil-test\n" + mqttExtra +
+         "cameras:\n"
+         "  - name: door\n"
+         "    source: 'file:" +
+         clip().string() + "'\n    detect_fps: 5\n    loop: " + (loop ? "true" : "false") +
+         "\n"
+         "    presence: {min_frames: 2, clear_after: 2}\n"
+         "    zones:\n"
+         "      - {name: left, polygon: [[0, 0], [0.5, 0], [0.5, 1], [0, 1]]}\n";
+}
+
+std::vector<std::string> on(const std::vector<Received>& received, const std::string& topic) {
+  return testing::payloadsOn(received, topic);
+}
+
+bool hasTopic(const std::vector<Received>& received, const std::string& topic) {
+  return !on(received, topic).empty();
+}
+
+TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
+  VIGIL_REQUIRE_CLIP_AND_BROKER();
+  MosquittoBroker broker;
+  ASSERT_TRUE(broker.start());
+  Subscriber subscriber(broker.url(), "#");
+  ASSERT_TRUE(subscriber.connect());
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml") << config(broker, "  snapshots: true\n");
+  ChildProcess vigil(
+      {VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(), "--duration", "14"},
+      dir.path() / "log");
+  ASSERT_TRUE(vigil.started());
+  auto status = vigil.wait(90s);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  const auto& received = subscriber.drain(1s);
+
+  ASSERT_FALSE(received.empty()) << vigil.log();
+  EXPECT_EQ(received.front().topic, "vigil/status");
+  EXPECT_EQ(on(received, "vigil/status"), (std::vector<std::string>{"online", "offline"}));
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "offline");
+
+  // OFF before the first detection, ON with the person, OFF again at the clean stop.
+  auto states = on(received, "vigil/door/person");
+  ASSERT_GE(states.size(), 3U) << vigil.log();
+  EXPECT_EQ(states.front(), "OFF");
+  EXPECT_EQ(states[1], "ON");
+  EXPECT_EQ(states.back(), "OFF");
+  EXPECT_EQ(on(received, "vigil/door/person/count").front(), "0");
+
+  std::vector<json> events;
+  for (const std::string& payload : on(received, "vigil/events")) {
+    events.push_back(json::parse(payload));
+  }
+  ASSERT_GE(events.size(), 2U) << vigil.log();
+  const json& first = events.front();
+  EXPECT_EQ(first["type"], "new");
+  EXPECT_EQ(first["schema"], 1);
+  EXPECT_EQ(first["camera"], "door");
+  EXPECT_EQ(first["backend"], "cpu");
+  EXPECT_GE(first["count"].get<int>(), 1);
+  EXPECT_GE(first["max_score"].get<double>(), 0.5);
+  EXPECT_GT(first["latency_ms"].get<double>(), 0);
+  EXPECT_FALSE(first["boxes"].empty());
+  // Every event id opens with `new` and closes with exactly one `end`, nothing after it.
+  std::map<std::string, std::vector<std::string>> byId;
+  for (const json& e : events) {
+    byId[e["event_id"].get<std::string>()].push_back(e["type"].get<std::string>());
+  }
+  for (const auto& [id, types] : byId) {
+    EXPECT_EQ(types.front(), "new") << id;
+    EXPECT_EQ(types.back(), "end") << id << ": the clean stop ends open events";
+    EXPECT_EQ(std::count(types.begin(), types.end(), "end"), 1) << id;
+  }
+
+  auto snapshots = on(received, "vigil/door/person/snapshot");
+  ASSERT_FALSE(snapshots.empty());
+  cv::Mat jpeg = cv::imdecode(std::vector<unsigned char>(snapshots[0].begin(), snapshots[0].end()),
+                              cv::IMREAD_COLOR);
+  EXPECT_FALSE(jpeg.empty()) << "the snapshot is not a JPEG";
+
+  // Discovery: every config is JSON whose topics are the ones Vigil publishes.
+  int configs = 0;
+  for (const Received& r : received) {
+    if (r.topic.rfind("homeassistant/", 0) != 0) continue;
+    ++configs;
+    json p = json::parse(r.payload);
+    EXPECT_EQ(p["availability_topic"], "vigil/status") << r.topic;
+    std::string state = p.contains("state_topic") ? p["state_topic"] : p["image_topic"];
+    EXPECT_TRUE(hasTopic(received, state)) << r.topic << " names " << state;
+  }
+  EXPECT_EQ(configs, 5);  // camera: occupancy, count, image; zone left: occupancy, count
+}
+
+TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
+  VIGIL_REQUIRE_CLIP_AND_BROKER();
+  MosquittoBroker broker;  // no persistence: a restart forgets every retained message
+  ASSERT_TRUE(broker.start());
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml") << config(broker, "", /*loop=*/true);
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string()},
+                     dir.path() / "log");
+  ASSERT_TRUE(vigil.started());
+  ASSERT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online")) << vigil.log();
+
+  // Home Assistant restarts and says so: the discovery configs come again.
+  {
+    Subscriber ha(broker.url(), "homeassistant/binary_sensor/#");
+    ASSERT_TRUE(ha.connect());
+    ASSERT_TRUE(ha.waitForCount(2));  // the retained ones: camera and zone occupancy
+    ASSERT_TRUE(ha.publish("homeassistant/status", "online", false));
+    EXPECT_TRUE(ha.waitForCount(4)) << vigil.log();
+    EXPECT_FALSE(ha.received()[2].retained) << "sent again, not the broker's retained copy";
+  }
+
+  // The broker restarts empty; Vigil reconnects and publishes its state again.
+  ASSERT_TRUE(broker.restart());
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online")) << vigil.log();
+  auto state = retainedOn(broker.url(), "vigil/door/person");
+  ASSERT_TRUE(state.has_value()) << "state not republished: " << vigil.log();
+  EXPECT_TRUE(*state == "ON" || *state == "OFF") << *state;
+  EXPECT_TRUE(retainedOn(broker.url(), "homeassistant/sensor/vigil-test/door_person_count/config")
+                  .has_value());
+
+  // A crash: the broker publishes the last will.
+  vigil.signal(SIGKILL);
+  ASSERT_TRUE(vigil.wait(5s).has_value());
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "offline"));
+}
+
+TEST(MqttEventsTest, WrongPasswordIsLoggedAndRetriedRightOneFromTheEnvironmentWorks) {
+  VIGIL_REQUIRE_CLIP_AND_BROKER();
+  MosquittoBroker broker(MosquittoBroker::Options{.username = "vigil", .password = "right"});
+  ASSERT_TRUE(broker.start());
+  TempDir dir;
+  std::ofstream(dir.path() / "wrong-password") << "hunter2\n";
+  std::ofstream(dir.path() / "wrong.yaml")
+      << config(broker, "  username: vigil\n  password_file: wrong-password\n", true);
+  {
+    ChildProcess vigil(
+        {VIGIL_BINARY, "run", "--config", (dir.path() / "wrong.yaml").string(), "--duration", "6"},
+        dir.path() / "wrong.log");
+    ASSERT_TRUE(vigil.started());
+    auto status = vigil.wait(60s);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_EQ(*status, 0) << "a refused broker does not stop the daemon: " << vigil.log();
+    EXPECT_NE(vigil.log().find("not authorized (bad user name or password)"), std::string::npos)
+        << vigil.log();
+    EXPECT_NE(vigil.log().find("retrying"), std::string::npos);
+    EXPECT_EQ(vigil.log().find("hunter2"), std::string::npos) << "a password is never logged";
+  }
+  std::ofstream(dir.path() / "env.yaml") << config(broker, "  username: vigil\n", true);
+  ::setenv("VIGIL_MQTT_PASSWORD", "right", 1);
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "env.yaml").string()},
+                     dir.path() / "env.log");
+  ::unsetenv("VIGIL_MQTT_PASSWORD");
+  ASSERT_TRUE(vigil.started());
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online",
+                              Subscriber::Options{.username = "vigil", .password = "right"}))
+      << vigil.log();
+  vigil.signal(SIGTERM);
+  ASSERT_TRUE(vigil.wait(10s).has_value());
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,355 @@
+#include "daemon/publish/event_publisher.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::system_clock;
+using nlohmann::json;
+
+// 2023-11-14T22:13:20Z
+const Clock::time_point kT0{std::chrono::milliseconds{1'700'000'000'000}};
+constexpr int kWidth = 1000;
+constexpr int kHeight = 500;
+
+Clock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
+
+struct Message {
+  std::string topic;
+  std::string payload;
+  bool retained;
+};
+
+class RecordingSink : public MessageSink {
+ public:
+  void publish(std::string topic, std::string payload, bool retained) override {
+    messages.push_back({std::move(topic), std::move(payload), retained});
+  }
+  std::vector<std::string> topics() const {
+    std::vector<std::string> out;
+    for (const auto& m : messages) out.push_back(m.topic);
+    return out;
+  }
+  std::vector<std::string> on(const std::string& topic) const {
+    std::vector<std::string> out;
+    for (const auto& m : messages) {
+      if (m.topic == topic) out.push_back(m.payload);
+    }
+    return out;
+  }
+  std::vector<json> events() const {
+    std::vector<json> out;
+    for (const auto& m : messages) {
+      if (m.topic == "vigil/events") out.push_back(json::parse(m.payload));
+    }
+    return out;
+  }
+  const Message* last(const std::string& topic) const {
+    for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+      if (it->topic == topic) return &*it;
+    }
+    return nullptr;
+  }
+  std::vector<Message> messages;
+};
+
+PublishedCamera door(std::vector<ZoneSpec> zones = {}) {
+  PresenceSettings presence;
+  presence.minFrames = 2;
+  presence.minScore = 0.5F;
+  presence.clearAfter = 2s;
+  presence.updateInterval = 1s;
+  return PublishedCamera{"door", presence, std::move(zones), {}};
+}
+
+ZoneSpec leftHalf() { return ZoneSpec{"left", {{0, 0}, {0.5F, 0}, {0.5F, 1}, {0, 1}}}; }
+
+// A person whose feet stand at x (normalized) near the bottom of the frame.
+Detection personAt(float footX, float score = 0.9F) {
+  return Detection{Box{footX * kWidth - 50, 100, 100, 300}, score, 0};
+}
+
+class PublisherRig {
+ public:
+  explicit PublisherRig(EventPublisherSettings settings = {},
+                        std::vector<PublishedCamera> cameras = {door()})
+      : publisher(std::move(settings), &sink) {
+    publisher.setCameras(cameras);
+  }
+
+  // A frame captured at `ms`, its result published 100 ms later.
+  void frame(int ms, std::vector<Detection> detections, const cv::Mat* image = nullptr) {
+    detections_ = std::move(detections);
+    ObservedFrame f;
+    f.camera = "door";
+    f.sequence = static_cast<std::uint64_t>(ms);
+    f.width = kWidth;
+    f.height = kHeight;
+    f.captureTime = at(ms);
+    f.detections = &detections_;
+    f.backend = "cpu";
+    f.image = image;
+    publisher.onFrame(f, at(ms + 100));
+  }
+
+  RecordingSink sink;
+  EventPublisher publisher;
+
+ private:
+  std::vector<Detection> detections_;
+};
+
+TEST(EventPublisherTest, FirstSetCamerasAnnouncesOnlineDiscoveryThenOffStates) {
+  PublisherRig rig({}, {door({leftHalf()})});
+  auto topics = rig.sink.topics();
+  ASSERT_FALSE(topics.empty());
+  EXPECT_EQ(topics.front(), "vigil/status");
+  EXPECT_EQ(rig.sink.messages.front().payload, "online");
+  EXPECT_EQ(rig.sink.on("vigil/door/person"), std::vector<std::string>{"OFF"});
+  EXPECT_EQ(rig.sink.on("vigil/door/person/count"), std::vector<std::string>{"0"});
+  EXPECT_EQ(rig.sink.on("vigil/door/left/person"), std::vector<std::string>{"OFF"});
+  EXPECT_EQ(rig.sink.on("vigil/door/left/person/count"), std::vector<std::string>{"0"});
+  EXPECT_EQ(rig.sink.on("homeassistant/binary_sensor/vigil/door_person/config").size(), 1U);
+  EXPECT_EQ(rig.sink.on("homeassistant/binary_sensor/vigil/door_left_person/config").size(), 1U);
+  for (const Message& m : rig.sink.messages) EXPECT_TRUE(m.retained) << m.topic;
+  EXPECT_TRUE(rig.sink.events().empty());
+}
+
+TEST(EventPublisherTest, PresenceTimelineGivesOnNewUpdateEndOff) {
+  PublisherRig rig;
+  rig.sink.messages.clear();
+  rig.frame(0, {personAt(0.3F, 0.7F)});
+  EXPECT_TRUE(rig.sink.messages.empty()) << "min_frames 2: one frame is not presence yet";
+  rig.frame(200, {personAt(0.3F, 0.8F)});
+  ASSERT_EQ(
+      rig.sink.topics(),
+      (std::vector<std::string>{"vigil/door/person", "vigil/door/person/count", "vigil/events"}));
+  EXPECT_EQ(rig.sink.messages[0].payload, "ON");
+  EXPECT_TRUE(rig.sink.messages[0].retained);
+  EXPECT_EQ(rig.sink.messages[1].payload, "1");
+  EXPECT_FALSE(rig.sink.messages[2].retained);
+  json e = rig.sink.events().at(0);
+  EXPECT_EQ(e["schema"], 1);
+  EXPECT_EQ(e["type"], "new");
+  EXPECT_EQ(e["camera"], "door");
+  EXPECT_TRUE(e["zone"].is_null());
+  EXPECT_EQ(e["event_id"], "door-camera-1700000000000-1");
+  EXPECT_EQ(e["start"], "2023-11-14T22:13:20.000Z");
+  EXPECT_TRUE(e["end"].is_null());
+  EXPECT_EQ(e["count"], 1);
+  EXPECT_NEAR(e["max_score"].get<double>(), 0.8, 1e-4);
+  EXPECT_EQ(e["backend"], "cpu");
+  EXPECT_NEAR(e["latency_ms"].get<double>(), 100.0, 0.05);
+  ASSERT_EQ(e["boxes"].size(), 1U);
+  EXPECT_NEAR(e["boxes"][0]["x"].get<double>(), 0.25, 1e-4);
+  EXPECT_NEAR(e["boxes"][0]["y"].get<double>(), 0.2, 1e-4);
+  EXPECT_NEAR(e["boxes"][0]["w"].get<double>(), 0.1, 1e-4);
+  EXPECT_NEAR(e["boxes"][0]["h"].get<double>(), 0.6, 1e-4);
+  EXPECT_NEAR(e["boxes"][0]["score"].get<double>(), 0.8, 1e-4);
+
+  // A second person within update_interval: no update yet; after it: one update, count 2.
+  rig.frame(400, {personAt(0.3F), personAt(0.7F)});
+  EXPECT_EQ(rig.sink.events().size(), 1U);
+  rig.frame(1300, {personAt(0.3F), personAt(0.7F)});
+  ASSERT_EQ(rig.sink.events().size(), 2U);
+  EXPECT_EQ(rig.sink.events()[1]["type"], "update");
+  EXPECT_EQ(rig.sink.events()[1]["count"], 2);
+  EXPECT_EQ(rig.sink.events()[1]["event_id"], e["event_id"]);
+  EXPECT_EQ(rig.sink.last("vigil/door/person/count")->payload, "2");
+  EXPECT_EQ(rig.sink.on("vigil/door/person").size(), 1U) << "an update does not repeat ON";
+
+  // Nobody for clear_after (2 s): the tick ends the event at the last frame with a person.
+  rig.frame(1500, {});
+  rig.publisher.tick(at(3299));
+  EXPECT_EQ(rig.sink.events().size(), 2U);
+  rig.publisher.tick(at(3300));
+  ASSERT_EQ(rig.sink.events().size(), 3U);
+  json end = rig.sink.events()[2];
+  EXPECT_EQ(end["type"], "end");
+  EXPECT_EQ(end["end"], "2023-11-14T22:13:21.300Z");
+  EXPECT_EQ(end["count"], 0);
+  EXPECT_TRUE(end["latency_ms"].is_null());
+  EXPECT_TRUE(end["boxes"].empty());
+  EXPECT_EQ(rig.sink.last("vigil/door/person")->payload, "OFF");
+  EXPECT_EQ(rig.sink.last("vigil/door/person/count")->payload, "0");
+  EXPECT_EQ(rig.publisher.eventsPublished(), 3U);
+}
+
+TEST(EventPublisherTest, ZoneHasItsOwnTopicsAndEvents) {
+  PublisherRig rig({}, {door({leftHalf()})});
+  rig.sink.messages.clear();
+  rig.frame(0, {personAt(0.8F)});
+  rig.frame(200, {personAt(0.8F)});
+  EXPECT_EQ(rig.sink.last("vigil/door/person")->payload, "ON");
+  EXPECT_EQ(rig.sink.last("vigil/door/left/person"), nullptr) << "the person stands on the right";
+  rig.frame(400, {personAt(0.2F)});
+  rig.frame(600, {personAt(0.2F)});
+  ASSERT_NE(rig.sink.last("vigil/door/left/person"), nullptr);
+  EXPECT_EQ(rig.sink.last("vigil/door/left/person")->payload, "ON");
+  EXPECT_EQ(rig.sink.last("vigil/door/left/person/count")->payload, "1");
+  json zoneNew = rig.sink.events().back();
+  EXPECT_EQ(zoneNew["zone"], "left");
+  EXPECT_EQ(zoneNew["event_id"], "door-left-1700000000400-1");
+  EXPECT_EQ(rig.publisher.state("door", "left")->present, true);
+  EXPECT_EQ(rig.publisher.state("door")->count, 1);
+  EXPECT_FALSE(rig.publisher.state("garage").has_value());
+}
+
+TEST(EventPublisherTest, AnnounceRepublishesCurrentStateAndHomeAssistantBirthTriggersIt) {
+  PublisherRig rig;
+  rig.frame(0, {personAt(0.3F)});
+  rig.frame(200, {personAt(0.3F)});
+  rig.sink.messages.clear();
+  rig.publisher.onHomeAssistantStatus("offline");
+  EXPECT_TRUE(rig.sink.messages.empty());
+  rig.publisher.onHomeAssistantStatus("online");
+  EXPECT_EQ(rig.sink.on("vigil/status"), std::vector<std::string>{"online"});
+  EXPECT_EQ(rig.sink.on("vigil/door/person"), std::vector<std::string>{"ON"});
+  EXPECT_EQ(rig.sink.on("vigil/door/person/count"), std::vector<std::string>{"1"});
+  EXPECT_EQ(rig.sink.on("homeassistant/binary_sensor/vigil/door_person/config").size(), 1U);
+  EXPECT_TRUE(rig.sink.events().empty()) << "announcing is not an event";
+}
+
+TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDeviceWithAvailability) {
+  EventPublisherSettings settings;
+  settings.instance = "garage-box";
+  settings.version = "1.2.3";
+  settings.snapshots = true;
+  PublisherRig rig(settings, {door({leftHalf()})});
+  std::set<std::string> uniqueIds;
+  std::map<std::string, json> byTopic;
+  for (const Message& m : rig.sink.messages) {
+    if (m.topic.rfind("homeassistant/", 0) != 0) continue;
+    json p = json::parse(m.payload);
+    byTopic[m.topic] = p;
+    EXPECT_TRUE(uniqueIds.insert(p["unique_id"].get<std::string>()).second) << m.topic;
+    EXPECT_EQ(p["availability_topic"], "vigil/status");
+    EXPECT_EQ(p["payload_available"], "online");
+    EXPECT_EQ(p["payload_not_available"], "offline");
+    EXPECT_EQ(p["device"]["identifiers"], json::array({"vigil_garage-box"}));
+    EXPECT_EQ(p["device"]["sw_version"], "1.2.3");
+    EXPECT_FALSE(p["name"].get<std::string>().empty());
+  }
+  ASSERT_EQ(byTopic.size(), 5U);  // camera: occupancy, count, image; zone: occupancy, count
+  const json& occupancy = byTopic.at("homeassistant/binary_sensor/garage-box/door_person/config");
+  EXPECT_EQ(occupancy["device_class"], "occupancy");
+  EXPECT_EQ(occupancy["state_topic"], "vigil/door/person");
+  EXPECT_EQ(occupancy["payload_on"], "ON");
+  EXPECT_EQ(occupancy["payload_off"], "OFF");
+  const json& count = byTopic.at("homeassistant/sensor/garage-box/door_person_count/config");
+  EXPECT_EQ(count["state_topic"], "vigil/door/person/count");
+  EXPECT_EQ(count["state_class"], "measurement");
+  const json& image = byTopic.at("homeassistant/image/garage-box/door_snapshot/config");
+  EXPECT_EQ(image["image_topic"], "vigil/door/person/snapshot");
+  EXPECT_EQ(image["content_type"], "image/jpeg");
+  EXPECT_EQ(
+      byTopic.at("homeassistant/binary_sensor/garage-box/door_left_person/config")["state_topic"],
+      "vigil/door/left/person");
+}
+
+TEST(EventPublisherTest, SnapshotIsTheBestFrameAsJpegOncePerBestFrame) {
+  EventPublisherSettings settings;
+  settings.snapshots = true;
+  PublisherRig rig(settings);
+  cv::Mat dim(kHeight, kWidth, CV_8UC3, cv::Scalar(10, 10, 10));
+  cv::Mat bright(kHeight, kWidth, CV_8UC3, cv::Scalar(200, 200, 200));
+  rig.frame(0, {personAt(0.3F, 0.6F)}, &dim);
+  rig.frame(200, {personAt(0.3F, 0.9F)}, &bright);  // the best: published with `new`
+  auto snapshots = rig.sink.on("vigil/door/person/snapshot");
+  ASSERT_EQ(snapshots.size(), 1U);
+  EXPECT_TRUE(rig.sink.last("vigil/door/person/snapshot")->retained);
+  cv::Mat decoded = cv::imdecode(
+      std::vector<unsigned char>(snapshots[0].begin(), snapshots[0].end()), cv::IMREAD_COLOR);
+  ASSERT_FALSE(decoded.empty()) << "not a JPEG";
+  EXPECT_EQ(decoded.cols, kWidth);
+  // Away from the drawn box the picture is the bright frame, not the dim one.
+  EXPECT_GT(decoded.at<cv::Vec3b>(10, 10)[0], 150);
+  // Worse frames change nothing; a better one goes out with the next update.
+  rig.frame(1400, {personAt(0.3F, 0.7F)}, &dim);
+  EXPECT_EQ(rig.sink.on("vigil/door/person/snapshot").size(), 1U);
+  rig.frame(2600, {personAt(0.3F, 0.95F)}, &dim);
+  EXPECT_EQ(rig.sink.on("vigil/door/person/snapshot").size(), 2U);
+  EXPECT_EQ(rig.publisher.snapshotsPublished(), 2U);
+}
+
+TEST(EventPublisherTest, NoSnapshotsWhenOff) {
+  PublisherRig rig;
+  cv::Mat image(kHeight, kWidth, CV_8UC3, cv::Scalar(200, 200, 200));
+  rig.frame(0, {personAt(0.3F)}, &image);
+  rig.frame(200, {personAt(0.3F)}, &image);
+  EXPECT_TRUE(rig.sink.on("vigil/door/person/snapshot").empty());
+  for (const Message& m : rig.sink.messages) {
+    EXPECT_EQ(m.topic.find("/image/"), std::string::npos) << "no image entity: " << m.topic;
+  }
+}
+
+TEST(EventPublisherTest, RemovedCameraEndsItsEventAndClearsItsTopics) {
+  PublisherRig rig({}, {door({leftHalf()})});
+  rig.frame(0, {personAt(0.3F)});
+  rig.frame(200, {personAt(0.3F)});
+  rig.sink.messages.clear();
+  rig.publisher.setCameras({});
+  auto events = rig.sink.events();
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0]["type"], "end");
+  EXPECT_EQ(events[1]["type"], "end");
+  EXPECT_EQ(events[1]["zone"], "left");
+  // Empty retained payloads delete the entities and the retained state.
+  EXPECT_EQ(rig.sink.last("homeassistant/binary_sensor/vigil/door_person/config")->payload, "");
+  EXPECT_EQ(rig.sink.last("homeassistant/sensor/vigil/door_left_person_count/config")->payload, "");
+  EXPECT_EQ(rig.sink.last("vigil/door/person")->payload, "");
+  EXPECT_TRUE(rig.sink.last("vigil/door/person")->retained);
+  EXPECT_FALSE(rig.publisher.state("door").has_value());
+}
+
+TEST(EventPublisherTest, ChangedCameraStartsAfreshAndAnnouncesItsNewZones) {
+  PublisherRig rig;
+  rig.frame(0, {personAt(0.3F)});
+  rig.frame(200, {personAt(0.3F)});
+  rig.sink.messages.clear();
+  rig.publisher.setCameras({door({leftHalf()})});
+  ASSERT_EQ(rig.sink.events().size(), 1U);
+  EXPECT_EQ(rig.sink.events()[0]["type"], "end");
+  EXPECT_EQ(rig.sink.last("vigil/door/person")->payload, "OFF");
+  EXPECT_EQ(rig.sink.last("vigil/door/left/person")->payload, "OFF");
+  EXPECT_NE(rig.sink.last("homeassistant/binary_sensor/vigil/door_left_person/config"), nullptr);
+  // Unchanged cameras are left alone.
+  rig.sink.messages.clear();
+  rig.publisher.setCameras({door({leftHalf()})});
+  EXPECT_TRUE(rig.sink.messages.empty());
+}
+
+TEST(EventPublisherTest, WithoutASinkStateIsStillKept) {
+  EventPublisher publisher({}, nullptr);
+  publisher.setCameras({door()});
+  std::vector<Detection> people = {personAt(0.5F)};
+  for (int ms : {0, 200}) {
+    ObservedFrame f;
+    f.camera = "door";
+    f.sequence = static_cast<std::uint64_t>(ms);
+    f.width = kWidth;
+    f.height = kHeight;
+    f.captureTime = at(ms);
+    f.detections = &people;
+    publisher.onFrame(f, at(ms + 50));
+  }
+  EXPECT_TRUE(publisher.state("door")->present);
+  EXPECT_EQ(publisher.eventsPublished(), 1U);
+}
+
+TEST(EventPublisherTest, IsoUtcHasMillisecondsAndZ) {
+  EXPECT_EQ(isoUtc(kT0), "2023-11-14T22:13:20.000Z");
+  EXPECT_EQ(isoUtc(at(1234)), "2023-11-14T22:13:21.234Z");
+  EXPECT_EQ(isoUtc(Clock::time_point{}), "1970-01-01T00:00:00.000Z");
+}
+
+}  // namespace
+}  // namespace vigil
