@@ -13,8 +13,8 @@ packages=(
   libv4l-dev libboost-dev
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
+  libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
   # V4L2 tests: Debian's kernel with vivid under QEMU
   qemu-system-x86 qemu-utils busybox-static v4l-utils cpio kmod file python3 util-linux
 )
