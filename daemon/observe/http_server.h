@@ -1,0 +1,132 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "detector/error.h"
+
+// Forward-declared so that users of the server do not compile Asio or Beast.
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
+
+namespace vigil {
+
+struct HttpServerSettings {
+  // "host:port" or "[v6-host]:port"; the host is a numeric address or "localhost" (no DNS).
+  // Port 0 binds an ephemeral port (see HttpServer::port()).
+  std::string listen = "127.0.0.1:9842";
+  // Connections open at once; the next one is answered 503 and closed (see HttpServer).
+  std::size_t maxConnections = 256;
+  // Bound on one request's header and body together; more is answered 431 (header) or 413.
+  std::size_t maxRequestBytes = 8 * 1024;
+  // From the moment the server waits for a request until the whole request has arrived, so it
+  // also bounds how long an idle keep-alive connection stays open. Seconds convert implicitly.
+  std::chrono::milliseconds readTimeout{std::chrono::seconds(10)};
+  // For writing one response.
+  std::chrono::milliseconds writeTimeout{std::chrono::seconds(10)};
+};
+
+struct HttpRequest {
+  std::string method;   // as sent, e.g. "GET" (HEAD requests reach GET handlers as "HEAD")
+  std::string path;     // the target up to '?', as sent (not percent-decoded), e.g. "/metrics"
+  std::string query;    // after '?', as sent, without the '?'; empty if none
+  std::string subpath;  // prefix routes: path after the prefix ("front/latest.jpg"); else empty
+  std::vector<std::pair<std::string, std::string>> headers;  // in order, names as sent
+  std::string body;
+
+  // The first header of that name (case-insensitive), or empty.
+  std::string_view header(std::string_view name) const;
+};
+
+struct HttpResponse {
+  int status = 200;  // 200..599; anything else is logged and answered 500
+  std::string contentType = "text/plain; charset=utf-8";  // empty: no Content-Type header
+  std::string body;
+  // Extra headers such as Cache-Control. Content-Length, Connection and Server are the
+  // server's own; values with CR or LF are dropped (and logged).
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// Runs on the io_context thread, must not block (render text from counters, copy a cached
+// JPEG). An exception thrown out of it is logged and answered 500.
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// Updated on the io_context thread, read from any thread.
+struct HttpServerCounters {
+  // Responses written on served connections, by class: [0] = 1xx ... [4] = 5xx. Includes the
+  // server's own 400/404/405/413/431/500, not the 503 of connections refused at the limit.
+  std::array<std::atomic<std::uint64_t>, 5> responses{};
+  std::atomic<std::uint64_t> badRequests{0};    // answered 400, 413 or 431
+  std::atomic<std::uint64_t> readTimeouts{0};   // closed with a request partly received
+  std::atomic<std::uint64_t> handlerErrors{0};  // handlers that threw or gave a bad status
+  std::atomic<std::uint64_t> accepted{0};       // connections served (not counting rejected)
+  std::atomic<std::uint64_t> rejected{0};       // connections refused at maxConnections
+  std::atomic<std::uint64_t> open{0};           // connections open now (a gauge)
+};
+
+// A small HTTP/1.1 server (Boost.Beast) for the daemon's metrics and status pages.
+//
+// Threads: the caller owns the io_context and runs it on one thread (the daemon's control
+// thread); every handler and all socket work run there. route()/routePrefix() are called before
+// start(). start(), stop() and the destructor are called on the io_context thread, or while it
+// is not running. counters() and port() may be read from any thread after start().
+//
+// Protocol: HTTP/1.1 and 1.0, keep-alive unless the client says "Connection: close" (or is 1.0
+// without keep-alive). HEAD is served by the GET handler with the body left out. Every
+// response carries Content-Length (except 204/304, which have no body) and "Server: vigil".
+// Unknown path: 404; known path, other method: 405 with Allow; malformed request: 400; header
+// over maxRequestBytes: 431; body over what is left of maxRequestBytes: 413. After 400/413/431
+// the connection is closed: the server stops sending, then reads and discards what the client
+// still sends for up to 2 s (so the client reads the answer instead of a reset). A read timeout
+// closes the connection without an answer (Beast closes the socket when the timer fires).
+//
+// Limit: when maxConnections are open, a new connection is accepted, sent a fixed 503
+// (Connection: close) without waiting, and closed at once; a client that had already sent its
+// request may see a reset instead. The server holds nothing for it. When the process runs out
+// of file descriptors, accepting pauses for 100 ms and retries (logged at most every 10 s).
+//
+// Errors: start() returns them (bad listen string, address in use, permission); nothing throws
+// out of the server. Logger "http".
+class HttpServer {
+ public:
+  // `io` is borrowed and must outlive the server and every connection it opened (they end
+  // once stop() has run and the io_context has run their cancelled handlers).
+  HttpServer(boost::asio::io_context& io, HttpServerSettings settings);
+  ~HttpServer();  // stop()
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // An exact path ("/metrics"). Registering the same method and path again replaces it.
+  void route(std::string method, std::string path, HttpHandler handler);
+  // Every path that starts with `prefix` ("/api/cameras/"); the rest is HttpRequest::subpath.
+  // An exact route wins over a prefix, a longer prefix over a shorter one.
+  void routePrefix(std::string method, std::string prefix, HttpHandler handler);
+
+  // Parses settings.listen, binds and starts accepting. Errors read like
+  // "http.listen 127.0.0.1:9842: address already in use" (kUnavailable) or
+  // "http.listen 'x': expected host:port" (kInvalidArgument). Starting twice is an error.
+  Expected<void> start();
+  // Closes the listening socket and every connection; handlers are not called afterwards.
+  // Idempotent.
+  void stop();
+
+  // The bound port (the ephemeral one for port 0); 0 before a successful start().
+  unsigned short port() const;
+  const HttpServerCounters& counters() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;  // shared with the connections, which may outlive the server
+};
+
+}  // namespace vigil
