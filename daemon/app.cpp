@@ -11,15 +11,21 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <vector>
 
 #include "daemon/capture/camera.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/observe/http_server.h"
+#include "daemon/observe/metrics.h"
+#include "daemon/observe/power.h"
+#include "daemon/observe/status_page.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/publish/event_publisher.h"
 #include "daemon/publish/mqtt_client.h"
+#include "detector/annotate.h"
 
 namespace vigil {
 
@@ -27,11 +33,17 @@ namespace {
 
 namespace asio = boost::asio;
 
+// Why the backend in use is the one in use, for the log, vigil_backend_info and /api/status.
+std::string backendReason(const DetectorConfig& c) {
+  if (c.backend == "cpu") return "configured: cpu";
+  // The NPU backend is not in this build yet; both run the CPU reference, and say so.
+  return "configured: " + c.backend + "; no NPU backend in this build, running the CPU reference";
+}
+
 DetectorOptions detectorOptions(const DetectorConfig& c) {
   DetectorOptions o;
   o.model = c.model.empty() ? std::filesystem::path(VIGIL_DEFAULT_MODEL_DIR)
                             : std::filesystem::path(c.model);
-  // npu and auto arrive with the NPU backend; until then both run the CPU reference.
   o.backend = "cpu";
   o.threads = c.threads;
   o.minScore = c.minScore;
@@ -48,6 +60,25 @@ double percentile(std::vector<double> values, double p) {
 }
 
 constexpr auto kPresenceTick = std::chrono::milliseconds(250);
+constexpr auto kRateWindow = std::chrono::seconds(2);
+
+double seconds(double ms) { return ms / 1000.0; }
+
+HttpResponse textResponse(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpResponse jsonResponse(const nlohmann::json& j) {
+  HttpResponse r;
+  r.contentType = "application/json";
+  r.body = j.dump(2) + "\n";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
 
 std::vector<PublishedCamera> publishedCameras(const Config& config) {
   std::vector<PublishedCamera> out;
@@ -86,8 +117,20 @@ EventPublisherSettings publisherSettings(const MqttConfig& c) {
   return s;
 }
 
-// What the io_context thread keeps per camera: a bounded window of end-to-end latencies.
+// What the io_context thread keeps per camera: a bounded window of end-to-end latencies, the
+// latest frame with its detections (the status page), frame rates, metric children.
 struct CameraView {
+  cv::Mat latest;  // buffer reused from frame to frame
+  std::vector<Detection> latestDetections;
+  bool hasFrame = false;
+  std::optional<std::chrono::system_clock::time_point> lastPerson;
+  // Rates over the last window of about 2 s.
+  SteadyClock::time_point rateSince{};
+  std::uint64_t capturedSince = 0;
+  std::uint64_t detectedSince = 0;
+  double fpsCaptured = 0;
+  double fpsDetected = 0;
+  std::shared_ptr<Histogram> captureToPublish;
   std::vector<double> latencyMs;  // ring buffer
   std::size_t next = 0;
   static constexpr std::size_t kWindow = 4096;
@@ -105,7 +148,23 @@ struct CameraView {
 class Daemon {
  public:
   explicit Daemon(RunOptions options)
-      : options_(std::move(options)), signals_(io_), presenceTimer_(io_) {}
+      : options_(std::move(options)), signals_(io_), presenceTimer_(io_) {
+    stageSeconds_ = &metrics_.histogram(
+        "vigil_stage_duration_seconds",
+        "Time per frame in each pipeline stage: capture_to_start (waiting for the detector), "
+        "preprocess, inference, postprocess, publish",
+        {"stage"});
+    for (const char* stage :
+         {"capture_to_start", "preprocess", "inference", "postprocess", "publish"}) {
+      stages_[stage] = stageSeconds_->labels({stage});
+    }
+    captureToPublish_ = &metrics_.histogram(
+        "vigil_capture_to_publish_seconds",
+        "End to end: from the capture of a frame to its detections published", {"camera"});
+    backendInfo_ = &metrics_.gauge("vigil_backend_info",
+                                   "The inference backend in use (value 1), its device and why",
+                                   {"backend", "device", "reason"});
+  }
 
   int run() {
     auto config = loadConfig(options_.configPath);
@@ -115,6 +174,7 @@ class Daemon {
     }
     if (!startPublishing(config->mqtt)) return 1;
     if (!startWorker(config->detector)) return 1;
+    if (!startHttp(config->http)) return 1;
     config_ = *config;
     // The retained state is OFF and queued before the first frame is even captured.
     publisher_->setCameras(publishedCameras(config_));
@@ -205,11 +265,342 @@ class Daemon {
     return true;
   }
 
+  // --- Observability: metrics, health, status --------------------------------------------
+
+  bool startHttp(const HttpConfig& config) {
+    registerMetrics();
+    if (!config.enabled) {
+      log_->info("HTTP: off (http.enabled is false)");
+      return true;
+    }
+    HttpServerSettings settings;
+    settings.listen = config.listen;
+    http_ = std::make_unique<HttpServer>(io_, settings);
+    http_->route("GET", "/metrics", [this](const HttpRequest&) {
+      HttpResponse r;
+      r.contentType = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = metrics_.render();
+      return r;
+    });
+    http_->route("GET", "/healthz", [this](const HttpRequest&) { return health(); });
+    http_->route("GET", "/readyz", [this](const HttpRequest&) { return readiness(); });
+    http_->route("GET", "/api/status",
+                 [this](const HttpRequest&) { return jsonResponse(status()); });
+    http_->routePrefix("GET", "/api/cameras/",
+                       [this](const HttpRequest& request) { return latestJpeg(request.subpath); });
+    http_->route("GET", "/", [](const HttpRequest&) {
+      HttpResponse r;
+      r.contentType = "text/html; charset=utf-8";
+      r.body = std::string(kStatusPage);
+      return r;
+    });
+    if (auto ok = http_->start(); !ok) {
+      log_->error("{}", ok.error().message);
+      return false;
+    }
+    const HttpServerCounters& counters = http_->counters();
+    auto& responses = metrics_.callbackCounter("vigil_http_responses_total",
+                                               "HTTP responses by status class", {"code"});
+    for (std::size_t i = 0; i < counters.responses.size(); ++i) {
+      responses.add({fmt::format("{}xx", i + 1)}, [&counters, i]() -> std::optional<double> {
+        return static_cast<double>(counters.responses[i].load());
+      });
+    }
+    const std::pair<const std::atomic<std::uint64_t>*, std::pair<const char*, const char*>> http[] =
+        {{&counters.badRequests,
+          {"vigil_http_bad_requests_total", "Malformed or oversized requests (400, 413, 431)"}},
+         {&counters.readTimeouts,
+          {"vigil_http_read_timeouts_total", "Connections closed with a request half received"}},
+         {&counters.rejected,
+          {"vigil_http_connections_rejected_total",
+           "Connections refused with 503 at the connection limit"}}};
+    for (const auto& [value, text] : http) {
+      metrics_.callbackCounter(text.first, text.second).add({}, [value]() -> std::optional<double> {
+        return static_cast<double>(value->load());
+      });
+    }
+    metrics_.callbackGauge("vigil_http_connections_open", "HTTP connections open now")
+        .add({}, [&counters]() -> std::optional<double> {
+          return static_cast<double>(counters.open.load());
+        });
+    // The bound port, not the configured one: port 0 (tests) picks a free one.
+    const std::string host = config.listen.substr(0, config.listen.rfind(':'));
+    log_->info("HTTP: status page, /metrics, /healthz, /readyz and /api/status on http://{}:{}/",
+               host, http_->port());
+    return true;
+  }
+
+  void registerMetrics() {
+    metrics_.info("vigil_build_info", "Vigil's version (value 1)", {{"version", VIGIL_VERSION}});
+    registerProcessMetrics(metrics_);
+    power_ = std::make_shared<PowerMonitor>();
+    log_->info("power: {}", power_->description());
+    registerPowerMetrics(metrics_, power_);
+    metrics_
+        .callbackCounter("vigil_detection_failures_total",
+                         "Frames the detector failed on (runtime errors and invalid outputs)")
+        .add({}, [this]() -> std::optional<double> {
+          return worker_ ? std::optional<double>(static_cast<double>(worker_->failures()))
+                         : std::nullopt;
+        });
+    metrics_
+        .callbackCounter("vigil_invalid_outputs_total",
+                         "Inferences the runtime reported as successful whose output was "
+                         "NaN, Inf or malformed")
+        .add({}, [this]() -> std::optional<double> {
+          return worker_ ? std::optional<double>(static_cast<double>(worker_->invalidOutputs()))
+                         : std::nullopt;
+        });
+    // No backend falls back yet (auto and npu run the CPU reference from the start, and say so
+    // in vigil_backend_info); the counter exists so alerts can be written today.
+    metrics_.counter("vigil_backend_fallbacks_total",
+                     "Times the detector fell back from the NPU to the CPU reference");
+    metrics_
+        .callbackCounter("vigil_events_published_total",
+                         "Presence events (new, update, end) published")
+        .add({}, [this]() -> std::optional<double> {
+          return publisher_
+                     ? std::optional<double>(static_cast<double>(publisher_->eventsPublished()))
+                     : std::nullopt;
+        });
+    if (mqtt_) {
+      auto gauge = [this](const char* name, const char* help, auto read) {
+        metrics_.callbackGauge(name, help).add({}, [this, read]() -> std::optional<double> {
+          return static_cast<double>(read(*mqtt_));
+        });
+      };
+      auto counter = [this](const char* name, const char* help, auto read) {
+        metrics_.callbackCounter(name, help).add({}, [this, read]() -> std::optional<double> {
+          return static_cast<double>(read(*mqtt_));
+        });
+      };
+      gauge("vigil_mqtt_connected", "1 while connected to the MQTT broker",
+            [](const MqttClient& m) { return m.connected() ? 1 : 0; });
+      gauge("vigil_mqtt_buffered_messages", "Messages queued, not yet acknowledged by the broker",
+            [](const MqttClient& m) { return m.bufferedNow(); });
+      counter("vigil_mqtt_messages_published_total", "Messages the broker acknowledged",
+              [](const MqttClient& m) { return m.published(); });
+      counter("vigil_mqtt_messages_dropped_total",
+              "Messages lost to a full offline buffer (mqtt.buffer_messages)",
+              [](const MqttClient& m) { return m.dropped(); });
+      counter("vigil_mqtt_reconnects_total", "Connection attempts after the first",
+              [](const MqttClient& m) { return m.reconnects(); });
+    }
+  }
+
+  // Declared on first use and shared by every camera; the children come and go with cameras.
+  void addCameraMetrics(const std::string& name, const std::shared_ptr<CameraChannel>& channel) {
+    using Field = std::atomic<std::uint64_t> CameraCounters::*;
+    const std::pair<Field, std::pair<const char*, const char*>> counters[] = {
+        {&CameraCounters::captured,
+         {"vigil_camera_frames_captured_total", "Frames read from the camera"}},
+        {&CameraCounters::skipped,
+         {"vigil_camera_frames_skipped_total",
+          "Frames replaced by a newer one before the detector took them (by design at "
+          "detect_fps below fps)"}},
+        {&CameraCounters::dropped,
+         {"vigil_camera_frames_dropped_total",
+          "Frames lost because every frame buffer was in use"}},
+        {&CameraCounters::decodeErrors,
+         {"vigil_camera_decode_errors_total", "Corrupt frames the source reported"}},
+        {&CameraCounters::detected,
+         {"vigil_camera_frames_detected_total", "Frames the detector processed"}},
+        {&CameraCounters::reconnects,
+         {"vigil_camera_reconnects_total", "Times the source was reopened after a loss"}},
+    };
+    for (const auto& [field, text] : counters) {
+      metrics_.callbackCounter(text.first, text.second, {"camera"})
+          .add({name}, [channel, field]() -> std::optional<double> {
+            return static_cast<double>((channel->counters().*field).load());
+          });
+    }
+    metrics_.callbackGauge("vigil_camera_up", "1 while the camera delivers frames", {"camera"})
+        .add({name}, [channel]() -> std::optional<double> {
+          return channel->counters().up.load() ? 1 : 0;
+        });
+    metrics_
+        .callbackGauge("vigil_person_present", "1 while a person is present (after min_frames)",
+                       {"camera"})
+        .add({name}, [this, name]() -> std::optional<double> {
+          auto state = publisher_->state(name);
+          return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
+        });
+    metrics_
+        .callbackGauge("vigil_persons", "Persons counted in the current presence event", {"camera"})
+        .add({name}, [this, name]() -> std::optional<double> {
+          auto state = publisher_->state(name);
+          return state ? std::optional<double>(state->count) : std::nullopt;
+        });
+  }
+
+  void removeCameraMetrics(const std::string& name) {
+    for (const char* family :
+         {"vigil_camera_frames_captured_total", "vigil_camera_frames_skipped_total",
+          "vigil_camera_frames_dropped_total", "vigil_camera_decode_errors_total",
+          "vigil_camera_frames_detected_total", "vigil_camera_reconnects_total"}) {
+      metrics_.callbackCounter(family, "", {"camera"}).remove({name});
+    }
+    for (const char* family : {"vigil_camera_up", "vigil_person_present", "vigil_persons"}) {
+      metrics_.callbackGauge(family, "", {"camera"}).remove({name});
+    }
+    captureToPublish_->remove({name});
+  }
+
+  void updateRates() {
+    const auto now = SteadyClock::now();
+    for (const auto& [name, camera] : cameras_) {
+      CameraView& view = views_[name];
+      const CameraCounters& c = camera->channel()->counters();
+      if (view.rateSince == SteadyClock::time_point{}) {
+        view.rateSince = now;
+        view.capturedSince = c.captured.load();
+        view.detectedSince = c.detected.load();
+        continue;
+      }
+      double dt = std::chrono::duration<double>(now - view.rateSince).count();
+      if (dt < std::chrono::duration<double>(kRateWindow).count()) continue;
+      view.fpsCaptured = static_cast<double>(c.captured.load() - view.capturedSince) / dt;
+      view.fpsDetected = static_cast<double>(c.detected.load() - view.detectedSince) / dt;
+      view.rateSince = now;
+      view.capturedSince = c.captured.load();
+      view.detectedSince = c.detected.load();
+    }
+  }
+
+  // Liveness: every long-running thread kept its last promise to show life (heartbeat.h).
+  HttpResponse health() {
+    std::string problems;
+    auto describe = [&](const std::string& who, const Heartbeat& beat) {
+      if (auto late = beat.overdueBy()) {
+        problems += fmt::format("{}: no sign of life, {:.1f} s past its deadline\n", who,
+                                std::chrono::duration<double>(*late).count());
+      }
+    };
+    if (worker_) describe("inference worker", worker_->heartbeat());
+    for (const auto& [name, camera] : cameras_) {
+      describe(fmt::format("[cam={}] capture thread", name),
+               camera->channel()->counters().heartbeat);
+    }
+    if (!problems.empty()) return textResponse(503, problems);
+    return textResponse(200, "ok\n");
+  }
+
+  // Readiness: the model is loaded and passed its checks, every enabled camera was started.
+  HttpResponse readiness() {
+    std::string body;
+    bool ready = worker_ != nullptr;
+    body += worker_
+                ? fmt::format("detector: ready ({} on {})\n", backendLabels_[0], backendLabels_[1])
+                : "detector: not loaded\n";
+    for (const CameraConfig& c : config_.cameras) {
+      if (!c.enabled) continue;
+      auto it = cameras_.find(c.name);
+      if (it == cameras_.end()) {
+        ready = false;
+        body += fmt::format("[cam={}] not started\n", c.name);
+        continue;
+      }
+      body += fmt::format("[cam={}] started, {}\n", c.name, cameraStateName(it->second->state()));
+    }
+    return textResponse(ready ? 200 : 503, body);
+  }
+
+  nlohmann::json status() {
+    nlohmann::json cameras = nlohmann::json::array();
+    for (const auto& [name, camera] : cameras_) {
+      const CameraView& v = views_[name];
+      const CameraCounters& c = camera->channel()->counters();
+      auto presence = publisher_->state(name);
+      // The camera's last state reason is an error only when it is not streaming.
+      const CameraState state = camera->state();
+      std::string lastError = state == CameraState::kStreaming ? "" : camera->lastError();
+      cameras.push_back({
+          {"name", name},
+          {"source", camera->config().source},
+          {"state", cameraStateName(state)},
+          {"up", c.up.load()},
+          {"last_error", lastError.empty() ? nlohmann::json(nullptr) : nlohmann::json(lastError)},
+          {"fps_captured", v.fpsCaptured},
+          {"fps_detected", v.fpsDetected},
+          {"present", presence && presence->present},
+          {"persons", presence ? presence->count : 0},
+          {"last_person",
+           v.lastPerson ? nlohmann::json(isoUtc(*v.lastPerson)) : nlohmann::json(nullptr)},
+          {"has_frame", v.hasFrame},
+          {"latency_ms",
+           {{"p50", percentile(v.latencyMs, 0.5)},
+            {"p99", percentile(v.latencyMs, 0.99)},
+            {"samples", v.latencyMs.size()}}},
+          {"frames",
+           {{"captured", c.captured.load()},
+            {"detected", c.detected.load()},
+            {"skipped", c.skipped.load()},
+            {"dropped", c.dropped.load()},
+            {"decode_errors", c.decodeErrors.load()},
+            {"reconnects", c.reconnects.load()}}},
+      });
+    }
+    nlohmann::json mqtt = nullptr;
+    if (mqtt_) {
+      std::string lastError = mqtt_->lastError();
+      mqtt = {
+          {"url", config_.mqtt.url},
+          {"connected", mqtt_->connected()},
+          {"published", mqtt_->published()},
+          {"dropped", mqtt_->dropped()},
+          {"buffered", mqtt_->bufferedNow()},
+          {"last_error", lastError.empty() ? nlohmann::json(nullptr) : nlohmann::json(lastError)}};
+    }
+    return {
+        {"version", VIGIL_VERSION},
+        {"uptime_seconds", std::chrono::duration<double>(SteadyClock::now() - startedAt_).count()},
+        {"backend",
+         {{"name", backendLabels_[0]},
+          {"device", backendLabels_[1]},
+          {"reason", backendLabels_[2]}}},
+        {"detector",
+         {{"model", worker_ ? worker_->detector().manifest().name : ""},
+          {"failures", worker_ ? worker_->failures() : 0},
+          {"invalid_outputs", worker_ ? worker_->invalidOutputs() : 0}}},
+        {"mqtt", mqtt},
+        {"events_published", publisher_->eventsPublished()},
+        {"cameras", cameras},
+    };
+  }
+
+  // /api/cameras/<name>/latest.jpg: the newest detected frame with its boxes drawn.
+  HttpResponse latestJpeg(const std::string& subpath) {
+    constexpr std::string_view kSuffix = "/latest.jpg";
+    if (!subpath.ends_with(kSuffix))
+      return textResponse(404, "try /api/cameras/<name>/latest.jpg\n");
+    const std::string name = subpath.substr(0, subpath.size() - kSuffix.size());
+    auto it = views_.find(name);
+    if (it == views_.end() || cameras_.count(name) == 0) {
+      return textResponse(404, fmt::format("no camera named '{}'\n", name));
+    }
+    const CameraView& view = it->second;
+    if (!view.hasFrame)
+      return textResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
+    view.latest.copyTo(annotated_);
+    drawDetections(annotated_, view.latestDetections,
+                   worker_->detector().manifest().postprocess.classNames);
+    std::vector<unsigned char> jpeg;
+    if (!cv::imencode(".jpg", annotated_, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80})) {
+      return textResponse(500, "cannot encode the frame\n");
+    }
+    HttpResponse r;
+    r.contentType = "image/jpeg";
+    r.body.assign(jpeg.begin(), jpeg.end());
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+  }
+
   void tickPresence() {
     presenceTimer_.expires_after(kPresenceTick);
     presenceTimer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       publisher_->tick(std::chrono::system_clock::now());
+      updateRates();
       tickPresence();
     });
   }
@@ -223,6 +614,12 @@ class Daemon {
     log_->info("detector: model {} on backend '{}' ({}), min score {}, NMS IoU {}",
                (*detector)->manifest().name, (*detector)->backend().name(),
                (*detector)->backend().device(), (*detector)->minScore(), (*detector)->nmsIou());
+    const std::string reason = backendReason(config);
+    if (config.backend != "cpu") log_->warn("detector: {}", reason);
+    backendInfo_->remove(backendLabels_);
+    backendLabels_ = {std::string((*detector)->backend().name()), (*detector)->backend().device(),
+                      reason};
+    backendInfo_->labels(backendLabels_)->set(1);
     if (worker_) worker_->stop();
     worker_ = std::make_unique<InferenceWorker>(
         std::move(*detector), scheduler_, [this](FrameResult&& result) {
@@ -238,6 +635,8 @@ class Daemon {
       return;
     }
     auto camera = std::make_unique<Camera>(c, scheduler_);
+    addCameraMetrics(c.name, camera->channel());
+    views_[c.name].captureToPublish = captureToPublish_->labels({c.name});
     camera->start();
     log_->info("[cam={}] started: {} source {}, detect {} fps", c.name, sourceKindName(c.kind),
                c.location, c.detectFps);
@@ -260,6 +659,28 @@ class Daemon {
     frame.backend = r.backend;
     frame.image = r.frame ? &r.frame->image : nullptr;
     publisher_->onFrame(frame, now);
+
+    const auto published = SteadyClock::now();
+    stages_["capture_to_start"]->observe(
+        std::chrono::duration<double>(r.startTime - r.captureTime).count());
+    stages_["preprocess"]->observe(seconds(r.timings.preprocessMs));
+    stages_["inference"]->observe(seconds(r.timings.inferenceMs));
+    stages_["postprocess"]->observe(seconds(r.timings.postprocessMs));
+    stages_["publish"]->observe(std::chrono::duration<double>(published - steadyNow).count());
+    if (view.captureToPublish) {
+      view.captureToPublish->observe(
+          std::chrono::duration<double>(published - r.captureTime).count());
+    }
+    // The status page's picture: copied into a reused buffer, encoded only when asked for.
+    if (r.frame) {
+      r.frame->image.copyTo(view.latest);
+      view.latestDetections = r.detections;
+      view.hasFrame = true;
+    }
+    if (std::any_of(r.detections.begin(), r.detections.end(),
+                    [](const Detection& d) { return d.classId == 0; })) {
+      view.lastPerson = frame.captureTime;
+    }
   }
 
   void reload() {
@@ -286,6 +707,7 @@ class Daemon {
       auto w = wanted.find(it->first);
       if (w == wanted.end() || !(*w->second == it->second->config())) {
         it->second->stop();
+        removeCameraMetrics(it->first);
         views_.erase(it->first);
         it = cameras_.erase(it);
         w == wanted.end() ? ++removed : ++restarted;
@@ -301,6 +723,10 @@ class Daemon {
         if (!wasRunning) ++added;
       }
     }
+    if (!(next->http == config_.http)) {
+      log_->warn("reload: the http section changed; it takes effect at the next restart");
+      next->http = config_.http;
+    }
     if (!(next->mqtt == config_.mqtt)) {
       log_->warn("reload: the mqtt section changed; it takes effect at the next restart");
       next->mqtt = config_.mqtt;
@@ -312,6 +738,7 @@ class Daemon {
   }
 
   void stopAll() {
+    if (http_) http_->stop();
     // Cameras first, so no thread offers frames to a stopped scheduler.
     for (auto& [name, camera] : cameras_) camera->stop();
     if (worker_) worker_->stop();
@@ -367,6 +794,15 @@ class Daemon {
   Config config_;
   Scheduler scheduler_;
   asio::steady_timer presenceTimer_;
+  Registry metrics_;
+  HistogramFamily* stageSeconds_ = nullptr;
+  std::map<std::string, std::shared_ptr<Histogram>> stages_;
+  HistogramFamily* captureToPublish_ = nullptr;
+  GaugeFamily* backendInfo_ = nullptr;
+  LabelValues backendLabels_;
+  std::shared_ptr<PowerMonitor> power_;
+  std::unique_ptr<HttpServer> http_;
+  cv::Mat annotated_;  // reused by latestJpeg()
   std::unique_ptr<MqttClient> mqtt_;
   std::unique_ptr<EventPublisher> publisher_;  // after mqtt_: it publishes through it
   int mqttConnects_ = 0;

@@ -266,6 +266,21 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
   m.snapshots = r.getBool(node, path, "snapshots", false);
 }
 
+void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
+  YAML::Node node = root["http"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  r.expectMap(node, "http");
+  r.rejectUnknownKeys(node, "http", {"enabled", "listen"});
+  h.enabled = r.getBool(node, "http", "enabled", true);
+  h.listen = r.getString(node, "http", "listen", h.listen);
+  // The server parses it fully at start; catch the obvious here so check-config does.
+  auto colon = h.listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == h.listen.size() || colon == 0) {
+    r.fail(node["listen"], "http.listen",
+           fmt::format("must be host:port, e.g. 127.0.0.1:9842 or [::]:9842, got '{}'", h.listen));
+  }
+}
+
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base) {
   r.rejectUnknownKeys(node, path,
@@ -331,13 +346,14 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "", {"version", "detector", "mqtt", "cameras"});
+  r.rejectUnknownKeys(root, "", {"version", "detector", "mqtt", "http", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   readDetector(r, root, base, config.detector);
   readMqtt(r, root, base, config.mqtt);
+  readHttp(r, root, config.http);
   YAML::Node cameras = r.child(root, "", "cameras");
   r.expectSequence(cameras, "cameras");
   std::set<std::string> names;

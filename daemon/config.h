@@ -67,11 +67,20 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
+// The `http` section: /metrics, health, status API and page.
+struct HttpConfig {
+  bool enabled = true;
+  std::string listen = "127.0.0.1:9842";  // host:port; loopback unless configured otherwise
+
+  bool operator==(const HttpConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path file;
   int version = 1;
   DetectorConfig detector;
   MqttConfig mqtt;
+  HttpConfig http;
   std::vector<CameraConfig> cameras;
 };
 

@@ -14,6 +14,10 @@ namespace {
 // one in its result on the way to the publisher.
 constexpr std::size_t kFramesPerCamera = 4;
 constexpr std::chrono::milliseconds kReadTimeout{1000};
+// Added to every heartbeat promise: a loaded machine may be late without being stuck.
+constexpr std::chrono::seconds kHeartbeatGrace{10};
+// Opening a stream may take this long (FFmpeg's own network timeouts) before it fails.
+constexpr std::chrono::seconds kOpenLimit{60};
 
 }  // namespace
 
@@ -75,6 +79,7 @@ std::string Camera::lastError() const {
 }
 
 bool Camera::sleepFor(std::chrono::milliseconds d) {
+  channel_->counters().heartbeat.expectWithin(d + kHeartbeatGrace);
   std::unique_lock lock(mutex_);
   return !stopWake_.wait_for(lock, d, [this] { return stopping_.load(); });
 }
@@ -117,6 +122,7 @@ void Camera::run() {
   const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
 
   while (!stopping_) {
+    counters.heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
     auto info = source->open();
     if (!info) {
       if (info.error().code == ErrorCode::kInvalidArgument ||
@@ -136,6 +142,7 @@ void Camera::run() {
     std::string lostReason;
     bool ended = false;
     while (!stopping_) {
+      counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
       auto handle = pool_->acquire();
       if (!handle) {
         // Every frame is in use (the detector holds one, the slot another): drop this one.
@@ -179,6 +186,7 @@ void Camera::run() {
     if (stopping_) break;
     if (ended) {
       setState(CameraState::kEnded, lostReason);
+      counters.heartbeat.idle();
       std::unique_lock lock(mutex_);
       stopWake_.wait(lock, [this] { return stopping_.load(); });
       break;
@@ -188,6 +196,7 @@ void Camera::run() {
     delay = std::min(delay * 2, backoff_.max);
   }
   source->close();
+  counters.heartbeat.idle();
 }
 
 }  // namespace vigil

@@ -14,7 +14,10 @@ void InferenceWorker::start() {
   if (thread_.joinable()) return;
   stopping_ = false;
   scheduler_.restart();
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    run();
+    heartbeat_.idle();
+  });
 }
 
 void InferenceWorker::stop() {
@@ -29,14 +32,20 @@ void InferenceWorker::run() {
   auto lastErrorLog = SteadyClock::time_point{};
   std::uint64_t suppressed = 0;
   const std::string backend(detector_->backend().name());
+  constexpr auto kWait = std::chrono::milliseconds(500);
   while (!stopping_) {
-    auto job = scheduler_.next(std::chrono::milliseconds(500));
+    heartbeat_.expectWithin(kWait + std::chrono::seconds(10));
+    auto job = scheduler_.next(kWait);
     if (!job) continue;
+    heartbeat_.expectWithin(kInferenceLimit);
     const Frame& frame = *job->frame;
     auto start = SteadyClock::now();
     auto ok = detector_->detect(frame.image, result);
     if (!ok) {
       failures_.fetch_add(1, std::memory_order_relaxed);
+      if (ok.error().code == ErrorCode::kInvalidOutput) {
+        invalidOutputs_.fetch_add(1, std::memory_order_relaxed);
+      }
       // One line per 10 s at most: a broken backend must not flood the journal.
       if (start - lastErrorLog > std::chrono::seconds(10)) {
         log->error("[cam={}] detection failed: {}{}", job->camera->name(), ok.error().message,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "daemon/capture/frame.h"
+#include "daemon/observe/heartbeat.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
 
@@ -50,6 +51,13 @@ class InferenceWorker {
 
   const Detector& detector() const { return *detector_; }
   std::uint64_t failures() const { return failures_.load(); }
+  // Failures whose output was checked and rejected (NaN/Inf, wrong shape): the backend ran
+  // but produced garbage. A subset of failures().
+  std::uint64_t invalidOutputs() const { return invalidOutputs_.load(); }
+  const Heartbeat& heartbeat() const { return heartbeat_; }
+
+  // How long one detection may take before /healthz calls the worker stuck.
+  static constexpr std::chrono::seconds kInferenceLimit{30};
 
  private:
   void run();
@@ -59,6 +67,8 @@ class InferenceWorker {
   ResultHandler onResult_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> failures_{0};
+  std::atomic<std::uint64_t> invalidOutputs_{0};
+  Heartbeat heartbeat_;
   std::thread thread_;
 };
 

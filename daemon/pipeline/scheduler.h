@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/capture/frame_pool.h"
+#include "daemon/observe/heartbeat.h"
 
 namespace vigil {
 
@@ -24,6 +25,7 @@ struct CameraCounters {
   std::atomic<std::uint64_t> detected{0};      // frames the detector processed
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
   std::atomic<bool> up{false};                 // the source is open and delivering
+  Heartbeat heartbeat;                         // the capture thread's, for /healthz
 };
 
 // One camera's end of the scheduler: its latest-frame slot, its detection rate and counters.
