@@ -15,6 +15,8 @@ packages=(
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
+  # the status page in a real browser (headless)
+  chromium
   # V4L2 tests: Debian's kernel with vivid under QEMU
   qemu-system-x86 qemu-utils busybox-static v4l-utils cpio kmod file python3 util-linux
 )

@@ -24,6 +24,7 @@ using testing::httpGet;
 
 constexpr const char* kPromtool = "/usr/bin/promtool";
 constexpr const char* kPrometheus = "/usr/bin/prometheus";
+constexpr const char* kChromium = "/usr/bin/chromium";
 
 std::filesystem::path clip() { return testing::videosDir() / "TUD-Campus.mp4"; }
 
@@ -266,6 +267,50 @@ TEST(ObservabilityTest, AbusiveClientsDoNotStopDetectionOrHealth) {
   auto rc = vigil.process().wait(10s);
   ASSERT_TRUE(rc.has_value());
   EXPECT_EQ(*rc, 0) << vigil.process().log();
+}
+
+// Headless Chromium as root on a machine without network: the flags keep it from phoning home
+// and from needing a sandbox or a GPU.
+std::vector<std::string> chromium(const TempDir& dir, const std::string& profile) {
+  return {kChromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+          "--no-first-run", "--disable-background-networking", "--disable-component-update",
+          "--disable-sync", "--user-data-dir=" + (dir.path() / profile).string(),
+          "--window-size=1280,720",
+          // Runs the page's timers (its first /api/status poll) before dumping or shooting.
+          "--virtual-time-budget=5000"};
+}
+
+TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
+  VIGIL_REQUIRE_CLIP();
+  if (access(kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  TempDir dir;
+  RunningDaemon vigil(dir);
+  ASSERT_NE(vigil.port(), 0) << vigil.process().log();
+  ASSERT_TRUE(vigil.waitDetected(0)) << vigil.process().log();
+  const std::string url = "http://127.0.0.1:" + std::to_string(vigil.port()) + "/";
+
+  auto dumpArgs = chromium(dir, "profile-dom");
+  dumpArgs.insert(dumpArgs.end(), {"--dump-dom", url});
+  ChildProcess dump(dumpArgs, dir.path() / "dom.html");
+  ASSERT_TRUE(dump.wait(60s).has_value());
+  std::ifstream in(dir.path() / "dom.html");
+  std::string dom((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The tile is built by the page's script from /api/status, so it proves the whole loop.
+  EXPECT_NE(dom.find("data-camera=\"campus\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("OpenCV DNN"), std::string::npos) << "the backend's device is shown";
+
+  auto shotArgs = chromium(dir, "profile-shot");
+  const auto png = dir.path() / "status-page.png";
+  shotArgs.insert(shotArgs.end(), {"--screenshot=" + png.string(), url});
+  ChildProcess shot(shotArgs, dir.path() / "screenshot.log");
+  ASSERT_TRUE(shot.wait(60s).has_value());
+  cv::Mat image = cv::imread(png.string());
+  ASSERT_FALSE(image.empty()) << shot.log();
+  EXPECT_EQ(image.cols, 1280);
+  vigil.process().signal(SIGTERM);
+  EXPECT_TRUE(vigil.process().wait(10s).has_value());
 }
 
 }  // namespace
