@@ -122,6 +122,7 @@ class HttpServer {
 
   // The bound port (the ephemeral one for port 0); 0 before a successful start().
   unsigned short port() const;
+  // Valid as long as the server; the daemon's metrics read it from any thread.
   const HttpServerCounters& counters() const;
 
  private:

@@ -351,6 +351,30 @@ TEST_F(HttpServerTest, OversizedBodyIs413) {
   EXPECT_TRUE(c.closedByServer());
 }
 
+TEST_F(HttpServerTest, OversizedChunkedBodyIs413) {
+  create();
+  server_->route("POST", "/echo", [](const HttpRequest& request) {
+    HttpResponse response;
+    response.body = request.body;
+    return response;
+  });
+  run();
+  Client c(port());
+  const std::string head =
+      "POST /echo HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n";
+  ASSERT_TRUE(c.send(head + "5\r\nsmall\r\n0\r\n\r\n"));
+  auto r = c.readResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "small");
+  std::string chunk = fmt::format("{:x}\r\n{}\r\n", 4096, std::string(4096, 'x'));
+  ASSERT_TRUE(c.send(head + chunk + chunk + chunk + "0\r\n\r\n"));
+  r = c.readResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_TRUE(c.closedByServer());
+}
+
 TEST_F(HttpServerTest, StalledClientIsClosedAfterReadTimeoutWhileOthersAreServed) {
   HttpServerSettings settings;
   settings.readTimeout = 300ms;
