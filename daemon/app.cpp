@@ -61,6 +61,7 @@ double percentile(std::vector<double> values, double p) {
 
 constexpr auto kPresenceTick = std::chrono::milliseconds(250);
 constexpr auto kRateWindow = std::chrono::seconds(2);
+constexpr auto kMetricsMaxAge = std::chrono::milliseconds(500);
 
 double seconds(double ms) { return ms / 1000.0; }
 
@@ -277,9 +278,16 @@ class Daemon {
     settings.listen = config.listen;
     http_ = std::make_unique<HttpServer>(io_, settings);
     http_->route("GET", "/metrics", [this](const HttpRequest&) {
+      // Rendered at most every kMetricsMaxAge: a scraper gone wild (or wrk) then costs socket
+      // work only, not a render per request on the thread that also publishes events.
+      const auto now = SteadyClock::now();
+      if (metricsText_.empty() || now - metricsRenderedAt_ >= kMetricsMaxAge) {
+        metricsText_ = metrics_.render();
+        metricsRenderedAt_ = now;
+      }
       HttpResponse r;
       r.contentType = "text/plain; version=0.0.4; charset=utf-8";
-      r.body = metrics_.render();
+      r.body = metricsText_;
       return r;
     });
     http_->route("GET", "/healthz", [this](const HttpRequest&) { return health(); });
@@ -803,6 +811,8 @@ class Daemon {
   std::shared_ptr<PowerMonitor> power_;
   std::unique_ptr<HttpServer> http_;
   cv::Mat annotated_;  // reused by latestJpeg()
+  std::string metricsText_;
+  SteadyClock::time_point metricsRenderedAt_{};
   std::unique_ptr<MqttClient> mqtt_;
   std::unique_ptr<EventPublisher> publisher_;  // after mqtt_: it publishes through it
   int mqttConnects_ = 0;
