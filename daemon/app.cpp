@@ -21,6 +21,7 @@
 #include "daemon/observe/metrics.h"
 #include "daemon/observe/power.h"
 #include "daemon/observe/status_page.h"
+#include "daemon/observe/systemd_notify.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/publish/event_publisher.h"
@@ -182,6 +183,12 @@ class Daemon {
     if (mqtt_) mqtt_->start();
     for (const CameraConfig& c : config_.cameras) startCamera(c);
     tickPresence();
+    notifier_.ready(statusLine());
+    if (auto timeout = notifier_.watchdogTimeout()) {
+      log_->info("systemd watchdog: {} s; pinged while every thread is healthy",
+                 std::chrono::duration<double>(*timeout).count());
+      pingWatchdog(*timeout / 2);
+    }
     log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
                options_.configPath.string());
     if (cameras_.empty()) log_->warn("no enabled camera in {}", options_.configPath.string());
@@ -227,8 +234,33 @@ class Daemon {
   }
 
   void shutdown() {
+    notifier_.stopping();
     signals_.cancel();
     io_.stop();
+  }
+
+  std::string statusLine() const {
+    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendLabels_[0],
+                       mqtt_ ? ", MQTT " + config_.mqtt.url : std::string());
+  }
+
+  // Pings systemd only while every thread keeps its heartbeat: a stuck capture thread or
+  // inference makes systemd restart the service after WatchdogSec.
+  void pingWatchdog(std::chrono::microseconds interval) {
+    watchdogTimer_.expires_after(interval);
+    watchdogTimer_.async_wait([this, interval](boost::system::error_code ec) {
+      if (ec) return;
+      HttpResponse health = this->health();
+      if (health.status == 200) {
+        notifier_.watchdog();
+        watchdogWarned_ = false;
+      } else if (!watchdogWarned_) {
+        log_->error("withholding the systemd watchdog ping: {}", health.body);
+        notifier_.status("unhealthy: " + health.body);
+        watchdogWarned_ = true;
+      }
+      pingWatchdog(interval);
+    });
   }
 
   bool startPublishing(const MqttConfig& config) {
@@ -693,6 +725,12 @@ class Daemon {
 
   void reload() {
     log_->info("SIGHUP: reloading {}", options_.configPath.string());
+    notifier_.reloading();
+    // Whatever happens below, systemd hears that the reload is over.
+    struct ReadyAgain {
+      Daemon* daemon;
+      ~ReadyAgain() { daemon->notifier_.ready(daemon->statusLine()); }
+    } readyAgain{this};
     auto next = loadConfig(options_.configPath);
     if (!next) {
       log_->error("reload rejected, the running configuration stays: {}", next.error().message);
@@ -802,6 +840,9 @@ class Daemon {
   Config config_;
   Scheduler scheduler_;
   asio::steady_timer presenceTimer_;
+  asio::steady_timer watchdogTimer_{io_};
+  SystemdNotifier notifier_;
+  bool watchdogWarned_ = false;
   Registry metrics_;
   HistogramFamily* stageSeconds_ = nullptr;
   std::map<std::string, std::shared_ptr<Histogram>> stages_;

@@ -1,7 +1,11 @@
 #include "daemon/log.h"
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace vigil {
@@ -13,10 +17,59 @@ std::mutex& registryMutex() {
   return mutex;
 }
 
+// "<3>": the syslog priority prefix journald reads from a service's stderr (sd-daemon(3)), so
+// `journalctl -p err` shows exactly the errors.
+class SyslogPriorityFlag : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    char prefix[] = "<6>";
+    switch (msg.level) {
+      case spdlog::level::trace:
+      case spdlog::level::debug:
+        prefix[1] = '7';
+        break;
+      case spdlog::level::warn:
+        prefix[1] = '4';
+        break;
+      case spdlog::level::err:
+        prefix[1] = '3';
+        break;
+      case spdlog::level::critical:
+        prefix[1] = '2';
+        break;
+      default:
+        break;
+    }
+    dest.append(prefix, prefix + 3);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<SyslogPriorityFlag>();
+  }
+};
+
+// True when stderr is the journal stream systemd connected (JOURNAL_STREAM=<dev>:<inode>).
+bool stderrIsJournal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long dev = 0;
+  unsigned long long ino = 0;
+  if (std::sscanf(stream, "%llu:%llu", &dev, &ino) != 2) return false;
+  struct stat st {};
+  return fstat(2, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
 spdlog::sink_ptr& sharedSink() {
   static spdlog::sink_ptr sink = [] {
     auto s = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-    s->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %v");
+    if (stderrIsJournal()) {
+      // The journal stamps time and unit itself; the prefix carries the priority.
+      auto formatter = std::make_unique<spdlog::pattern_formatter>();
+      formatter->add_flag<SyslogPriorityFlag>('*').set_pattern("%*[%n] %v");
+      s->set_formatter(std::move(formatter));
+    } else {
+      s->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %v");
+    }
     return s;
   }();
   return sink;

@@ -9,14 +9,16 @@ packages=(
   # detector and command line
   libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
   nlohmann-json3-dev libssl-dev
-  # daemon: cameras (libv4l2), event loop (Boost.Asio)
-  libv4l-dev libboost-dev
+  # daemon: cameras (libv4l2), event loop (Boost.Asio), systemd notification (libsystemd)
+  libv4l-dev libboost-dev libsystemd-dev
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
   # the status page in a real browser (headless)
   chromium
+  # the Debian package and its checks; systemd-analyze checks the unit
+  lintian dpkg-dev systemd
   # V4L2 tests: Debian's kernel with vivid under QEMU
   qemu-system-x86 qemu-utils busybox-static v4l-utils cpio kmod file python3 util-linux
 )

@@ -43,9 +43,7 @@ void SystemdNotifier::send(const std::string& message) {
   }
 }
 
-void SystemdNotifier::ready(std::string_view status) {
-  send("READY=1\nSTATUS=" + oneLine(status));
-}
+void SystemdNotifier::ready(std::string_view status) { send("READY=1\nSTATUS=" + oneLine(status)); }
 
 void SystemdNotifier::status(std::string_view status) { send("STATUS=" + oneLine(status)); }
 

@@ -1,0 +1,48 @@
+# Installation layout and the Debian package (CPack DEB). Build the package with
+# scripts/build-deb.sh, which configures a release build whose default model directory is
+# /var/lib/vigil/models/yolox-nano (the weights are fetched there after installation).
+include(GNUInstallDirs)
+
+install(TARGETS vigil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/config/cameras.yaml DESTINATION /etc/vigil)
+install(FILES ${PROJECT_SOURCE_DIR}/systemd/vigil.service DESTINATION /lib/systemd/system)
+install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano/model.yaml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/systemd/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        RENAME README.systemd.md)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# Debian wants the changelog compressed with gzip -9n.
+set(changelog_gz ${PROJECT_BINARY_DIR}/changelog.Debian.gz)
+add_custom_command(OUTPUT ${changelog_gz}
+  COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/debian/changelog > ${changelog_gz}
+  DEPENDS ${PROJECT_SOURCE_DIR}/packaging/debian/changelog)
+add_custom_target(vigil_changelog ALL DEPENDS ${changelog_gz})
+install(FILES ${changelog_gz} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME vigil)
+set(CPACK_PACKAGE_VENDOR "The Vigil developers")
+set(CPACK_PACKAGE_CONTACT "Vigil developers <vigil@example.org>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "always-on person detection for cameras, on an NPU or the CPU")
+set(CPACK_PACKAGE_DESCRIPTION "Vigil grabs frames from V4L2 cameras and RTSP, HTTP or file
+sources, runs a YOLOX person detector (on an AMD Ryzen AI NPU where present, else the CPU),
+and publishes presence events over MQTT with Home Assistant discovery and metrics for
+Prometheus.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # vigil_<version>_amd64.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION video)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # dependencies computed by dpkg-shlibdeps, not guessed
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mosquitto-clients")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/packaging/debian/conffiles
+    ${PROJECT_SOURCE_DIR}/packaging/debian/postinst
+    ${PROJECT_SOURCE_DIR}/packaging/debian/prerm
+    ${PROJECT_SOURCE_DIR}/packaging/debian/postrm)
+set(CPACK_STRIP_FILES ON)
+include(CPack)
