@@ -6,7 +6,12 @@
 #include <boost/asio.hpp>
 // clang-format on
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -182,6 +187,7 @@ class Daemon {
     publisher_->setCameras(publishedCameras(config_));
     if (mqtt_) mqtt_->start();
     for (const CameraConfig& c : config_.cameras) startCamera(c);
+    yieldToInference();
     tickPresence();
     notifier_.ready(statusLine());
     if (auto timeout = notifier_.watchdogTimeout()) {
@@ -237,6 +243,19 @@ class Daemon {
     notifier_.stopping();
     signals_.cancel();
     io_.stop();
+  }
+
+  // The control thread (signals, results, MQTT, HTTP) runs at a lower priority than the
+  // capture and inference threads, which were started from it before this call and so keep the
+  // normal one: a flood of HTTP requests then takes only what detection leaves (measured in
+  // bench/http-metrics-load.md). Idle or lightly loaded, priorities change nothing. Threads a
+  // SIGHUP reload starts later inherit the lower priority (an unprivileged thread cannot raise
+  // it back), which only puts them level with HTTP again.
+  void yieldToInference() {
+    constexpr int kControlNice = 5;
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kControlNice) != 0) {
+      log_->debug("cannot lower the control thread's priority: {}", std::strerror(errno));
+    }
   }
 
   std::string statusLine() const {
@@ -377,6 +396,11 @@ class Daemon {
     log_->info("power: {}", power_->description());
     registerPowerMetrics(metrics_, power_);
     metrics_
+        .callbackGauge("vigil_package_energy_per_inference_joules",
+                       "Package energy (RAPL, every process) per detected frame over the last "
+                       "2 s; absent without an energy source")
+        .add({}, [this]() { return energyPerInference_; });
+    metrics_
         .callbackCounter("vigil_detection_failures_total",
                          "Frames the detector failed on (runtime errors and invalid outputs)")
         .add({}, [this]() -> std::optional<double> {
@@ -486,8 +510,26 @@ class Daemon {
     captureToPublish_->remove({name});
   }
 
+  // Package joules per detected frame over the last window: the whole package (every process
+  // on the box), so an upper bound on what one inference costs; absent without RAPL.
+  void updateEnergyPerInference(SteadyClock::time_point now) {
+    if (now - energySince_ < kRateWindow) return;
+    auto joules = power_->packageEnergyJoules();
+    std::uint64_t frames = worker_ ? worker_->inferences() : 0;
+    if (joules && energyBase_ && frames > inferencesBase_) {
+      energyPerInference_ =
+          (*joules - *energyBase_) / static_cast<double>(frames - inferencesBase_);
+    } else if (!joules) {
+      energyPerInference_.reset();
+    }
+    energyBase_ = joules;
+    inferencesBase_ = frames;
+    energySince_ = now;
+  }
+
   void updateRates() {
     const auto now = SteadyClock::now();
+    updateEnergyPerInference(now);
     for (const auto& [name, camera] : cameras_) {
       CameraView& view = views_[name];
       const CameraCounters& c = camera->channel()->counters();
@@ -850,6 +892,10 @@ class Daemon {
   GaugeFamily* backendInfo_ = nullptr;
   LabelValues backendLabels_;
   std::shared_ptr<PowerMonitor> power_;
+  std::optional<double> energyPerInference_;
+  std::optional<double> energyBase_;
+  std::uint64_t inferencesBase_ = 0;
+  SteadyClock::time_point energySince_{};
   std::unique_ptr<HttpServer> http_;
   cv::Mat annotated_;  // reused by latestJpeg()
   std::string metricsText_;

@@ -276,8 +276,9 @@ Expected<FileCheck> verifyModelFile(const ModelManifest& manifest, const ModelFi
   std::error_code ec;
   if (!std::filesystem::is_regular_file(check.path, ec)) {
     return makeError(ErrorCode::kNotFound,
-                     "{}: model file missing; install it with scripts/fetch-model.sh",
-                     check.path.string());
+                     "{}: model file missing; fetch and verify it with `fetch-model.sh --model {}` "
+                     "(scripts/ in the source tree, /usr/share/vigil/ when installed)",
+                     check.path.string(), manifest.directory().string());
   }
   check.size = std::filesystem::file_size(check.path, ec);
   auto hash = sha256File(check.path);

@@ -15,7 +15,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/systemd/README.md DESTINATION ${CMAKE_INSTAL
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Debian wants the changelog compressed with gzip -9n.
-set(changelog_gz ${PROJECT_BINARY_DIR}/changelog.Debian.gz)
+# A native package (no Debian revision in the version): changelog.gz.
+set(changelog_gz ${PROJECT_BINARY_DIR}/changelog.gz)
 add_custom_command(OUTPUT ${changelog_gz}
   COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/debian/changelog > ${changelog_gz}
   DEPENDS ${PROJECT_SOURCE_DIR}/packaging/debian/changelog)
@@ -27,10 +28,10 @@ set(CPACK_PACKAGE_NAME vigil)
 set(CPACK_PACKAGE_VENDOR "The Vigil developers")
 set(CPACK_PACKAGE_CONTACT "Vigil developers <vigil@example.org>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "always-on person detection for cameras, on an NPU or the CPU")
-set(CPACK_PACKAGE_DESCRIPTION "Vigil grabs frames from V4L2 cameras and RTSP, HTTP or file
-sources, runs a YOLOX person detector (on an AMD Ryzen AI NPU where present, else the CPU),
-and publishes presence events over MQTT with Home Assistant discovery and metrics for
-Prometheus.")
+set(CPACK_PACKAGE_DESCRIPTION "Vigil grabs frames from V4L2 cameras and RTSP, HTTP
+or file sources, runs a YOLOX person detector (on an AMD Ryzen AI NPU where
+present, else the CPU), and publishes presence events over MQTT with Home
+Assistant discovery and metrics for Prometheus.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # vigil_<version>_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION video)

@@ -59,6 +59,7 @@ void InferenceWorker::run() {
       continue;
     }
     job->camera->counters().detected.fetch_add(1, std::memory_order_relaxed);
+    inferences_.fetch_add(1, std::memory_order_relaxed);
     FrameResult out;
     out.camera = job->camera->name();
     out.sequence = frame.sequence;

@@ -51,6 +51,7 @@ class InferenceWorker {
 
   const Detector& detector() const { return *detector_; }
   std::uint64_t failures() const { return failures_.load(); }
+  std::uint64_t inferences() const { return inferences_.load(); }  // successful detections
   // Failures whose output was checked and rejected (NaN/Inf, wrong shape): the backend ran
   // but produced garbage. A subset of failures().
   std::uint64_t invalidOutputs() const { return invalidOutputs_.load(); }
@@ -67,6 +68,7 @@ class InferenceWorker {
   ResultHandler onResult_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> failures_{0};
+  std::atomic<std::uint64_t> inferences_{0};
   std::atomic<std::uint64_t> invalidOutputs_{0};
   Heartbeat heartbeat_;
   std::thread thread_;
