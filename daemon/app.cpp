@@ -174,6 +174,11 @@ class Daemon {
   }
 
   int run() {
+    // First: until these are registered, SIGHUP's and SIGTERM's default action kills the
+    // process, and systemd may reload or stop as soon as READY=1 (or even before) is sent.
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
+    signals_.add(SIGHUP);
     auto config = loadConfig(options_.configPath);
     if (!config) {
       log_->error("{}", config.error().message);
@@ -199,9 +204,6 @@ class Daemon {
                options_.configPath.string());
     if (cameras_.empty()) log_->warn("no enabled camera in {}", options_.configPath.string());
 
-    signals_.add(SIGINT);
-    signals_.add(SIGTERM);
-    signals_.add(SIGHUP);
     waitForSignal();
     asio::steady_timer duration(io_);
     if (options_.durationSeconds) {
