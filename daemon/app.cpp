@@ -69,6 +69,38 @@ constexpr auto kPresenceTick = std::chrono::milliseconds(250);
 constexpr auto kRateWindow = std::chrono::seconds(2);
 constexpr auto kMetricsMaxAge = std::chrono::milliseconds(500);
 
+// The per-camera series: declared here once, so adding and removing a camera name the same.
+struct MetricText {
+  const char* name;
+  const char* help;
+};
+
+struct CameraCounterMetric {
+  std::atomic<std::uint64_t> CameraCounters::*field;
+  const char* name;
+  const char* help;
+};
+
+const CameraCounterMetric kCameraCounterMetrics[] = {
+    {&CameraCounters::captured, "vigil_camera_frames_captured_total",
+     "Frames read from the camera"},
+    {&CameraCounters::skipped, "vigil_camera_frames_skipped_total",
+     "Frames replaced by a newer one before the detector took them (by design at detect_fps "
+     "below fps)"},
+    {&CameraCounters::dropped, "vigil_camera_frames_dropped_total",
+     "Frames lost because every frame buffer was in use"},
+    {&CameraCounters::decodeErrors, "vigil_camera_decode_errors_total",
+     "Corrupt frames the source reported"},
+    {&CameraCounters::detected, "vigil_camera_frames_detected_total",
+     "Frames the detector processed"},
+    {&CameraCounters::reconnects, "vigil_camera_reconnects_total",
+     "Times the source was reopened after a loss"},
+};
+constexpr MetricText kCameraUp{"vigil_camera_up", "1 while the camera delivers frames"};
+constexpr MetricText kPersonPresent{"vigil_person_present",
+                                    "1 while a person is present (after min_frames)"};
+constexpr MetricText kPersons{"vigil_persons", "Persons counted in the current presence event"};
+
 double seconds(double ms) { return ms / 1000.0; }
 
 HttpResponse textResponse(int status, std::string body) {
@@ -456,43 +488,22 @@ class Daemon {
 
   // Declared on first use and shared by every camera; the children come and go with cameras.
   void addCameraMetrics(const std::string& name, const std::shared_ptr<CameraChannel>& channel) {
-    using Field = std::atomic<std::uint64_t> CameraCounters::*;
-    const std::pair<Field, std::pair<const char*, const char*>> counters[] = {
-        {&CameraCounters::captured,
-         {"vigil_camera_frames_captured_total", "Frames read from the camera"}},
-        {&CameraCounters::skipped,
-         {"vigil_camera_frames_skipped_total",
-          "Frames replaced by a newer one before the detector took them (by design at "
-          "detect_fps below fps)"}},
-        {&CameraCounters::dropped,
-         {"vigil_camera_frames_dropped_total",
-          "Frames lost because every frame buffer was in use"}},
-        {&CameraCounters::decodeErrors,
-         {"vigil_camera_decode_errors_total", "Corrupt frames the source reported"}},
-        {&CameraCounters::detected,
-         {"vigil_camera_frames_detected_total", "Frames the detector processed"}},
-        {&CameraCounters::reconnects,
-         {"vigil_camera_reconnects_total", "Times the source was reopened after a loss"}},
-    };
-    for (const auto& [field, text] : counters) {
-      metrics_.callbackCounter(text.first, text.second, {"camera"})
-          .add({name}, [channel, field]() -> std::optional<double> {
+    for (const CameraCounterMetric& m : kCameraCounterMetrics) {
+      metrics_.callbackCounter(m.name, m.help, {"camera"})
+          .add({name}, [channel, field = m.field]() -> std::optional<double> {
             return static_cast<double>((channel->counters().*field).load());
           });
     }
-    metrics_.callbackGauge("vigil_camera_up", "1 while the camera delivers frames", {"camera"})
+    metrics_.callbackGauge(kCameraUp.name, kCameraUp.help, {"camera"})
         .add({name}, [channel]() -> std::optional<double> {
           return channel->counters().up.load() ? 1 : 0;
         });
-    metrics_
-        .callbackGauge("vigil_person_present", "1 while a person is present (after min_frames)",
-                       {"camera"})
+    metrics_.callbackGauge(kPersonPresent.name, kPersonPresent.help, {"camera"})
         .add({name}, [this, name]() -> std::optional<double> {
           auto state = publisher_->state(name);
           return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
         });
-    metrics_
-        .callbackGauge("vigil_persons", "Persons counted in the current presence event", {"camera"})
+    metrics_.callbackGauge(kPersons.name, kPersons.help, {"camera"})
         .add({name}, [this, name]() -> std::optional<double> {
           auto state = publisher_->state(name);
           return state ? std::optional<double>(state->count) : std::nullopt;
@@ -500,14 +511,11 @@ class Daemon {
   }
 
   void removeCameraMetrics(const std::string& name) {
-    for (const char* family :
-         {"vigil_camera_frames_captured_total", "vigil_camera_frames_skipped_total",
-          "vigil_camera_frames_dropped_total", "vigil_camera_decode_errors_total",
-          "vigil_camera_frames_detected_total", "vigil_camera_reconnects_total"}) {
-      metrics_.callbackCounter(family, "", {"camera"}).remove({name});
+    for (const CameraCounterMetric& m : kCameraCounterMetrics) {
+      metrics_.callbackCounter(m.name, m.help, {"camera"}).remove({name});
     }
-    for (const char* family : {"vigil_camera_up", "vigil_person_present", "vigil_persons"}) {
-      metrics_.callbackGauge(family, "", {"camera"}).remove({name});
+    for (const MetricText* m : {&kCameraUp, &kPersonPresent, &kPersons}) {
+      metrics_.callbackGauge(m->name, m->help, {"camera"}).remove({name});
     }
     captureToPublish_->remove({name});
   }

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/free_port.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
 
@@ -141,7 +142,7 @@ class MosquittoBroker {
   // Writes the configuration (and certificates, password file) and starts the broker.
   ::testing::AssertionResult start() {
     if (port_ == 0) {
-      port_ = freePort();
+      port_ = freeLoopbackPort();
       if (port_ == 0) return ::testing::AssertionFailure() << "no free loopback port";
       if (auto r = writeConfig(); !r) return r;
     }
@@ -168,23 +169,6 @@ class MosquittoBroker {
   std::string log() const { return process_ ? process_->log() : std::string(); }
 
  private:
-  static int freePort() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return 0;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port = ntohs(addr.sin_port);
-    }
-    close(fd);
-    return port;
-  }
-
   static bool accepts(int port) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return false;

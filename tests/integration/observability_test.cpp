@@ -9,6 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <regex>
 
+#include "tests/free_port.h"
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
@@ -171,20 +172,7 @@ TEST(ObservabilityTest, RealPrometheusScrapesVigil) {
          "scrape_configs:\n  - job_name: vigil\n    static_configs:\n"
          "      - targets: ['127.0.0.1:"
       << vigil.port() << "']\n";
-  // Prometheus's own port: ask the kernel for a free one by binding port 0 briefly.
-  int promPort = 0;
-  {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      promPort = ntohs(addr.sin_port);
-    }
-    close(fd);
-  }
+  const int promPort = testing::freeLoopbackPort();
   ASSERT_NE(promPort, 0);
   ChildProcess prometheus({kPrometheus, "--config.file=" + (dir.path() / "prometheus.yml").string(),
                            "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),

@@ -1,15 +1,13 @@
 // `vigil run` as systemd runs it: readiness, reload and stop notifications and watchdog pings
 // over a real $NOTIFY_SOCKET datagram socket, and journald priority prefixes on stderr.
 #include <gtest/gtest.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <fstream>
 
 #include "tests/model_paths.h"
+#include "tests/notify_socket.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
 
@@ -18,40 +16,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::ChildProcess;
-
-class NotifySocket {
- public:
-  explicit NotifySocket(const std::filesystem::path& path) {
-    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    bound_ = bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    timeval timeout{0, 200000};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  }
-  ~NotifySocket() { close(fd_); }
-  bool bound() const { return bound_; }
-
-  // Collects messages until one starts with `prefix` or the limit passes.
-  bool waitFor(const std::string& prefix, std::chrono::milliseconds limit) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      char buffer[4096];
-      ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
-      if (n <= 0) continue;
-      messages.emplace_back(buffer, static_cast<std::size_t>(n));
-      if (messages.back().rfind(prefix, 0) == 0) return true;
-    }
-    return false;
-  }
-
-  std::vector<std::string> messages;
-
- private:
-  int fd_ = -1;
-  bool bound_ = false;
-};
+using testing::NotifySocket;
 
 TEST(SystemdDaemonTest, ReadyReloadWatchdogStopAndJournalPriorities) {
   VIGIL_REQUIRE_MODEL();

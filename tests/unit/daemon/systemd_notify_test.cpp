@@ -1,15 +1,13 @@
 #include "daemon/observe/systemd_notify.h"
 
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <optional>
 #include <string>
 
+#include "tests/notify_socket.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {
@@ -17,39 +15,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// What systemd does: a datagram socket whose path is in $NOTIFY_SOCKET.
-class NotifySocket {
- public:
-  explicit NotifySocket(const std::filesystem::path& path) : path_(path) {
-    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    bound_ = bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    timeval timeout{2, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  }
-  ~NotifySocket() { close(fd_); }
-  bool bound() const { return bound_; }
-
-  std::optional<std::string> receive() {
-    char buffer[4096];
-    ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
-    if (n < 0) return std::nullopt;
-    return std::string(buffer, static_cast<std::size_t>(n));
-  }
-
-  // Non-blocking: true when nothing is waiting.
-  bool empty() {
-    char buffer[16];
-    return recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT) < 0;
-  }
-
- private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-  bool bound_ = false;
-};
+using testing::NotifySocket;
 
 class SystemdNotifyTest : public ::testing::Test {
  protected:
