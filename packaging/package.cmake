@@ -23,6 +23,14 @@ add_custom_command(OUTPUT ${changelog_gz}
 add_custom_target(vigil_changelog ALL DEPENDS ${changelog_gz})
 install(FILES ${changelog_gz} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
+# The manual page (written by hand from `vigil --help`), compressed the same way.
+set(manpage_gz ${PROJECT_BINARY_DIR}/vigil.1.gz)
+add_custom_command(OUTPUT ${manpage_gz}
+  COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/vigil.1 > ${manpage_gz}
+  DEPENDS ${PROJECT_SOURCE_DIR}/packaging/vigil.1)
+add_custom_target(vigil_manpage ALL DEPENDS ${manpage_gz})
+install(FILES ${manpage_gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME vigil)
 set(CPACK_PACKAGE_VENDOR "The Vigil developers")
@@ -37,7 +45,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # vigil_<version>_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION video)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # dependencies computed by dpkg-shlibdeps, not guessed
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
+# adduser: the maintainer scripts; procps: /bin/kill, the unit's ExecReload (found missing by
+# scripts/test-vm-journey.sh on a minimal Debian, where `systemctl reload vigil` failed).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser, procps")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mosquitto-clients")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
