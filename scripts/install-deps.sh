@@ -21,6 +21,8 @@ packages=(
   lintian dpkg-dev systemd
   # V4L2 tests: Debian's kernel with vivid under QEMU
   qemu-system-x86 qemu-utils busybox-static v4l-utils cpio kmod file python3 util-linux
+  # the package's user journey on a real systemd in QEMU: a Debian 12 root file system
+  debootstrap mmdebstrap e2fsprogs
 )
 
 if [[ $(id -u) -ne 0 ]]; then

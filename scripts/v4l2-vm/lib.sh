@@ -41,7 +41,7 @@ vm_require_tools() {
 }
 
 # Bump when the content of base.cpio.gz changes, so existing work directories are rebuilt.
-VM_BASE_FORMAT=1
+VM_BASE_FORMAT=2
 
 # Prints the kernel version (e.g. 6.1.0-57-amd64) of the last base that mkbase.sh completed in
 # the current format.

@@ -16,8 +16,10 @@ set -euo pipefail
 vm_require_work 2
 vm_require_tools 4
 
-# Modules to load in the guest; their dependencies are added from modules.dep.
-MODULES=(virtio_pci 9pnet_virtio 9p vivid)
+# Modules to load in the guest; their dependencies are added from modules.dep. virtio_blk, ext4
+# and crc32c_generic (ext4's soft dependency, absent from modules.dep) are for the root disk of
+# the systemd journey VM (scripts/vm-journey); the vivid VM loads them too, unused.
+MODULES=(virtio_pci 9pnet_virtio 9p vivid virtio_blk crc32c_generic ext4)
 
 exec 9>"$VM_WORK/.mkbase.lock"
 flock 9 # parallel test runs wait here instead of building the same thing twice
