@@ -122,6 +122,15 @@ sed -i -e 's|^    source: /dev/video0$|    source: file:/srv/vigil/door.mp4|' \
   /etc/vigil/cameras.yaml
 cp /etc/vigil/cameras.yaml /root/cameras.yaml.good
 diff -u /root/cameras.yaml.shipped /etc/vigil/cameras.yaml | evidence
+# Under TCG the guest computes ~50 times slower than the host: one inference takes 6-25 s here
+# (0.13 s on the host), and a stop waits for the inference in flight. The unit's 15 s stop
+# budget assumes real hardware, so the VM gives the service more time; everything else is the
+# unit as shipped.
+mkdir -p /etc/systemd/system/vigil.service.d
+printf '[Service]\n# TCG: inference is ~50x slower than on real hardware\nTimeoutStopSec=90\n' \
+  > /etc/systemd/system/vigil.service.d/tcg-slow-cpu.conf
+systemctl daemon-reload
+echo "drop-in for the slow emulated CPU: $(tr '\n' ' ' < /etc/systemd/system/vigil.service.d/tcg-slow-cpu.conf)" | evidence
 out=$(runuser -u vigil -- vigil check-config /etc/vigil/cameras.yaml 2>&1)
 rc=$?
 echo "$out" | evidence
@@ -222,7 +231,7 @@ code=$(systemctl show -P ExecMainCode vigil) # 1 = exited (2 would be killed by 
 status_code=$(systemctl show -P ExecMainStatus vigil)
 status=$(mosquitto_sub -h 127.0.0.1 -t vigil/status -C 1 -W 10 -v 2>&1)
 {
-  vigil_journal "$t" | tail -n 6
+  vigil_journal "$t" | tail -n 10
   echo "Result=$result ExecMainCode=$code ExecMainStatus=$status_code"
   echo "\$ mosquitto_sub -t vigil/status -C 1 -v (retained): $status"
 } | evidence
@@ -240,13 +249,14 @@ rc=$?
 left=()
 getent passwd vigil > /dev/null && left+=("user vigil")
 getent group vigil > /dev/null && left+=("group vigil")
+rm -rf /etc/systemd/system/vigil.service.d # the test's own drop-in (configure step)
 for p in /etc/vigil /var/lib/vigil /usr/bin/vigil /lib/systemd/system/vigil.service \
   /etc/systemd/system/multi-user.target.wants/vigil.service; do
   [[ -e $p || -L $p ]] && left+=("$p")
 done
 dpkg -s vigil > /dev/null 2>&1 && left+=("dpkg still knows vigil")
 {
-  echo "$out" | grep -v '^\(Reading\|Building\)' | tail -n 8
+  echo "$out" | grep -v -e '^Reading' -e '^Building' -e 'Reading database' | tail -n 8
   echo "left behind: ${left[*]:-nothing}"
 } | evidence
 if ((rc == 0 && ${#left[@]} == 0)); then
