@@ -61,10 +61,9 @@ if [[ -f $img.ready ]]; then
   exit 0
 fi
 
+t_start=$(date +%s.%N)
 curl -sfI --max-time 30 "$mirror/dists/$suite/InRelease" > /dev/null ||
   die 3 "the Debian mirror $mirror cannot be reached (no network?); set VIGIL_VM_MIRROR"
-
-t_start=$(date +%s.%N)
 root=$dir/root.tmp
 buildlog=$dir/mkrootfs.log
 # A previous build may have died with /proc mounted in the chroot.
