@@ -40,8 +40,12 @@ namespace {
 namespace asio = boost::asio;
 
 // Why the backend in use is the one in use, for the log, vigil_backend_info and /api/status.
-std::string backendReason(const DetectorConfig& c) {
-  if (c.backend == "cpu") return "configured: cpu";
+std::string backendReason(const DetectorConfig& c, const Detector& d) {
+  if (c.backend == "cpu" || c.backend == "cpu-ort") return "configured: " + c.backend;
+  if (c.backend == "auto") {
+    return d.autoFallback().empty() ? "auto: the preferred backend of this build"
+                                    : "auto: " + d.autoFallback();
+  }
   // The NPU backend is not in this build yet; both run the CPU reference, and say so.
   return "configured: " + c.backend + "; no NPU backend in this build, running the CPU reference";
 }
@@ -50,7 +54,8 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
   DetectorOptions o;
   o.model = c.model.empty() ? std::filesystem::path(VIGIL_DEFAULT_MODEL_DIR)
                             : std::filesystem::path(c.model);
-  o.backend = "cpu";
+  // cpu, cpu-ort and auto run as configured; npu is not in this build (see backendReason).
+  o.backend = c.backend == "npu" ? "cpu" : c.backend;
   o.threads = c.threads;
   o.minScore = c.minScore;
   o.nmsIou = c.nms;
@@ -706,8 +711,10 @@ class Daemon {
     log_->info("detector: model {} on backend '{}' ({}), min score {}, NMS IoU {}",
                (*detector)->manifest().name, (*detector)->backend().name(),
                (*detector)->backend().device(), (*detector)->minScore(), (*detector)->nmsIou());
-    const std::string reason = backendReason(config);
-    if (config.backend != "cpu") log_->warn("detector: {}", reason);
+    const std::string reason = backendReason(config, **detector);
+    if (config.backend == "npu" || !(*detector)->autoFallback().empty()) {
+      log_->warn("detector: {}", reason);
+    }
     backendInfo_->remove(backendLabels_);
     backendLabels_ = {std::string((*detector)->backend().name()), (*detector)->backend().device(),
                       reason};

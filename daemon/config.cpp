@@ -68,9 +68,9 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   d.model = r.getString(node, path, "model", "");
   if (!d.model.empty()) d.model = resolve(base, d.model).string();
   d.backend = r.getString(node, path, "backend", "cpu");
-  if (d.backend != "cpu" && d.backend != "npu" && d.backend != "auto") {
+  if (d.backend != "cpu" && d.backend != "cpu-ort" && d.backend != "npu" && d.backend != "auto") {
     r.fail(node["backend"], "detector.backend",
-           fmt::format("must be cpu, npu or auto, got '{}'", d.backend));
+           fmt::format("must be cpu, cpu-ort, npu or auto, got '{}'", d.backend));
   }
   d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, 0));
   d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));

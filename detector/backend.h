@@ -12,7 +12,8 @@
 namespace vigil {
 
 struct BackendOptions {
-  int threads = 0;  // 0: the runtime's default
+  int threads = 0;        // 0: the runtime's default
+  bool spinning = false;  // let idle worker threads spin (cpu-ort); off: they leave the CPU
 };
 
 // Runs a model's stages: network input in, last stage's output out.
@@ -43,16 +44,18 @@ struct BackendEntry {
   BackendFactory create;
 };
 
-// The backends compiled into this build, in order of preference.
+// The backends compiled into this build, in order of preference, then "auto".
 std::span<const BackendEntry> backendTable();
 
-// "cpu, ..." for messages.
+// "cpu-ort, cpu, auto" for messages.
 std::string backendNames();
 
 // Creates the backend registered under `name`; an unknown name is kInvalidArgument naming the
-// backends this build has.
+// backends this build has. "auto" creates the first backend of the table that loads; when one
+// before it failed, `autoReason` (if given) receives why, for the caller to log at warn.
 Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
                                                           const ModelManifest& manifest,
-                                                          const BackendOptions& options);
+                                                          const BackendOptions& options,
+                                                          std::string* autoReason = nullptr);
 
 }  // namespace vigil

@@ -55,12 +55,14 @@ Expected<std::unique_ptr<Detector>> Detector::create(const DetectorOptions& opti
 
   BackendOptions backendOptions;
   backendOptions.threads = options.threads;
-  auto backend = createBackend(options.backend, *manifest, backendOptions);
+  std::string autoFallback;
+  auto backend = createBackend(options.backend, *manifest, backendOptions, &autoFallback);
   if (!backend) return tl::unexpected(backend.error());
 
   std::unique_ptr<Detector> detector(
       new Detector(std::move(*manifest), std::move(*backend), options, std::move(wanted)));
   detector->verification_ = std::move(verification);
+  detector->autoFallback_ = std::move(autoFallback);
   return detector;
 }
 

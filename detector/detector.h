@@ -64,6 +64,8 @@ class Detector {
   const ModelManifest& manifest() const { return manifest_; }
   const InferenceBackend& backend() const { return *backend_; }
   const std::vector<ModelVerification>& verification() const { return verification_; }
+  // With backend "auto": why backends preferred to the one in use did not load (empty if none).
+  const std::string& autoFallback() const { return autoFallback_; }
   const std::string& className(int classId) const;
   float minScore() const { return minScore_; }
   float nmsIou() const { return nmsIou_; }
@@ -75,6 +77,7 @@ class Detector {
   ModelManifest manifest_;
   std::unique_ptr<InferenceBackend> backend_;
   std::vector<ModelVerification> verification_;
+  std::string autoFallback_;
   Letterbox letterbox_;
   YoloxDecoder decoder_;
   std::vector<bool> wantedClasses_;

@@ -4,6 +4,17 @@
 include(GNUInstallDirs)
 
 install(TARGETS vigil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# ONNX Runtime from the distribution (Debian 13+) is a package dependency found by
+# dpkg-shlibdeps. The one fetched on Debian 12 (scripts/fetch-onnxruntime.sh) is not packaged
+# there, so the package carries it privately in /usr/lib/vigil, where vigil's RUNPATH looks.
+if(VIGIL_ORT_BUNDLED)
+  # The package's prefix is /usr (CPACK_PACKAGING_INSTALL_PREFIX below).
+  install(FILES ${VIGIL_ORT_LIBRARY_FILE} DESTINATION lib/vigil)
+  install(FILES ${VIGIL_ORT_ROOT}/VERSION DESTINATION ${CMAKE_INSTALL_DOCDIR}
+          RENAME onnxruntime-version.txt)
+  set_target_properties(vigil PROPERTIES INSTALL_RPATH /usr/lib/vigil)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${VIGIL_ORT_ROOT}/lib)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/config/cameras.yaml DESTINATION /etc/vigil)
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/vigil.service DESTINATION /lib/systemd/system)
 install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano/model.yaml

@@ -38,10 +38,28 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# ONNX Runtime (the cpu-ort backend): the distribution's package where it has one (Debian 13+,
+# Ubuntu 24.10+); elsewhere (Debian 12) Debian's headers and the npm runtime library, fetched
+# into .cache/onnxruntime without installing anything system-wide. Without either, Vigil builds
+# without cpu-ort and says so in the configure summary.
+if [[ ${VIGIL_WITH_ORT:-AUTO} != OFF ]]; then
+  if apt-cache policy libonnxruntime-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    if ! dpkg-query -W -f='${Status}' libonnxruntime-dev 2>/dev/null | grep -q "install ok installed"; then
+      echo "install-deps: installing libonnxruntime-dev"
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends libonnxruntime-dev
+    fi
+  else
+    if ! command -v npm >/dev/null; then
+      echo "install-deps: installing npm (fetches the ONNX Runtime library)"
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm
+    fi
+    "$(dirname "$0")/fetch-onnxruntime.sh"
+  fi
+fi

@@ -20,8 +20,12 @@ struct BenchCommandOptions {
 void addBenchCommand(CLI::App& app, BenchCommandOptions& options);
 
 // Times preprocess, inference and postprocess per frame on real images (cycled through), after
-// warm-up runs that are not counted. Prints median, p95, min and max of each stage and the
-// share of pre+postprocessing relative to inference. Returns 0, or 2 on any failure.
+// warm-up runs that are not counted. Prints median, p95, min and max of each stage, the share
+// of pre+postprocessing relative to inference and the process CPU time per frame (all threads,
+// CLOCK_PROCESS_CPUTIME_ID). `detector.backend` may list several backends ("cpu,cpu-ort"):
+// they run in alternation, frame by frame, in this one process, so the machine's load hits
+// them alike; each is then compared with the first by the median of per-round ratios.
+// Returns 0, or 2 on any failure.
 int runBenchCommand(const BenchCommandOptions& options, std::ostream& out);
 
 struct Summary {
@@ -30,6 +34,9 @@ struct Summary {
   double min = 0;
   double max = 0;
 };
+
+// "cpu,cpu-ort" -> {"cpu", "cpu-ort"}.
+std::vector<std::string> splitBackends(const std::string& list);
 
 // Median (mean of the middle two for an even count) and nearest-rank p95 of `values`.
 Summary summarize(std::vector<double> values);

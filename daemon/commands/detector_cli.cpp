@@ -61,6 +61,7 @@ Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& 
           v.file, v.sha256, d.manifest().manifestPath.string());
     }
   }
+  if (!d.autoFallback().empty()) log->warn("backend auto fell back: {}", d.autoFallback());
   log->info("model {} on backend '{}': {}; min score {}, NMS IoU {}", d.manifest().name,
             d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou());
   return detector;

@@ -38,6 +38,48 @@ TEST(DetectorAccuracyTest, PersonApOnCocoDevMatchesPublishedPipeline) {
   EXPECT_EQ(metrics["positives"].get<int>(), 139);
 }
 
+nlohmann::json evalMetrics(const std::string& backend, std::string& text) {
+  EvalCommandOptions options;
+  options.detector.model = modelDir().string();
+  options.detector.backend = backend;
+  options.detector.threads = 1;
+  options.images = (cocoDir() / "images").string();
+  options.annotations = (cocoDir() / "annotations.json").string();
+  options.json = true;
+  std::ostringstream out;
+  EXPECT_EQ(runEvalCommand(options, out), 0) << out.str();
+  text = out.str();
+  if (text.size() < 2) return {};
+  return nlohmann::json::parse(text.substr(text.rfind('\n', text.size() - 2) + 1));
+}
+
+TEST(DetectorAccuracyTest, PersonApIsTheSameOnEveryBackend) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_COCO();
+  std::string referenceText;
+  nlohmann::json reference = evalMetrics("cpu", referenceText);
+  ASSERT_TRUE(reference.contains("AP")) << referenceText;
+  int compared = 0;
+  for (const BackendEntry& e : backendTable()) {
+    if (e.name == "cpu" || e.name == "auto") continue;
+    std::string text;
+    nlohmann::json metrics = evalMetrics(std::string(e.name), text);
+    if (!metrics.contains("AP")) {
+      ADD_FAILURE() << e.name << ": " << text;
+      continue;
+    }
+    for (const char* key : {"AP", "AP50", "AP75", "AR"}) {
+      EXPECT_NEAR(metrics[key].get<double>(), reference[key].get<double>(), 5e-4)
+          << e.name << " " << key << "\n"
+          << text << "\nreference:\n"
+          << referenceText;
+    }
+    EXPECT_EQ(metrics["images"], reference["images"]);
+    ++compared;
+  }
+  if (compared == 0) GTEST_SKIP() << "this build has the reference backend only";
+}
+
 TEST(DetectorAccuracyTest, FindsTheWomanInTheLivingRoom) {
   VIGIL_REQUIRE_MODEL();
   VIGIL_REQUIRE_COCO();
@@ -91,7 +133,8 @@ TEST(DetectorAccuracyTest, UnknownBackendAndClassAreClearErrors) {
   options.backend = "tpu";
   auto d = Detector::create(options);
   ASSERT_FALSE(d.has_value());
-  EXPECT_EQ(d.error().message, "unknown backend 'tpu' (this build has: cpu)");
+  EXPECT_EQ(d.error().message, "unknown backend 'tpu' (this build has: " + backendNames() + ")");
+  EXPECT_NE(backendNames().find("cpu"), std::string::npos);
   options.backend = "cpu";
   options.classes = {"persn"};
   d = Detector::create(options);

@@ -28,5 +28,12 @@ TEST(SummarizeTest, EmptyIsAllZero) {
   EXPECT_DOUBLE_EQ(s.max, 0);
 }
 
+TEST(SplitBackendsTest, CommaSeparatedNamesWithoutEmptyOnes) {
+  EXPECT_EQ(splitBackends("cpu,cpu-ort"), (std::vector<std::string>{"cpu", "cpu-ort"}));
+  EXPECT_EQ(splitBackends("auto"), (std::vector<std::string>{"auto"}));
+  EXPECT_EQ(splitBackends(",cpu,,"), (std::vector<std::string>{"cpu"}));
+  EXPECT_TRUE(splitBackends("").empty());
+}
+
 }  // namespace
 }  // namespace vigil

@@ -58,6 +58,9 @@ TEST(ConfigTest, SourceKindsAndRelativeFilePaths) {
   ASSERT_TRUE(c.has_value()) << c.error().message;
   EXPECT_EQ(c->detector.model, "/etc/models/x");
   EXPECT_EQ(c->detector.backend, "auto");
+  auto ort = parse("version: 1\ndetector: {backend: cpu-ort}\ncameras: []\n");
+  ASSERT_TRUE(ort.has_value()) << ort.error().message;
+  EXPECT_EQ(ort->detector.backend, "cpu-ort");
   EXPECT_EQ(c->cameras[0].kind, SourceKind::kRtsp);
   EXPECT_EQ(c->cameras[1].kind, SourceKind::kHttp);
   EXPECT_EQ(c->cameras[2].kind, SourceKind::kFile);
@@ -107,7 +110,7 @@ TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
                 .find("cameras[0].detect_fps: must not exceed fps (5), got 10"),
             std::string::npos);
   EXPECT_NE(errorOf("version: 1\ndetector: {backend: gpu}\ncameras: []\n")
-                .find("detector.backend: must be cpu, npu or auto, got 'gpu'"),
+                .find("detector.backend: must be cpu, cpu-ort, npu or auto, got 'gpu'"),
             std::string::npos);
   EXPECT_NE(errorOf("version: 1\ncameras:\n  - {name: a, source: /dev/video0, format: h264}\n")
                 .find("cameras[0].format: must be auto, mjpeg or yuyv, got 'h264'"),

@@ -1,0 +1,164 @@
+// Is Vigil's cpu-ort backend as fast as ONNX Runtime used directly? One process, one
+// letterboxed real photograph, two sessions with the same options (intra-op threads N,
+// inter-op 1, sequential, all graph optimisations, spinning off):
+//   standalone: the plain ONNX Runtime C++ API as its documentation shows it, Session::Run
+//               returning a freshly allocated output each time;
+//   cpu-ort:    Vigil's backend (InferenceBackend::infer), with its buffers bound once.
+// They run in alternation, the first of each round rotating, so the machine's load hits both
+// alike. Prints median and p95 of each and the median of the per-round ratios.
+//   build/bench/vigil_ort_standalone_bench [--threads N] [--warmup W] [--iterations I] [--json]
+//   [IMAGE]
+#include <fmt/format.h>
+#include <onnxruntime_cxx_api.h>
+#include <onnxruntime_session_options_config_keys.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <opencv2/imgcodecs.hpp>
+#include <string>
+#include <vector>
+
+#include "detector/backend.h"
+#include "detector/preprocess.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Figures {
+  double median = 0;
+  double p95 = 0;
+};
+
+Figures summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  Figures f;
+  if (n == 0) return f;
+  f.median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  f.p95 = v[std::clamp<std::size_t>(
+                static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(n))), 1, n) -
+            1];
+  return f;
+}
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "ort_standalone_bench: {}\n", message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1;
+  int warmup = 10;
+  int iterations = 100;
+  bool json = false;
+  std::string imagePath = VIGIL_SHARED_DIR "/data/coco-person-dev/images/000000001000.jpg";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> int { return i + 1 < argc ? std::atoi(argv[++i]) : -1; };
+    if (arg == "--threads") {
+      threads = next();
+    } else if (arg == "--warmup") {
+      warmup = next();
+    } else if (arg == "--iterations") {
+      iterations = next();
+    } else if (arg == "--json") {
+      json = true;
+    } else if (!arg.starts_with("--")) {
+      imagePath = arg;
+    } else {
+      return fail("unknown option " + arg);
+    }
+  }
+  if (threads < 1 || warmup < 0 || iterations < 1)
+    return fail("bad --threads/--warmup/--iterations");
+
+  auto manifest = vigil::loadModelManifest(VIGIL_MODEL_DIR);
+  if (!manifest) return fail(manifest.error().message);
+  cv::Mat image = cv::imread(imagePath);
+  if (image.empty()) return fail("cannot read " + imagePath);
+  vigil::Tensor input;
+  vigil::Letterbox(manifest->input).run(image, input);
+
+  // Vigil's backend first: it checks the runtime supports the headers' API and initialises the
+  // C++ API (ORT_API_MANUAL_INIT), which the standalone session below then uses as well.
+  vigil::BackendOptions options;
+  options.threads = threads;
+  auto backend = vigil::createBackend("cpu-ort", *manifest, options);
+  if (!backend) return fail(backend.error().message);
+  vigil::Tensor output;
+
+  const vigil::StageSpec& stage = manifest->stages.front();
+  const std::string modelPath = (manifest->directory() / stage.file).string();
+  Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "standalone");
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(threads);
+  so.SetInterOpNumThreads(1);
+  so.SetExecutionMode(ORT_SEQUENTIAL);
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, "0");
+  Ort::Session session(env, modelPath.c_str(), so);
+  Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  const auto& inShape = stage.inputs.front().shape;
+  Ort::Value in = Ort::Value::CreateTensor<float>(memory, input.data.data(), input.data.size(),
+                                                  inShape.data(), inShape.size());
+  const char* inName = stage.inputs.front().name.c_str();
+  const char* outName = stage.outputs.front().name.c_str();
+
+  std::vector<double> standalone;
+  std::vector<double> ours;
+  std::vector<double> ratios;
+  double maxDiff = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    double tStandalone = 0;
+    double tOurs = 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool standaloneTurn = (i + k) % 2 == 0;
+      auto t0 = Clock::now();
+      if (standaloneTurn) {
+        auto outputs = session.Run(Ort::RunOptions{nullptr}, &inName, &in, 1, &outName, 1);
+        tStandalone = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        if (i == 1 && !output.data.empty()) {
+          const float* v = outputs.front().GetTensorData<float>();
+          for (std::size_t j = 0; j < output.data.size(); ++j) {
+            maxDiff = std::max(maxDiff, static_cast<double>(std::abs(v[j] - output.data[j])));
+          }
+        }
+      } else {
+        if (auto ok = (*backend)->infer(input, output); !ok) return fail(ok.error().message);
+        tOurs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      }
+    }
+    if (i < warmup) continue;
+    standalone.push_back(tStandalone);
+    ours.push_back(tOurs);
+    ratios.push_back(tOurs / tStandalone);
+  }
+  Figures s = summarize(standalone);
+  Figures o = summarize(ours);
+  Figures r = summarize(ratios);
+  if (json) {
+    fmt::print(
+        "{{\"threads\": {}, \"warmup\": {}, \"iterations\": {}, \"device\": \"{}\", "
+        "\"standalone_ms\": {{\"median\": {:.4f}, \"p95\": {:.4f}}}, "
+        "\"cpu_ort_ms\": {{\"median\": {:.4f}, \"p95\": {:.4f}}}, \"ratio_median\": {:.4f}, "
+        "\"max_abs_diff\": {:g}}}\n",
+        threads, warmup, iterations, (*backend)->device(), s.median, s.p95, o.median, o.p95,
+        r.median, maxDiff);
+    return 0;
+  }
+  fmt::print("{} ({}), {} warm-up, {} rounds in alternation\n", imagePath, (*backend)->device(),
+             warmup, iterations);
+  fmt::print("{:<28} {:>9} {:>9}\n", "inference (ms)", "median", "p95");
+  fmt::print("{:<28} {:>9.3f} {:>9.3f}\n", "standalone ONNX Runtime", s.median, s.p95);
+  fmt::print("{:<28} {:>9.3f} {:>9.3f}\n", "vigil cpu-ort backend", o.median, o.p95);
+  fmt::print("cpu-ort / standalone: {:.3f} (median of per-round ratios); outputs differ by {:g}\n",
+             r.median, maxDiff);
+  return 0;
+}

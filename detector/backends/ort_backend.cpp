@@ -1,0 +1,303 @@
+#include "detector/backends/ort_backend.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnxruntime_cxx_api.h>
+#include <onnxruntime_session_options_config_keys.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+namespace vigil {
+
+namespace {
+
+// The C++ API is built with ORT_API_MANUAL_INIT (see cmake/onnxruntime.cmake): nothing of ONNX
+// Runtime runs before the first backend is created, and a runtime library older than the headers
+// is an error message instead of a null-pointer crash at static initialisation.
+Expected<const OrtApi*> ortApi() {
+  static std::once_flag once;
+  static const OrtApi* api = nullptr;
+  std::call_once(once, [] {
+    api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
+    if (api != nullptr) Ort::InitApi(api);
+  });
+  if (api == nullptr) {
+    return makeError(ErrorCode::kUnsupported,
+                     "the ONNX Runtime library loaded ({}) does not support C API version {}, "
+                     "which this build was compiled against (ONNX Runtime 1.{} or newer needed)",
+                     OrtGetApiBase()->GetVersionString(), ORT_API_VERSION, ORT_API_VERSION);
+  }
+  return api;
+}
+
+// One environment per process, as ONNX Runtime recommends; sessions hold it alive.
+Expected<std::shared_ptr<Ort::Env>> sharedEnv() {
+  if (auto api = ortApi(); !api) return tl::unexpected(api.error());
+  static std::mutex mutex;
+  static std::weak_ptr<Ort::Env> weak;
+  std::lock_guard lock(mutex);
+  if (auto env = weak.lock()) return env;
+  auto env = std::make_shared<Ort::Env>(ORT_LOGGING_LEVEL_WARNING, "vigil");
+  weak = env;
+  return env;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// The manifest's shape against the model's, where -1 (a dynamic dimension) matches anything.
+bool shapeMatches(const std::vector<std::int64_t>& manifest,
+                  const std::vector<std::int64_t>& model) {
+  if (manifest.size() != model.size()) return false;
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    if (model[i] >= 0 && model[i] != manifest[i]) return false;
+  }
+  return true;
+}
+
+// Checks one side (inputs or outputs) of a session against the manifest's tensors.
+Expected<void> checkTensors(const Ort::Session& session, bool inputs,
+                            const std::vector<TensorSpec>& specs, const std::string& where) {
+  Ort::AllocatorWithDefaultOptions allocator;
+  const char* side = inputs ? "input" : "output";
+  const std::size_t count = inputs ? session.GetInputCount() : session.GetOutputCount();
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < count; ++i) {
+    names.emplace_back(inputs ? session.GetInputNameAllocated(i, allocator).get()
+                              : session.GetOutputNameAllocated(i, allocator).get());
+  }
+  if (inputs && count != specs.size()) {
+    return makeError(ErrorCode::kInvalidData,
+                     "{}: the model has {} input(s) ({}), the manifest lists {}", where, count,
+                     fmt::join(names, ", "), specs.size());
+  }
+  for (const TensorSpec& spec : specs) {
+    auto it = std::find(names.begin(), names.end(), spec.name);
+    if (it == names.end()) {
+      return makeError(ErrorCode::kInvalidData,
+                       "{}: the manifest's {} '{}' is not in the model, whose {}s are: {}", where,
+                       side, spec.name, side, fmt::join(names, ", "));
+    }
+    auto index = static_cast<std::size_t>(it - names.begin());
+    Ort::TypeInfo type =
+        inputs ? session.GetInputTypeInfo(index) : session.GetOutputTypeInfo(index);
+    if (type.GetONNXType() != ONNX_TYPE_TENSOR) {
+      return makeError(ErrorCode::kInvalidData, "{}: {} '{}' is not a tensor", where, side,
+                       spec.name);
+    }
+    auto info = type.GetTensorTypeAndShapeInfo();
+    if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || spec.dtype != "float32") {
+      return makeError(ErrorCode::kInvalidData,
+                       "{}: {} '{}' has ONNX element type {}, the manifest says {}; the cpu-ort "
+                       "backend runs float32 tensors only",
+                       where, side, spec.name, static_cast<int>(info.GetElementType()), spec.dtype);
+    }
+    std::vector<std::int64_t> shape = info.GetShape();
+    if (!shapeMatches(spec.shape, shape)) {
+      return makeError(ErrorCode::kInvalidData, "{}: {} '{}' has shape {}, the manifest says {}",
+                       where, side, spec.name, shapeText(shape), shapeText(spec.shape));
+    }
+  }
+  return {};
+}
+
+struct Stage {
+  const StageSpec* spec = nullptr;  // into specs_ of the backend, which owns a copy
+  std::unique_ptr<Ort::Session> session;
+  std::vector<const char*> inputNames;   // into *spec's strings
+  std::vector<const char*> outputNames;  // into *spec's strings
+  std::vector<Ort::Value>
+      inputs;  // over the caller's input (stage 0) or the previous stage's buffers
+  std::vector<Ort::Value> outputs;  // over buffers_ (the last stage's first: the caller's output)
+  std::vector<std::vector<float>> buffers;  // one per output; unused for the caller's output
+};
+
+class OrtBackend final : public InferenceBackend {
+ public:
+  OrtBackend(std::shared_ptr<Ort::Env> env, std::vector<StageSpec> specs, std::vector<Stage> stages,
+             int threads, bool spinning)
+      : env_(std::move(env)),
+        specs_(std::move(specs)),
+        stages_(std::move(stages)),
+        threads_(threads),
+        spinning_(spinning),
+        memory_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
+    // Names point into specs_, whose strings no longer move: taken here, not before.
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      Stage& stage = stages_[s];
+      stage.spec = &specs_[s];
+      for (const TensorSpec& t : stage.spec->inputs) stage.inputNames.push_back(t.name.c_str());
+      for (const TensorSpec& t : stage.spec->outputs) stage.outputNames.push_back(t.name.c_str());
+      for (std::size_t i = 0; i < stage.spec->inputs.size(); ++i)
+        stage.inputs.emplace_back(nullptr);
+      for (std::size_t o = 0; o < stage.spec->outputs.size(); ++o)
+        stage.outputs.emplace_back(nullptr);
+      stage.buffers.resize(stage.spec->outputs.size());
+    }
+  }
+
+  std::string_view name() const override { return "cpu-ort"; }
+
+  std::string device() const override {
+    return fmt::format("ONNX Runtime {} on CPU, {} thread{}{}", OrtGetApiBase()->GetVersionString(),
+                       threads_, threads_ == 1 ? "" : "s", spinning_ ? ", spinning" : "");
+  }
+
+  Expected<void> infer(const Tensor& input, Tensor& output) override {
+    try {
+      Stage& first = stages_.front();
+      Stage& last = stages_.back();
+      const TensorSpec& inSpec = first.spec->inputs.front();
+      const TensorSpec& outSpec = last.spec->outputs.front();
+      if (input.data.size() != static_cast<std::size_t>(inSpec.elementCount())) {
+        return makeError(ErrorCode::kInvalidArgument,
+                         "cpu-ort: input has {} values, stage '{}' input '{}' takes {}",
+                         input.data.size(), first.spec->name, inSpec.name, inSpec.elementCount());
+      }
+      if (output.shape != outSpec.shape) output.resize(outSpec.shape);
+      output.name = outSpec.name;
+      // Wrap the caller's storage once; again only if it moved (a new tensor, a resize).
+      if (boundInput_ != input.data.data()) {
+        first.inputs.front() =
+            wrap(const_cast<float*>(input.data.data()), input.data.size(), inSpec.shape);
+        boundInput_ = input.data.data();
+      }
+      if (boundOutput_ != output.data.data()) {
+        last.outputs.front() = wrap(output.data.data(), output.data.size(), outSpec.shape);
+        boundOutput_ = output.data.data();
+      }
+      if (!linked_) link();
+      for (Stage& stage : stages_) {
+        stage.session->Run(runOptions_, stage.inputNames.data(), stage.inputs.data(),
+                           stage.inputs.size(), stage.outputNames.data(), stage.outputs.data(),
+                           stage.outputs.size());
+      }
+      return {};
+    } catch (const Ort::Exception& e) {
+      return makeError(ErrorCode::kBackendFailure, "ONNX Runtime: {}", e.what());
+    }
+  }
+
+ private:
+  Ort::Value wrap(float* data, std::size_t count, const std::vector<std::int64_t>& shape) {
+    return Ort::Value::CreateTensor<float>(memory_, data, count, shape.data(), shape.size());
+  }
+
+  // Wraps every stage's own output buffers and the next stage's inputs over them, once.
+  void link() {
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      Stage& stage = stages_[s];
+      const bool last = s + 1 == stages_.size();
+      for (std::size_t o = 0; o < stage.spec->outputs.size(); ++o) {
+        if (last && o == 0) continue;  // the caller's output
+        const TensorSpec& t = stage.spec->outputs[o];
+        stage.buffers[o].assign(static_cast<std::size_t>(t.elementCount()), 0.0F);
+        stage.outputs[o] = wrap(stage.buffers[o].data(), stage.buffers[o].size(), t.shape);
+      }
+      if (s == 0) continue;
+      Stage& prev = stages_[s - 1];
+      for (std::size_t i = 0; i < stage.spec->inputs.size(); ++i) {
+        for (std::size_t o = 0; o < prev.spec->outputs.size(); ++o) {
+          if (prev.spec->outputs[o].name != stage.spec->inputs[i].name) continue;
+          // The previous stage's output o lives in its buffer (it is never the caller's output,
+          // which belongs to the last stage).
+          stage.inputs[i] =
+              wrap(prev.buffers[o].data(), prev.buffers[o].size(), prev.spec->outputs[o].shape);
+        }
+      }
+    }
+    linked_ = true;
+  }
+
+  std::shared_ptr<Ort::Env> env_;  // outlives the sessions (declared first, destroyed last)
+  std::vector<StageSpec> specs_;
+  std::vector<Stage> stages_;
+  int threads_;
+  bool spinning_;
+  Ort::MemoryInfo memory_;
+  Ort::RunOptions runOptions_;
+  const float* boundInput_ = nullptr;
+  const float* boundOutput_ = nullptr;
+  bool linked_ = false;
+};
+
+}  // namespace
+
+Expected<std::string> ortRuntimeVersion() {
+  if (auto api = ortApi(); !api) return tl::unexpected(api.error());
+  return std::string(OrtGetApiBase()->GetVersionString());
+}
+
+Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest& manifest,
+                                                             const BackendOptions& options) {
+  auto env = sharedEnv();
+  if (!env) return tl::unexpected(env.error());
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const char* spin = options.spinning ? "1" : "0";
+
+  std::vector<Stage> stages;
+  for (const StageSpec& spec : manifest.stages) {
+    if (spec.runtime != "onnx") {
+      return makeError(ErrorCode::kUnsupported,
+                       "the cpu-ort backend cannot run stage '{}' (runtime {})", spec.name,
+                       spec.runtime);
+    }
+    const std::string path = (manifest.directory() / spec.file).string();
+    Stage stage;
+    stage.spec = &spec;
+    try {
+      Ort::SessionOptions so;
+      so.SetIntraOpNumThreads(threads);
+      so.SetInterOpNumThreads(1);
+      so.SetExecutionMode(ORT_SEQUENTIAL);
+      so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+      so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spin);
+      so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spin);
+      stage.session = std::make_unique<Ort::Session>(**env, path.c_str(), so);
+    } catch (const Ort::Exception& e) {
+      return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
+                       e.what());
+    }
+    const std::string where =
+        fmt::format("{} (stage '{}' of {})", path, spec.name, manifest.manifestPath.string());
+    try {
+      if (auto ok = checkTensors(*stage.session, true, spec.inputs, where); !ok) {
+        return tl::unexpected(ok.error());
+      }
+      if (auto ok = checkTensors(*stage.session, false, spec.outputs, where); !ok) {
+        return tl::unexpected(ok.error());
+      }
+    } catch (const Ort::Exception& e) {
+      return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime: {}", where, e.what());
+    }
+    if (spec.inputs.empty() || spec.outputs.empty()) {
+      return makeError(ErrorCode::kInvalidData, "{}: a stage needs an input and an output", where);
+    }
+    stages.push_back(std::move(stage));
+  }
+  if (stages.empty()) {
+    return makeError(ErrorCode::kInvalidData, "{}: no stages", manifest.manifestPath.string());
+  }
+  for (std::size_t s = 1; s < stages.size(); ++s) {
+    for (const TensorSpec& in : stages[s].spec->inputs) {
+      const auto& prev = stages[s - 1].spec->outputs;
+      bool found = std::any_of(prev.begin(), prev.end(),
+                               [&](const TensorSpec& t) { return t.name == in.name; });
+      if (!found) {
+        return makeError(ErrorCode::kInvalidData,
+                         "{}: stage '{}' needs tensor '{}', which stage '{}' does not produce",
+                         manifest.manifestPath.string(), stages[s].spec->name, in.name,
+                         stages[s - 1].spec->name);
+      }
+    }
+  }
+  return std::make_unique<OrtBackend>(std::move(*env), manifest.stages, std::move(stages), threads,
+                                      options.spinning);
+}
+
+}  // namespace vigil
