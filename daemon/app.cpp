@@ -111,7 +111,8 @@ constexpr MetricText kMotionState{
 constexpr MetricText kGatedSeconds{
     "vigil_camera_gated_detector_seconds_estimate_total",
     "Estimated detector time saved by motion gating: each gated frame times the mean detector "
-    "time per frame (preprocess + inference + postprocess) when it was gated; not measured"};
+    "wall-clock time per frame (preprocess + inference + postprocess) when it was gated; an "
+    "estimate, not a measurement"};
 constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
                                          MotionState::kPerson, MotionState::kIdle};
 

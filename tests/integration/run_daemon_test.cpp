@@ -201,8 +201,6 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   ASSERT_TRUE(plain.contains("person_events") && gated.contains("person_events"));
   EXPECT_EQ(plain["gated"], 0);
   EXPECT_GT(gated["gated"].get<int>(), 20) << gated.dump();
-  EXPECT_LT(gated["detected"].get<int>(), plain["detected"].get<int>() * 3 / 4)
-      << "plain " << plain.dump() << "\ngated " << gated.dump();
   const auto& a = plain["person_events"];
   const auto& b = gated["person_events"];
   EXPECT_GE(a.size(), 2U) << plain.dump();
