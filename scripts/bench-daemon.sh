@@ -11,9 +11,11 @@
 #   scripts/bench-daemon.sh [--cameras "1 2 4"] [--modes "off rule still"] [--rounds 3]
 #                           [--seconds 140] [--detect-fps 5] [--out DIR]
 # Modes: off (no motion section), rule (the issue's rule: motion or a present person mean the
-# full rate; idle_after 1 s, idle_detect_interval 2 s), still (the same, and a still person seen
-# by the latest detection is checked every 1 s: still_detect_interval 1). Presence: min_frames 2,
-# clear_after 2 s in every mode, so events are comparable.
+# full rate; idle_after 1 s, idle_detect_interval 2 s), still (the same, a still person seen by
+# the latest detection checked every 1.5 s, and only large changes count as motion: threshold
+# 50, min_area 0.03, so a person fidgeting in place is not "motion"). Presence: min_frames 2,
+# clear_after 2.5 s in every mode (1 s above still_detect_interval, room for a slow detection
+# on a loaded machine; below the 2.7 s between the first two persons, so they stay two events).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -38,7 +40,7 @@ motion_of() {
   case "$1" in
     off) echo "" ;;
     rule) echo "{idle_after: 1, idle_detect_interval: 2}" ;;
-    still) echo "{idle_after: 1, idle_detect_interval: 2, still_detect_interval: 1}" ;;
+    still) echo "{idle_after: 1, idle_detect_interval: 2, still_detect_interval: 1.5, threshold: 50, min_area: 0.03}" ;;
     *) echo "bench-daemon: unknown mode $1" >&2; exit 2 ;;
   esac
 }
@@ -54,7 +56,7 @@ for ((round = 1; round <= rounds; round++)); do
       echo "round $round: $n camera(s), gating $mode ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
       scripts/bench-pipeline.sh --cameras "$n" --detect-fps "$detect_fps" --seconds "$seconds" \
         --clip "$clip" --motion "$(motion_of "$mode")" \
-        --presence "{min_frames: 2, clear_after: 2}" --out "$dir" > "$dir.log" 2>&1 ||
+        --presence "{min_frames: 2, clear_after: 2.5}" --out "$dir" > "$dir.log" 2>&1 ||
         { echo "bench-daemon: run failed, see $dir.log" >&2; exit 1; }
       echo "$round $n $mode $dir" >> "$out/runs.tsv"
     done

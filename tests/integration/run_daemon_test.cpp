@@ -171,6 +171,7 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
 // until about 20 s, the room is empty again until 23 s, a second person stands until about
 // 44 s. The same 44 s run with and without motion gating: the empty and still stretches are
 // gated, and the person events are the same, starting within one detect interval (2 frames).
+// The gating settings are those of the "still" mode of scripts/bench-daemon.sh.
 TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   VIGIL_REQUIRE_MODEL();
   const std::string oneByOne = clip("one-by-one-person-detection.mp4");
@@ -181,7 +182,7 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
     std::ofstream(dir.path() / "cameras.yaml")
         << header() << "cameras:\n"
         << "  - {name: door, source: 'file:" << oneByOne << "', detect_fps: 5,\n"
-        << "     presence: {min_frames: 2, clear_after: 2}" << motion << "}\n";
+        << "     presence: {min_frames: 2, clear_after: 2.5}" << motion << "}\n";
     ChildProcess vigil(
         {VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(), "--duration",
          "44", "--summary-json", (dir.path() / "summary.json").string()},
@@ -197,7 +198,7 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   auto plain = runWith("without gating", "");
   auto gated = runWith("with gating",
                        ",\n     motion: {idle_after: 1, idle_detect_interval: 2, "
-                       "still_detect_interval: 1}");
+                       "still_detect_interval: 1.5, threshold: 50, min_area: 0.03}");
   ASSERT_TRUE(plain.contains("person_events") && gated.contains("person_events"));
   EXPECT_EQ(plain["gated"], 0);
   EXPECT_GT(gated["gated"].get<int>(), 20) << gated.dump();
