@@ -82,7 +82,8 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
               "    source: /dev/video0\n"
               "    fsp: 10\n"),
       "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
-      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence)");
+      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence, "
+      "motion)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -275,7 +276,7 @@ TEST(ConfigTest, MotionMistakesNameLineColumnAndKey) {
   const std::string head =
       "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    detect_fps: 2\n";
   EXPECT_NE(errorOf(head + "    motion: {idle_detect_interval: 0.2}\n")
-                .find("cameras.yaml:6:35: cameras[0].motion.idle_detect_interval: must be 0 or at "
+                .find("cameras.yaml:6:36: cameras[0].motion.idle_detect_interval: must be 0 or at "
                       "least one detect period (0.5 s at detect_fps 2), got 0.2"),
             std::string::npos)
       << errorOf(head + "    motion: {idle_detect_interval: 0.2}\n");
@@ -283,7 +284,7 @@ TEST(ConfigTest, MotionMistakesNameLineColumnAndKey) {
                 .find("cameras[0].motion.idle_detect_interval: must be at least one detect period"),
             std::string::npos);
   EXPECT_NE(errorOf(head + "    motion: {still_detect_interval: 5}\n")
-                .find("cameras.yaml:6:36: cameras[0].motion.still_detect_interval: must be below "
+                .find("cameras.yaml:6:37: cameras[0].motion.still_detect_interval: must be below "
                       "presence.clear_after (5 s)"),
             std::string::npos)
       << errorOf(head + "    motion: {still_detect_interval: 5}\n");
