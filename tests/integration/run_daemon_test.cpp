@@ -170,18 +170,21 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still
 // until about 20 s, the room is empty again until 23 s, a second person stands until about
 // 44 s. The same 44 s run with and without motion gating: the empty and still stretches are
-// gated, and the person events are the same, starting within one detect interval (2 frames).
-// The gating settings are those of the "still" mode of scripts/bench-daemon.sh.
+// gated, and the person events are the same, starting within one detect interval.
+// Gating as in the "still" mode of scripts/bench-daemon.sh, with still_detect_interval 1 s
+// (1.5 s left to clear_after for a slow detection on a loaded machine).
 TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   VIGIL_REQUIRE_MODEL();
   const std::string oneByOne = clip("one-by-one-person-detection.mp4");
   if (!std::filesystem::exists(oneByOne)) GTEST_SKIP() << "clip absent: " << oneByOne;
-  constexpr int kFramesPerDetectInterval = 2;  // 10 fps clip, detect_fps 5
+  // detect_fps 2.5, which a loaded 2-core test machine sustains without gating too (at 5 its
+  // detections come irregularly, and two ungated runs alone differ by up to 4 frames).
+  constexpr int kFramesPerDetectInterval = 4;  // 10 fps clip
   auto runWith = [&](const std::string& name, const std::string& motion) {
     TempDir dir;
     std::ofstream(dir.path() / "cameras.yaml")
         << header() << "cameras:\n"
-        << "  - {name: door, source: 'file:" << oneByOne << "', detect_fps: 5,\n"
+        << "  - {name: door, source: 'file:" << oneByOne << "', detect_fps: 2.5,\n"
         << "     presence: {min_frames: 2, clear_after: 2.5}" << motion << "}\n";
     ChildProcess vigil(
         {VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(), "--duration",
@@ -198,7 +201,7 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   auto plain = runWith("without gating", "");
   auto gated = runWith("with gating",
                        ",\n     motion: {idle_after: 1, idle_detect_interval: 2, "
-                       "still_detect_interval: 1.5, threshold: 50, min_area: 0.03}");
+                       "still_detect_interval: 1, threshold: 50, min_area: 0.03}");
   ASSERT_TRUE(plain.contains("person_events") && gated.contains("person_events"));
   EXPECT_EQ(plain["gated"], 0);
   EXPECT_GT(gated["gated"].get<int>(), 20) << gated.dump();
