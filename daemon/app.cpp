@@ -100,13 +100,36 @@ const CameraCounterMetric kCameraCounterMetrics[] = {
      "Frames the detector processed"},
     {&CameraCounters::reconnects, "vigil_camera_reconnects_total",
      "Times the source was reopened after a loss"},
+    {&CameraCounters::gated, "vigil_camera_frames_gated_total",
+     "Frames motion gating held back from the detector (detections that would have run "
+     "without it)"},
 };
 constexpr MetricText kCameraUp{"vigil_camera_up", "1 while the camera delivers frames"};
 constexpr MetricText kPersonPresent{"vigil_person_present",
                                     "1 while a person is present (after min_frames)"};
 constexpr MetricText kPersons{"vigil_persons", "Persons counted in the current presence event"};
+constexpr MetricText kMotionState{
+    "vigil_camera_motion_state",
+    "Motion gating state (value 1 for the current one): off (gating disabled), motion (full "
+    "detect_fps), person (still, a person present: still_detect_interval), idle (still, nobody: "
+    "idle_detect_interval)"};
+constexpr MetricText kGatedSeconds{
+    "vigil_camera_gated_detector_seconds_estimate_total",
+    "Estimated detector time saved by motion gating: each gated frame times the mean detector "
+    "wall-clock time per frame (preprocess + inference + postprocess) when it was gated; an "
+    "estimate, not a measurement"};
+constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
+                                         MotionState::kPerson, MotionState::kIdle};
 
 double seconds(double ms) { return ms / 1000.0; }
+
+// User + system CPU time of the whole process (every thread) so far.
+double processCpuSeconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto tv = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return tv(usage.ru_utime) + tv(usage.ru_stime);
+}
 
 HttpResponse textResponse(int status, std::string body) {
   HttpResponse r;
@@ -175,6 +198,13 @@ struct CameraView {
   double fpsCaptured = 0;
   double fpsDetected = 0;
   std::shared_ptr<Histogram> captureToPublish;
+  // Motion gating: the last result showed a person; the gated frames already priced; the
+  // estimated detector seconds they saved (updated by the control thread only).
+  bool lastHadPerson = false;
+  std::uint64_t gatedPriced = 0;
+  double gatedSeconds = 0;
+  // Whole-camera presence events seen so far (start time and sequence), for --summary-json.
+  std::vector<std::pair<std::chrono::system_clock::time_point, std::uint64_t>> events;
   std::vector<double> latencyMs;  // ring buffer
   std::size_t next = 0;
   static constexpr std::size_t kWindow = 4096;
@@ -254,12 +284,14 @@ class Daemon {
       });
     }
     startedAt_ = SteadyClock::now();
+    const double cpuAtStart = processCpuSeconds();
     io_.run();
+    const double cpuWhileRunning = processCpuSeconds() - cpuAtStart;
     // The summary tells each camera's state as it was while running, before the stop.
     std::map<std::string, CameraState> states;
     for (const auto& [name, camera] : cameras_) states[name] = camera->state();
     stopAll();
-    writeSummary(states);
+    writeSummary(states, cpuWhileRunning);
     log_->info("stopped");
     return 0;
   }
@@ -513,6 +545,17 @@ class Daemon {
           auto state = publisher_->state(name);
           return state ? std::optional<double>(state->count) : std::nullopt;
         });
+    for (MotionState s : kMotionStates) {
+      metrics_.callbackGauge(kMotionState.name, kMotionState.help, {"camera", "state"})
+          .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
+            return channel->counters().motionState.load() == static_cast<int>(s) ? 1 : 0;
+          });
+    }
+    metrics_.callbackCounter(kGatedSeconds.name, kGatedSeconds.help, {"camera"})
+        .add({name}, [this, name]() -> std::optional<double> {
+          auto it = views_.find(name);
+          return it != views_.end() ? std::optional<double>(it->second.gatedSeconds) : std::nullopt;
+        });
   }
 
   void removeCameraMetrics(const std::string& name) {
@@ -522,6 +565,11 @@ class Daemon {
     for (const MetricText* m : {&kCameraUp, &kPersonPresent, &kPersons}) {
       metrics_.callbackGauge(m->name, m->help, {"camera"}).remove({name});
     }
+    for (MotionState s : kMotionStates) {
+      metrics_.callbackGauge(kMotionState.name, kMotionState.help, {"camera", "state"})
+          .remove({name, std::string(motionStateName(s))});
+    }
+    metrics_.callbackCounter(kGatedSeconds.name, kGatedSeconds.help, {"camera"}).remove({name});
     captureToPublish_->remove({name});
   }
 
@@ -547,7 +595,12 @@ class Daemon {
     updateEnergyPerInference(now);
     for (const auto& [name, camera] : cameras_) {
       CameraView& view = views_[name];
-      const CameraCounters& c = camera->channel()->counters();
+      CameraCounters& c = camera->channel()->counters();
+      const std::uint64_t gated = c.gated.load();
+      view.gatedSeconds += static_cast<double>(gated - view.gatedPriced) * meanDetectorSeconds_;
+      view.gatedPriced = gated;
+      // An event ends by time (clear_after) as well as by frames: tell the gate here too.
+      updatePersonPresent(name, c, view);
       if (view.rateSince == SteadyClock::time_point{}) {
         view.rateSince = now;
         view.capturedSince = c.captured.load();
@@ -562,6 +615,18 @@ class Daemon {
       view.capturedSince = c.captured.load();
       view.detectedSince = c.detected.load();
     }
+  }
+
+  void updatePersonPresent(const std::string& name, CameraCounters& counters,
+                           const CameraView& view) {
+    auto presence = publisher_->state(name);
+    MotionGate::Person person = MotionGate::Person::kNone;
+    if (view.lastHadPerson) {
+      person = MotionGate::Person::kSeen;
+    } else if (presence && presence->present) {
+      person = MotionGate::Person::kPresent;
+    }
+    counters.person.store(static_cast<int>(person), std::memory_order_relaxed);
   }
 
   // Liveness: every long-running thread kept its last promise to show life (heartbeat.h).
@@ -634,7 +699,12 @@ class Daemon {
             {"skipped", c.skipped.load()},
             {"dropped", c.dropped.load()},
             {"decode_errors", c.decodeErrors.load()},
-            {"reconnects", c.reconnects.load()}}},
+            {"reconnects", c.reconnects.load()},
+            {"gated", c.gated.load()}}},
+          {"motion",
+           {{"enabled", camera->config().motion.enabled},
+            {"state", motionStateName(static_cast<MotionState>(c.motionState.load()))},
+            {"gated_detector_seconds_estimate", v.gatedSeconds}}},
       });
     }
     nlohmann::json mqtt = nullptr;
@@ -737,8 +807,13 @@ class Daemon {
     addCameraMetrics(c.name, camera->channel());
     views_[c.name].captureToPublish = captureToPublish_->labels({c.name});
     camera->start();
-    log_->info("[cam={}] started: {} source {}, detect {} fps", c.name, sourceKindName(c.kind),
-               c.location, c.detectFps);
+    log_->info("[cam={}] started: {} source {}, detect {} fps{}", c.name, sourceKindName(c.kind),
+               c.location, c.detectFps,
+               c.motion.enabled
+                   ? fmt::format(", motion gating (idle after {} s: every {} s)",
+                                 std::chrono::duration<double>(c.motion.idleAfter).count(),
+                                 std::chrono::duration<double>(c.motion.idleDetectInterval).count())
+                   : std::string());
     cameras_[c.name] = std::move(camera);
   }
 
@@ -758,6 +833,24 @@ class Daemon {
     frame.backend = r.backend;
     frame.image = r.frame ? &r.frame->image : nullptr;
     publisher_->onFrame(frame, now);
+    const bool hasPerson = std::any_of(r.detections.begin(), r.detections.end(),
+                                       [](const Detection& d) { return d.classId == 0; });
+    view.lastHadPerson = hasPerson;
+    if (auto presence = publisher_->state(r.camera); presence && presence->present) {
+      if (view.events.empty() || view.events.back().first != presence->start) {
+        view.events.emplace_back(presence->start, presence->startSequence);
+      }
+    }
+    if (auto it = cameras_.find(r.camera); it != cameras_.end()) {
+      updatePersonPresent(r.camera, it->second->channel()->counters(), view);
+    }
+    // The price of a gated frame: what the detector spends per frame, recently.
+    const double detectorSeconds =
+        seconds(r.timings.preprocessMs + r.timings.inferenceMs + r.timings.postprocessMs);
+    meanDetectorSeconds_ =
+        meanDetectorSeconds_ == 0
+            ? detectorSeconds
+            : meanDetectorSeconds_ + 0.05 * (detectorSeconds - meanDetectorSeconds_);
 
     const auto published = SteadyClock::now();
     stages_["capture_to_start"]->observe(
@@ -776,10 +869,7 @@ class Daemon {
       view.latestDetections = r.detections;
       view.hasFrame = true;
     }
-    if (std::any_of(r.detections.begin(), r.detections.end(),
-                    [](const Detection& d) { return d.classId == 0; })) {
-      view.lastPerson = frame.captureTime;
-    }
+    if (hasPerson) view.lastPerson = frame.captureTime;
   }
 
   void reload() {
@@ -852,7 +942,8 @@ class Daemon {
     if (mqtt_) mqtt_->stop(publisher_->statusTopic(), "offline");
   }
 
-  void writeSummary(const std::map<std::string, CameraState>& states) {
+  // `cpuSeconds`: the process's CPU time from the start of the cameras to the stop.
+  void writeSummary(const std::map<std::string, CameraState>& states, double cpuSeconds) {
     double seconds = std::chrono::duration<double>(SteadyClock::now() - startedAt_).count();
     nlohmann::json cameras = nlohmann::json::object();
     for (const auto& [name, camera] : cameras_) {
@@ -861,11 +952,15 @@ class Daemon {
       double p50 = percentile(v.latencyMs, 0.5);
       double p99 = percentile(v.latencyMs, 0.99);
       log_->info(
-          "[cam={}] {} captured, {} detected ({:.2f}/s), {} skipped, {} dropped, {} decode "
-          "errors, {} reconnects, latency p50 {:.0f} ms p99 {:.0f} ms",
+          "[cam={}] {} captured, {} detected ({:.2f}/s), {} skipped, {} dropped, {} gated, {} "
+          "decode errors, {} reconnects, latency p50 {:.0f} ms p99 {:.0f} ms",
           name, c.captured.load(), c.detected.load(),
           seconds > 0 ? static_cast<double>(c.detected.load()) / seconds : 0.0, c.skipped.load(),
-          c.dropped.load(), c.decodeErrors.load(), c.reconnects.load(), p50, p99);
+          c.dropped.load(), c.gated.load(), c.decodeErrors.load(), c.reconnects.load(), p50, p99);
+      nlohmann::json events = nlohmann::json::array();
+      for (const auto& [start, sequence] : v.events) {
+        events.push_back({{"start", isoUtc(start)}, {"start_frame", sequence}});
+      }
       cameras[name] = {
           {"captured", c.captured.load()},
           {"detected", c.detected.load()},
@@ -873,11 +968,15 @@ class Daemon {
           {"dropped", c.dropped.load()},
           {"decode_errors", c.decodeErrors.load()},
           {"reconnects", c.reconnects.load()},
+          {"gated", c.gated.load()},
+          {"gated_detector_seconds_estimate", v.gatedSeconds},
           {"state", cameraStateName(states.at(name))},
-          {"latency_ms", {{"p50", p50}, {"p99", p99}, {"samples", v.latencyMs.size()}}}};
+          {"latency_ms", {{"p50", p50}, {"p99", p99}, {"samples", v.latencyMs.size()}}},
+          {"person_events", events}};
     }
     if (options_.summaryJson.empty()) return;
     nlohmann::json summary = {{"seconds", seconds},
+                              {"cpu_seconds", cpuSeconds},
                               {"detection_failures", worker_ ? worker_->failures() : 0},
                               {"events_published", publisher_ ? publisher_->eventsPublished() : 0},
                               {"cameras", cameras}};
@@ -923,6 +1022,7 @@ class Daemon {
   std::unique_ptr<InferenceWorker> worker_;
   std::map<std::string, std::unique_ptr<Camera>> cameras_;
   std::map<std::string, CameraView> views_;
+  double meanDetectorSeconds_ = 0;  // moving average over recent frames, all cameras
   SteadyClock::time_point startedAt_;
 };
 

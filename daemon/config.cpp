@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -174,6 +175,58 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
   }
 }
 
+// After presence: still_detect_interval must leave the presence tracker a person frame within
+// clear_after, or a person standing still would end their own event.
+void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+                CameraConfig& c) {
+  YAML::Node node = camera["motion"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "motion");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path,
+                      {"enabled", "threshold", "min_area", "idle_after", "idle_detect_interval",
+                       "still_detect_interval", "masks"});
+  MotionSettings& m = c.motion;
+  m.enabled = r.getBool(node, path, "enabled", true);
+  m.threshold = static_cast<int>(r.getInt(node, path, "threshold", 1, 254, 25));
+  m.minArea = static_cast<float>(r.getDouble(node, path, "min_area", 0.0001, 1, 0.005));
+  m.idleAfter = seconds(r.getDouble(node, path, "idle_after", 0, 3600, 5));
+  const double period = 1.0 / c.detectFps;
+  auto interval = [&](const char* key, double min, double fallback) {
+    double value = r.getDouble(node, path, key, 0, 3600, fallback);
+    if (value != 0 && value < min) {
+      r.fail(node[key].IsDefined() ? node[key] : node, YamlReader::join(path, key),
+             fmt::format("must be 0 or at least one detect period ({:.3g} s at detect_fps {}), "
+                         "got {}",
+                         min, c.detectFps, value));
+    }
+    return value;
+  };
+  double idle = interval("idle_detect_interval", period, std::max(2.0, period));
+  if (idle == 0) {
+    r.fail(node["idle_detect_interval"], YamlReader::join(path, "idle_detect_interval"),
+           fmt::format("must be at least one detect period ({:.3g} s), got 0", period));
+  }
+  m.idleDetectInterval = seconds(idle);
+  double still = interval("still_detect_interval", period, 0);
+  const double clearAfter = std::chrono::duration<double>(c.presence.clearAfter).count();
+  if (still >= clearAfter) {
+    r.fail(node["still_detect_interval"], YamlReader::join(path, "still_detect_interval"),
+           fmt::format("must be below presence.clear_after ({} s), or a person standing still "
+                       "would end their own event; got {}",
+                       clearAfter, still));
+  }
+  m.stillDetectInterval = seconds(still);
+  if (YAML::Node masks = node["masks"]; masks.IsDefined() && !masks.IsNull()) {
+    const std::string mp = YamlReader::join(path, "masks");
+    r.expectSequence(masks, mp);
+    m.masks.emplace();
+    for (std::size_t i = 0; i < masks.size(); ++i) {
+      m.masks->push_back(readPolygon(r, masks[i], YamlReader::index(mp, i)));
+    }
+  }
+}
+
 // An MQTT topic level sequence of our own: no wildcards, no empty levels.
 void checkTopicPrefix(const YamlReader& r, const YAML::Node& node, const std::string& path,
                       const std::string& value) {
@@ -285,7 +338,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
                         const std::filesystem::path& base) {
   r.rejectUnknownKeys(node, path,
                       {"name", "source", "format", "width", "height", "fps", "detect_fps",
-                       "enabled", "loop", "zones", "masks", "presence"});
+                       "enabled", "loop", "zones", "masks", "presence", "motion"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -341,6 +394,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   }
   readZones(r, node, path, c);
   readPresence(r, node, path, c.presence);
+  readMotion(r, node, path, c);
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/presence_tracker.h"
 #include "detector/error.h"
 
@@ -30,6 +31,7 @@ struct CameraConfig {
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   PresenceSettings presence;
+  MotionSettings motion;  // motion gating; off without a motion section
 
   bool operator==(const CameraConfig&) const = default;
 };

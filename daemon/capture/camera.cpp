@@ -49,7 +49,12 @@ Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
       factory_(std::move(factory)),
       backoff_(backoff),
       channel_(std::make_shared<CameraChannel>(config_.name, config_.detectFps)),
-      pool_(FramePool::create(kFramesPerCamera)) {}
+      pool_(FramePool::create(kFramesPerCamera)) {
+  if (config_.motion.enabled) {
+    gate_.emplace(config_.motion, config_.masks, channel_->detectPeriod());
+    channel_->counters().motionState = static_cast<int>(MotionState::kMotion);
+  }
+}
 
 Camera::~Camera() { stop(); }
 
@@ -161,6 +166,16 @@ void Camera::run() {
           announced = true;
           everStreamed = true;
           delay = backoff_.initial;
+        }
+        if (gate_) {
+          // Here, not in the scheduler: the analysis costs this camera's thread, never the
+          // detector's, and a held-back frame goes straight back to the pool.
+          auto decision = gate_->admit(
+              (*handle)->image, lastFrame,
+              static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
+          counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
+          if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
+          if (!decision.offer) continue;
         }
         scheduler_.offer(*channel_, std::move(*handle));
         continue;

@@ -11,6 +11,7 @@
 #include "daemon/capture/frame_pool.h"
 #include "daemon/capture/frame_source.h"
 #include "daemon/config.h"
+#include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/scheduler.h"
 
 namespace vigil {
@@ -31,10 +32,11 @@ using SourceFactory = std::function<std::unique_ptr<FrameSource>(const CameraCon
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
 
 // One camera's capture thread and its supervisor: opens the source, reads frames into the
-// camera's pool and offers them to the scheduler, and when the source is lost (unplugged,
-// refused, stalled, ended) closes it and reopens it with capped exponential backoff. It logs
-// once per state change, not once per failed attempt, and never touches another camera.
-// Ownership: owns its thread, source and pool; shares its channel with the scheduler.
+// camera's pool and offers them to the scheduler (through the motion gate when configured), and
+// when the source is lost (unplugged, refused, stalled, ended) closes it and reopens it with capped
+// exponential backoff. It logs once per state change, not once per failed attempt, and never
+// touches another camera. Ownership: owns its thread, source and pool; shares its channel with the
+// scheduler.
 class Camera {
  public:
   Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory = makeFrameSource,
@@ -65,6 +67,7 @@ class Camera {
   BackoffPolicy backoff_;
   std::shared_ptr<CameraChannel> channel_;
   std::shared_ptr<FramePool> pool_;
+  std::optional<MotionGate> gate_;  // motion gating, when the camera's motion section enables it
   std::atomic<CameraState> state_{CameraState::kStopped};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;  // guards lastError_ and the stop wait

@@ -98,7 +98,8 @@ void PresenceTracker::tick(std::chrono::system_clock::time_point now,
 PresenceTracker::State PresenceTracker::state(std::string_view zone) const {
   for (const Tracker& tracker : trackers_) {
     if (tracker.zone == zone) {
-      return State{tracker.present, tracker.present ? tracker.count : 0};
+      if (!tracker.present) return State{false, 0};
+      return State{true, tracker.count, tracker.start, tracker.startSequence};
     }
   }
   return State{false, 0};
@@ -146,6 +147,7 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
   if (!tracker.present) {
     if (tracker.streak == 0) {
       tracker.streakStart = frame.time;
+      tracker.streakStartSequence = frame.sequence;
       tracker.streakMaxScore = best;
       tracker.streakBestFrame = frame.sequence;
     } else if (best > tracker.streakMaxScore) {
@@ -160,6 +162,7 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
     tracker.streak = 0;
     tracker.present = true;
     tracker.start = tracker.streakStart;
+    tracker.startSequence = tracker.streakStartSequence;
     tracker.lastSeen = frame.time;
     tracker.count = count;
     tracker.maxScore = tracker.streakMaxScore;

@@ -105,6 +105,9 @@ class PresenceTracker {
     bool present;
     int count;  // while present the count of the latest frame with a person, so present
                 // implies count >= 1 also during the clearAfter grace period; 0 when absent
+    // While present: the open event's start (time and sequence of the streak's first frame).
+    std::chrono::system_clock::time_point start{};
+    std::uint64_t startSequence = 0;
   };
 
   PresenceTracker(std::string camera, PresenceSettings settings, std::vector<ZoneSpec> zones,
@@ -149,6 +152,7 @@ class PresenceTracker {
     // Streak towards `new` while absent.
     int streak = 0;
     TimePoint streakStart{};
+    std::uint64_t streakStartSequence = 0;
     TimePoint streakLast{};
     float streakMaxScore = 0;
     std::uint64_t streakBestFrame = 0;
@@ -156,6 +160,7 @@ class PresenceTracker {
     bool present = false;
     std::string eventId;
     TimePoint start{};
+    std::uint64_t startSequence = 0;
     TimePoint lastSeen{};
     TimePoint lastEmit{};
     int count = 0;

@@ -24,8 +24,13 @@ struct CameraCounters {
   std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported
   std::atomic<std::uint64_t> detected{0};      // frames the detector processed
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
-  std::atomic<bool> up{false};                 // the source is open and delivering
-  Heartbeat heartbeat;                         // the capture thread's, for /healthz
+  std::atomic<std::uint64_t> gated{0};  // held back by motion gating (would have been detected)
+  std::atomic<bool> up{false};          // the source is open and delivering
+  // Motion gating: the gate's state (a MotionState, written by the capture thread), and what the
+  // detector says of persons (a MotionGate::Person, written by the control thread).
+  std::atomic<int> motionState{0};
+  std::atomic<int> person{0};
+  Heartbeat heartbeat;  // the capture thread's, for /healthz
 };
 
 // One camera's end of the scheduler: its latest-frame slot, its detection rate and counters.

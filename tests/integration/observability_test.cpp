@@ -109,7 +109,11 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
         "vigil_camera_up{camera=\"campus\"} 1", "vigil_backend_info{backend=\"cpu\"",
         "vigil_stage_duration_seconds_bucket{stage=\"inference\"",
         "vigil_capture_to_publish_seconds_count{camera=\"campus\"}", "vigil_build_info{version=",
-        "process_resident_memory_bytes", "vigil_person_present{camera=\"campus\"}"}) {
+        "process_resident_memory_bytes", "vigil_person_present{camera=\"campus\"}",
+        "vigil_camera_frames_gated_total{camera=\"campus\"} 0",
+        "vigil_camera_motion_state{camera=\"campus\",state=\"off\"} 1",
+        "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
+        "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0"}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << "\n" << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
@@ -141,6 +145,8 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_EQ(s["backend"]["reason"], "configured: cpu");
   EXPECT_EQ(s["cameras"][0]["name"], "campus");
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
+  EXPECT_EQ(s["cameras"][0]["motion"]["state"], "off") << "no motion section: no gating";
+  EXPECT_EQ(s["cameras"][0]["frames"]["gated"], 0);
   EXPECT_TRUE(s["mqtt"].is_null());
 
   auto jpeg = httpGet(vigil.port(), "/api/cameras/campus/latest.jpg");

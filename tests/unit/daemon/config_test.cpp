@@ -85,7 +85,8 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
               "    source: /dev/video0\n"
               "    fsp: 10\n"),
       "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
-      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence)");
+      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence, "
+      "motion)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -237,6 +238,68 @@ TEST(ConfigTest, ZoneMistakesNameThePoint) {
   EXPECT_NE(errorOf(head + "    presence: {min_frames: 0}\n")
                 .find("cameras[0].presence.min_frames: must be between 1 and 100"),
             std::string::npos);
+}
+
+TEST(ConfigTest, MotionGatingIsOffByDefaultAndReadsItsSection) {
+  auto off = parse(kMinimal);
+  ASSERT_TRUE(off.has_value()) << off.error().message;
+  EXPECT_FALSE(off->cameras[0].motion.enabled);
+  auto c = parse(
+      "version: 1\n"
+      "cameras:\n"
+      "  - name: door\n"
+      "    source: /dev/video0\n"
+      "    detect_fps: 4\n"
+      "    masks: [[[0, 0], [0.2, 0], [0.2, 0.2]]]\n"
+      "    motion: {threshold: 30, min_area: 0.01, idle_after: 3, idle_detect_interval: 1.5,\n"
+      "             still_detect_interval: 2}\n"
+      "  - name: yard\n"
+      "    source: /dev/video1\n"
+      "    motion: {masks: [[[0, 0], [1, 0], [1, 0.3]]]}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  const MotionSettings& m = c->cameras[0].motion;
+  EXPECT_TRUE(m.enabled);
+  EXPECT_EQ(m.threshold, 30);
+  EXPECT_FLOAT_EQ(m.minArea, 0.01F);
+  EXPECT_EQ(m.idleAfter, std::chrono::milliseconds(3000));
+  EXPECT_EQ(m.idleDetectInterval, std::chrono::milliseconds(1500));
+  EXPECT_EQ(m.stillDetectInterval, std::chrono::milliseconds(2000));
+  EXPECT_FALSE(m.masks.has_value()) << "without its own masks it uses the camera's";
+  const MotionSettings& y = c->cameras[1].motion;
+  EXPECT_TRUE(y.enabled);
+  EXPECT_EQ(y.threshold, 25);
+  EXPECT_EQ(y.idleAfter, std::chrono::milliseconds(5000));
+  EXPECT_EQ(y.idleDetectInterval, std::chrono::milliseconds(2000));
+  EXPECT_EQ(y.stillDetectInterval, std::chrono::milliseconds(0));
+  ASSERT_TRUE(y.masks.has_value());
+  EXPECT_EQ(y.masks->size(), 1U);
+}
+
+TEST(ConfigTest, MotionMistakesNameLineColumnAndKey) {
+  const std::string head =
+      "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    detect_fps: 2\n";
+  EXPECT_NE(errorOf(head + "    motion: {idle_detect_interval: 0.2}\n")
+                .find("cameras.yaml:6:36: cameras[0].motion.idle_detect_interval: must be 0 or at "
+                      "least one detect period (0.5 s at detect_fps 2), got 0.2"),
+            std::string::npos)
+      << errorOf(head + "    motion: {idle_detect_interval: 0.2}\n");
+  EXPECT_NE(errorOf(head + "    motion: {idle_detect_interval: 0}\n")
+                .find("cameras[0].motion.idle_detect_interval: must be at least one detect period"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    motion: {still_detect_interval: 5}\n")
+                .find("cameras.yaml:6:37: cameras[0].motion.still_detect_interval: must be below "
+                      "presence.clear_after (5 s)"),
+            std::string::npos)
+      << errorOf(head + "    motion: {still_detect_interval: 5}\n");
+  EXPECT_NE(errorOf(head + "    motion: {threshold: 0}\n")
+                .find("cameras[0].motion.threshold: must be between 1 and 254"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    motion: {treshold: 20}\n").find("cameras[0].motion"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    motion: {masks: [[[0, 0], [1, 0]]]}\n")
+                .find("cameras[0].motion.masks[0]: a polygon needs at least 3 points"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    motion: yes\n").find("cameras[0].motion"), std::string::npos);
 }
 
 TEST(ConfigTest, ShippedExamplesAreValid) {

@@ -1,0 +1,126 @@
+#include "daemon/pipeline/motion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace vigil {
+
+std::string_view motionStateName(MotionState state) {
+  switch (state) {
+    case MotionState::kOff:
+      return "off";
+    case MotionState::kMotion:
+      return "motion";
+    case MotionState::kPerson:
+      return "person";
+    case MotionState::kIdle:
+      return "idle";
+  }
+  return "unknown";
+}
+
+MotionDetector::MotionDetector(int threshold, float minArea, std::vector<Polygon> masks)
+    : threshold_(threshold), minArea_(minArea), masks_(std::move(masks)) {}
+
+void MotionDetector::prepare(cv::Size small) {
+  size_ = small;
+  background_.release();
+  valid_.create(small, CV_8UC1);
+  valid_.setTo(255);
+  for (const Polygon& polygon : masks_) {
+    std::vector<cv::Point> points;
+    points.reserve(polygon.size());
+    for (const Point& p : polygon) {
+      points.emplace_back(static_cast<int>(std::lround(p.x * static_cast<float>(small.width))),
+                          static_cast<int>(std::lround(p.y * static_cast<float>(small.height))));
+    }
+    cv::fillPoly(valid_, std::vector<std::vector<cv::Point>>{points}, cv::Scalar(0));
+  }
+  validPixels_ = cv::countNonZero(valid_);
+  // About 2% of the width: joins the changed pixels of one moving body without merging the
+  // whole frame.
+  kernel_ = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
+}
+
+std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& bgr,
+                                                             std::chrono::nanoseconds sinceLast) {
+  if (bgr.empty() || bgr.type() != CV_8UC3) return std::nullopt;
+  try {
+    const int height = std::max(
+        1, static_cast<int>(std::lround(static_cast<double>(kWidth) * bgr.rows / bgr.cols)));
+    const cv::Size small(kWidth, height);
+    const bool fresh = small != size_ || background_.empty();
+    if (small != size_) prepare(small);
+    cv::resize(bgr, small_, small, 0, 0, cv::INTER_AREA);
+    cv::cvtColor(small_, grey_, cv::COLOR_BGR2GRAY);
+    cv::GaussianBlur(grey_, grey_, cv::Size(5, 5), 0);
+    if (fresh) {
+      grey_.convertTo(background_, CV_32F);
+      return Result{};
+    }
+    background_.convertTo(greyFloat_, CV_8U);
+    cv::absdiff(grey_, greyFloat_, diff_);
+    cv::threshold(diff_, changed_, threshold_, 255, cv::THRESH_BINARY);
+    cv::dilate(changed_, changed_, kernel_);
+    cv::bitwise_and(changed_, valid_, changed_);
+    Result r;
+    r.changedFraction =
+        validPixels_ > 0 ? static_cast<double>(cv::countNonZero(changed_)) / validPixels_ : 0.0;
+    r.motion = validPixels_ > 0 && r.changedFraction >= static_cast<double>(minArea_);
+    const double alpha =
+        std::clamp(std::chrono::duration<double>(sinceLast).count() / kBackgroundSeconds, 0.0, 1.0);
+    cv::accumulateWeighted(grey_, background_, alpha);
+    return r;
+  } catch (const cv::Exception&) {
+    return std::nullopt;
+  }
+}
+
+MotionGate::MotionGate(const MotionSettings& settings, std::vector<Polygon> cameraMasks,
+                       std::chrono::nanoseconds detectPeriod)
+    : settings_(settings),
+      detector_(settings.threshold, settings.minArea,
+                settings.masks ? *settings.masks : std::move(cameraMasks)),
+      detectPeriod_(detectPeriod) {}
+
+MotionGate::Decision MotionGate::admit(const cv::Mat& bgr, Clock::time_point now, Person person) {
+  using std::chrono::nanoseconds;
+  // Frames arrive with jitter: a frame a quarter period early still counts as on time, or a
+  // 10 fps source analysed at 5 fps would often wait for the third frame instead of the second.
+  const nanoseconds slack = detectPeriod_ / 4;
+  Decision d;
+  if (!lastAnalysis_) lastMotion_ = now;  // start at the full rate until the scene is known
+  if (lastAnalysis_ && now - *lastAnalysis_ < detectPeriod_ - slack) {
+    d.offer = fullRate_;
+    return d;
+  }
+  const nanoseconds since = lastAnalysis_ ? now - *lastAnalysis_ : nanoseconds::zero();
+  lastAnalysis_ = now;
+  d.analysed = true;
+  auto result = detector_.update(bgr, since);
+  // A frame that cannot be analysed counts as motion: better a detection too many.
+  if (!result || result->motion) lastMotion_ = now;
+  changedFraction_ = result ? result->changedFraction : 0;
+  if (now - lastMotion_ < settings_.idleAfter) {
+    state_ = MotionState::kMotion;
+  } else {
+    state_ = person != Person::kNone ? MotionState::kPerson : MotionState::kIdle;
+  }
+  nanoseconds interval = nanoseconds::zero();
+  if (state_ == MotionState::kIdle) interval = settings_.idleDetectInterval;
+  // A missed detection of a still person is confirmed at the full rate, before clear_after.
+  if (state_ == MotionState::kPerson && person == Person::kSeen) {
+    interval = settings_.stillDetectInterval;
+  }
+  fullRate_ = interval == nanoseconds::zero();
+  if (interval == nanoseconds::zero() || !lastOffered_ || now - *lastOffered_ >= interval - slack) {
+    d.offer = true;
+    lastOffered_ = now;
+  } else {
+    d.gated = true;
+  }
+  return d;
+}
+
+}  // namespace vigil

@@ -1,0 +1,122 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <opencv2/core.hpp>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "daemon/pipeline/presence_tracker.h"
+
+namespace vigil {
+
+// A camera's `motion:` section: when nothing moves and nobody is there, the detector runs
+// this camera only now and then. Off unless configured.
+struct MotionSettings {
+  bool enabled = false;
+  int threshold = 25;      // grey-level change (0..255) that makes a pixel "changed"
+  float minArea = 0.005F;  // changed pixels, as a fraction of the unmasked frame, that are motion
+  std::chrono::milliseconds idleAfter{5000};           // no motion this long: reduce the rate
+  std::chrono::milliseconds idleDetectInterval{2000};  // no motion, nobody present
+  // No motion, a person present (standing still): zero keeps the full detect_fps.
+  std::chrono::milliseconds stillDetectInterval{0};
+  // Regions whose changes are ignored (a TV, a tree). nullopt: the camera's own masks.
+  std::optional<std::vector<Polygon>> masks;
+
+  bool operator==(const MotionSettings&) const = default;
+};
+
+// Motion on a small grey picture: the frame is shrunk to kWidth pixels wide, blurred, and
+// compared with a running-average background (cv::accumulateWeighted, time constant
+// kBackgroundSeconds, so a person who stops moving fades into it); pixels differing by more than
+// `threshold` and outside the masks are changed, dilated to merge a moving body into one region.
+// Motion: the changed fraction of the unmasked frame is at least `minArea`.
+// The first frame (and a change of frame size) only sets the background.
+// Threads: one (the camera's capture thread). Buffers are allocated for the first frame and
+// reused; cv::Exception from OpenCV is caught and reported as "no motion measured".
+class MotionDetector {
+ public:
+  static constexpr int kWidth = 160;
+  static constexpr double kBackgroundSeconds = 2.0;
+
+  MotionDetector(int threshold, float minArea, std::vector<Polygon> masks);
+
+  struct Result {
+    bool motion = false;
+    double changedFraction = 0;  // of the unmasked pixels
+  };
+
+  // `bgr`: an 8-bit BGR frame; `sinceLast`: time since the previous call (background update).
+  // nullopt when the frame could not be analysed (empty, wrong type, OpenCV error).
+  std::optional<Result> update(const cv::Mat& bgr, std::chrono::nanoseconds sinceLast);
+
+ private:
+  void prepare(cv::Size small);
+
+  int threshold_;
+  float minArea_;
+  std::vector<Polygon> masks_;
+  cv::Size size_;         // of the shrunk frame
+  cv::Mat small_, grey_;  // reused
+  cv::Mat background_;    // CV_32F
+  cv::Mat greyFloat_, diff_, changed_;
+  cv::Mat valid_;  // 255 where motion counts (outside every mask)
+  cv::Mat kernel_;
+  int validPixels_ = 0;
+};
+
+enum class MotionState {
+  kOff,     // gating disabled: every frame the scheduler wants is offered
+  kMotion,  // motion within idle_after (or just started): full detect_fps
+  kPerson,  // nothing moved for idle_after, a person present: still_detect_interval (or full)
+            // while the latest detection still shows them, full detect_fps otherwise
+  kIdle,    // nothing moved for idle_after, nobody present: idle_detect_interval
+};
+std::string_view motionStateName(MotionState state);
+
+// Decides, per captured frame, whether it goes to the scheduler. A frame is analysed at most
+// once per detect period (the scheduler would not take more), so motion costs a few small
+// image operations per detection, not per captured frame. Between analyses the last decision
+// holds for full-rate states (the scheduler keeps the freshest frame); in reduced states the
+// frames in between are not offered and not counted. An analysed frame that a reduced state
+// holds back is "gated": a detection that would have run without gating.
+// Threads: one (the camera's capture thread); the clock is passed in, so tests replay time.
+class MotionGate {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  MotionGate(const MotionSettings& settings, std::vector<Polygon> cameraMasks,
+             std::chrono::nanoseconds detectPeriod);
+
+  struct Decision {
+    bool offer = false;
+    bool gated = false;     // analysed and held back
+    bool analysed = false;  // the motion detector looked at this frame
+  };
+
+  // What the detector last said about persons on this camera.
+  enum class Person {
+    kNone,     // nobody present
+    kPresent,  // an event is open, but the latest detected frame showed nobody: full rate
+    kSeen,     // the latest detected frame showed a person
+  };
+
+  Decision admit(const cv::Mat& bgr, Clock::time_point now, Person person);
+
+  MotionState state() const { return state_; }
+  double changedFraction() const { return changedFraction_; }
+
+ private:
+  MotionSettings settings_;
+  MotionDetector detector_;
+  std::chrono::nanoseconds detectPeriod_;
+  MotionState state_ = MotionState::kMotion;
+  std::optional<Clock::time_point> lastAnalysis_;
+  Clock::time_point lastMotion_{};
+  std::optional<Clock::time_point> lastOffered_;
+  bool fullRate_ = true;  // the last analysis chose the full rate
+  double changedFraction_ = 0;
+};
+
+}  // namespace vigil
