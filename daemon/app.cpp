@@ -251,6 +251,7 @@ class Daemon {
       log_->error("{}", config.error().message);
       return 1;
     }
+    for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!startPublishing(config->mqtt)) return 1;
     if (!startWorker(config->detector)) return 1;
     if (!startHttp(config->http)) return 1;
@@ -445,9 +446,11 @@ class Daemon {
           {"vigil_http_connections_rejected_total",
            "Connections refused with 503 at the connection limit"}}};
     for (const auto& [value, text] : http) {
-      metrics_.callbackCounter(text.first, text.second).add({}, [value]() -> std::optional<double> {
-        return static_cast<double>(value->load());
-      });
+      // A named copy: clang before 16 cannot capture a structured binding.
+      metrics_.callbackCounter(text.first, text.second)
+          .add({}, [counter = value]() -> std::optional<double> {
+            return static_cast<double>(counter->load());
+          });
     }
     metrics_.callbackGauge("vigil_http_connections_open", "HTTP connections open now")
         .add({}, [&counters]() -> std::optional<double> {
@@ -885,6 +888,7 @@ class Daemon {
       log_->error("reload rejected, the running configuration stays: {}", next.error().message);
       return;
     }
+    for (const std::string& warning : next->warnings) log_->warn("{}", warning);
     if (!(next->detector == config_.detector)) {
       if (!startWorker(next->detector)) {
         log_->error(

@@ -1,6 +1,7 @@
 #include "daemon/config.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -257,8 +258,20 @@ std::string readSecretFile(const YamlReader& r, const YAML::Node& node, const st
   return secret;
 }
 
+// A secret that every local user can read is not one. Not refused: the daemon keeps working
+// while the owner fixes it, but every start and reload says so.
+void warnIfWorldReadable(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                         const std::filesystem::path& file, std::vector<std::string>& warnings) {
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0 || (info.st_mode & S_IROTH) == 0) return;
+  warnings.push_back(r.describeLocation(
+      node, path,
+      fmt::format("'{}' is readable by every user (mode {:04o}); chmod 600 or 640 it",
+                  file.string(), info.st_mode & 07777)));
+}
+
 void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& base,
-              MqttConfig& m) {
+              MqttConfig& m, std::vector<std::string>& warnings) {
   YAML::Node node = root["mqtt"];
   if (!node.IsDefined() || node.IsNull()) return;
   const std::string path = "mqtt";
@@ -283,6 +296,7 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
   if (!m.passwordFile.empty()) {
     m.passwordFile = resolve(base, m.passwordFile).string();
     m.password = readSecretFile(r, node["password_file"], "mqtt.password_file", m.passwordFile);
+    warnIfWorldReadable(r, node["password_file"], "mqtt.password_file", m.passwordFile, warnings);
   } else if (const char* env = std::getenv(kMqttPasswordEnv); env != nullptr && *env != 0) {
     m.password = env;
   }
@@ -307,6 +321,8 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
   if (!m.keyFile.empty() && m.certFile.empty()) {
     r.fail(node["key_file"], "mqtt.key_file", "set without mqtt.cert_file");
   }
+  if (!m.keyFile.empty())
+    warnIfWorldReadable(r, node["key_file"], "mqtt.key_file", m.keyFile, warnings);
   m.topicPrefix = r.getString(node, path, "topic_prefix", m.topicPrefix);
   checkTopicPrefix(r, node["topic_prefix"], "mqtt.topic_prefix", m.topicPrefix);
   m.qos = static_cast<int>(r.getInt(node, path, "qos", 0, 2, 1));
@@ -406,7 +422,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   readDetector(r, root, base, config.detector);
-  readMqtt(r, root, base, config.mqtt);
+  readMqtt(r, root, base, config.mqtt, config.warnings);
   readHttp(r, root, config.http);
   YAML::Node cameras = r.child(root, "", "cameras");
   r.expectSequence(cameras, "cameras");

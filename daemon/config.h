@@ -84,6 +84,9 @@ struct Config {
   MqttConfig mqtt;
   HttpConfig http;
   std::vector<CameraConfig> cameras;
+  // What works but should be fixed, e.g. a secret other users can read; each says where
+  // ("cameras.yaml:8:18: mqtt.password_file: ..."). Logged at warn by check-config and run.
+  std::vector<std::string> warnings;
 };
 
 // The environment variable that holds the MQTT password when mqtt.password_file is not set.

@@ -49,13 +49,18 @@ YamlReader YamlReader::fromString(const std::string& text, std::string displayNa
   }
 }
 
-void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view reason) const {
+std::string YamlReader::describeLocation(const YAML::Node& at, std::string_view path,
+                                         std::string_view reason) const {
   YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
   std::string where = mark.is_null()
                           ? fileName_
                           : fmt::format("{}:{}:{}", fileName_, mark.line + 1, mark.column + 1);
-  if (path.empty()) throw YamlError(fmt::format("{}: {}", where, reason));
-  throw YamlError(fmt::format("{}: {}: {}", where, path, reason));
+  if (path.empty()) return fmt::format("{}: {}", where, reason);
+  return fmt::format("{}: {}: {}", where, path, reason);
+}
+
+void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view reason) const {
+  throw YamlError(describeLocation(at, path, reason));
 }
 
 std::string YamlReader::join(std::string_view path, std::string_view key) {

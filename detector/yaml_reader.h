@@ -31,6 +31,9 @@ class YamlReader {
   const std::string& fileName() const { return fileName_; }
 
   // "file:line:col: path: reason"
+  // "file:line:col: path: reason" (without line and column when the node has no mark).
+  std::string describeLocation(const YAML::Node& at, std::string_view path,
+                               std::string_view reason) const;
   [[noreturn]] void fail(const YAML::Node& at, std::string_view path,
                          std::string_view reason) const;
 

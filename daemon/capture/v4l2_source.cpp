@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -56,6 +57,34 @@ bool hasJpegEnd(std::span<const std::uint8_t> data) {
     if (data[i - 2] == 0xFF && data[i - 1] == 0xD9) return true;
   }
   return false;
+}
+
+// The picture size a JPEG's frame header (SOF0..SOF15) declares, or nullopt when the header
+// cannot be found. Walks the marker segments from the start; every segment before the frame
+// header carries its length.
+std::optional<cv::Size> jpegDeclaredSize(std::span<const std::uint8_t> data) {
+  std::size_t i = 2;  // after FF D8
+  while (i + 4 <= data.size()) {
+    if (data[i] != 0xFF) return std::nullopt;
+    const std::uint8_t marker = data[i + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++i;
+      continue;
+    }
+    const std::size_t length = (std::size_t{data[i + 2]} << 8) | data[i + 3];
+    if (length < 2) return std::nullopt;
+    const bool frameHeader =
+        marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (frameHeader) {
+      if (length < 7 || i + 9 > data.size()) return std::nullopt;
+      const int height = (data[i + 5] << 8) | data[i + 6];
+      const int width = (data[i + 7] << 8) | data[i + 8];
+      return cv::Size(width, height);
+    }
+    if (marker == 0xDA || marker == 0xD9) return std::nullopt;  // scan data before a header
+    i += 2 + length;
+  }
+  return std::nullopt;
 }
 
 // Colours no camera picture will have in both corners at once (see decodeV4l2Frame).
@@ -521,6 +550,18 @@ Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::u
       if (!hasJpegEnd(data)) {
         return makeError(ErrorCode::kInvalidData,
                          "corrupt frame: JPEG cut short (no end marker, {} bytes)", data.size());
+      }
+      // A damaged header can declare any size, and the decoder would allocate it (up to 2^30
+      // pixels) before finding the rest broken. The stream's negotiated size is the only one a
+      // frame of it may have.
+      const auto declared = jpegDeclaredSize(data);
+      if (!declared) {
+        return makeError(ErrorCode::kInvalidData, "corrupt frame: no JPEG frame header");
+      }
+      if (declared->width != width || declared->height != height) {
+        return makeError(ErrorCode::kInvalidData,
+                         "corrupt frame: JPEG says {}x{}, the stream is {}x{}", declared->width,
+                         declared->height, width, height);
       }
       // When the JPEG header does not parse, imdecode returns without touching `out` and
       // without saying so, which would deliver the previous picture again as a new frame. A

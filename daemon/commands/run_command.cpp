@@ -31,6 +31,7 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
     log->error("{}", config.error().message);
     return 1;
   }
+  for (const std::string& warning : config->warnings) log->warn("{}", warning);
   std::filesystem::path model =
       config->detector.model.empty() ? VIGIL_DEFAULT_MODEL_DIR : config->detector.model;
   auto manifest = loadModelManifest(model);

@@ -1,5 +1,6 @@
 #include "daemon/config.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -159,6 +160,32 @@ TEST(ConfigTest, MqttSectionWithPasswordFileAndDefaults) {
   EXPECT_TRUE(m.haDiscovery);
   EXPECT_EQ(m.haPrefix, "homeassistant");
   EXPECT_FALSE(m.snapshots);
+}
+
+TEST(ConfigTest, AWorldReadablePasswordFileIsAWarningWithItsPlace) {
+  TempDir dir;
+  const auto secret = dir.path() / "mqtt-password";
+  std::ofstream(secret) << "s3cret\n";
+  std::ofstream(dir.path() / "cameras.yaml") << "version: 1\n"
+                                                "mqtt:\n"
+                                                "  username: vigil\n"
+                                                "  password_file: mqtt-password\n"
+                                                "cameras: []\n";
+  std::filesystem::permissions(secret, std::filesystem::perms(0644));
+  auto c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->mqtt.password, "s3cret") << "a warning, not a refusal";
+  ASSERT_EQ(c->warnings.size(), 1U);
+  EXPECT_EQ(c->warnings[0],
+            fmt::format("{}:4:18: mqtt.password_file: '{}' is readable by every user (mode 0644); "
+                        "chmod 600 or 640 it",
+                        (dir.path() / "cameras.yaml").string(), secret.string()));
+  EXPECT_EQ(c->warnings[0].find("s3cret"), std::string::npos);
+
+  std::filesystem::permissions(secret, std::filesystem::perms(0640));
+  c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_TRUE(c->warnings.empty());
 }
 
 TEST(ConfigTest, MqttPasswordFromTheEnvironmentWhenNoFile) {

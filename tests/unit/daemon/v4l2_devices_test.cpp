@@ -311,6 +311,26 @@ TEST(DecodeV4l2FrameTest, BrokenJpegsAreCorruptFramesNotStalePictures) {
   }
 }
 
+TEST(DecodeV4l2FrameTest, JpegOfAnotherSizeThanTheStreamIsACorruptFrame) {
+  cv::Mat out;
+  auto r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, jpeg(32, 48), 64, 48, 0, out);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message, "corrupt frame: JPEG says 32x48, the stream is 64x48");
+
+  // A damaged frame header declaring 60000x60000 is refused before the decoder would
+  // allocate 10 GB for it.
+  auto bytes = jpeg(64, 48);
+  std::size_t sof = 2;
+  while (!(bytes[sof] == 0xFF && bytes[sof + 1] == 0xC0))
+    sof += 2 + ((bytes[sof + 2] << 8) | bytes[sof + 3]);
+  bytes[sof + 5] = bytes[sof + 7] = 0xEA;
+  bytes[sof + 6] = bytes[sof + 8] = 0x60;
+  r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, bytes, 64, 48, 0, out);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message, "corrupt frame: JPEG says 60000x60000, the stream is 64x48");
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(DecodeV4l2FrameTest, OtherPixelFormatsAreUnsupported) {
   std::vector<std::uint8_t> bytes(64 * 48 * 3);
   cv::Mat out;

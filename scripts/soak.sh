@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Soak: the real daemon with 4 file cameras (the walking clips, looped), a real mosquitto with a
+# subscriber on everything, and a real Prometheus scraping /metrics every 5 s, for a while.
+# Samples the daemon's resident memory, open file descriptors and threads every 10 s and
+# checks, at the end:
+#   - each of the three is within 5% of its value after warm-up (the first fifth of the run,
+#     at least 60 s), i.e. nothing grows with time;
+#   - no MQTT message was dropped (vigil_mqtt_messages_dropped_total 0) and the subscriber got
+#     at least as many as Vigil counts as delivered;
+#   - Prometheus scraped it successfully the whole time (up == 1 at every scrape).
+#   scripts/soak.sh [--minutes 60] [--out DIR]        (CI runs --minutes 5)
+# Exit 0 when every check holds, 1 otherwise; the samples stay in DIR/samples.csv.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+minutes=60 out=""
+while (($#)); do
+  case "$1" in
+    --minutes) minutes=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "soak: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+build=${VIGIL_BUILD_DIR:-build}
+videos=${VIGIL_SOAK_VIDEOS:-../shared/data/videos}
+out=${out:-$(mktemp -d)}
+mkdir -p "$out"
+clips=("$videos/one-by-one-person-detection.mp4" "$videos/TUD-Campus.mp4"
+       "$videos/TUD-Stadtmitte.mp4" "$videos/one-by-one-person-detection.mp4")
+for clip in "${clips[@]}"; do
+  [[ -f $clip ]] || { echo "SKIP soak: no clip at $clip (../shared/data absent)"; exit 77; }
+done
+seconds=$((minutes * 60))
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+mqtt_port=$(free_port) http_port=$(free_port) prom_port=$(free_port)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+
+cat > "$out/mosquitto.conf" <<CONF
+listener $mqtt_port 127.0.0.1
+allow_anonymous true
+persistence false
+CONF
+[[ $(id -u) == 0 ]] && echo "user root" >> "$out/mosquitto.conf"
+mosquitto -c "$out/mosquitto.conf" > "$out/mosquitto.log" 2>&1 & pids+=($!)
+for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null && break; sleep 0.1; done
+mosquitto_sub -p "$mqtt_port" -t '#' -v > "$out/received.txt" & pids+=($!)
+
+{
+  echo "version: 1"
+  echo "mqtt: {url: 'mqtt://127.0.0.1:$mqtt_port', snapshots: true}"
+  echo "http: {listen: '127.0.0.1:$http_port'}"
+  echo "cameras:"
+  i=0
+  for clip in "${clips[@]}"; do
+    echo "  - {name: cam$i, source: 'file:$(realpath "$clip")', loop: true, detect_fps: 2}"
+    i=$((i + 1))
+  done
+} > "$out/cameras.yaml"
+
+cat > "$out/prometheus.yml" <<PROM
+global: {scrape_interval: 5s, scrape_timeout: 4s}
+scrape_configs:
+  - job_name: vigil
+    static_configs: [{targets: ['127.0.0.1:$http_port']}]
+PROM
+prometheus --config.file="$out/prometheus.yml" --storage.tsdb.path="$out/tsdb" \
+  --web.listen-address="127.0.0.1:$prom_port" > "$out/prometheus.log" 2>&1 & pids+=($!)
+
+"$build/vigil" run --config "$out/cameras.yaml" --duration "$seconds" > "$out/vigil.log" 2>&1 &
+vigil=$!
+pids+=($vigil)
+echo "soak: vigil pid $vigil, $minutes min, 4 cameras, broker :$mqtt_port, prometheus :$prom_port, out $out"
+
+echo "t_s,rss_kib,fds,threads" > "$out/samples.csv"
+start=$(date +%s)
+metrics=""
+while kill -0 "$vigil" 2>/dev/null; do
+  now=$(($(date +%s) - start))
+  if [[ -r /proc/$vigil/status ]]; then
+    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
+    threads=$(awk '/^Threads:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
+    fds=$(find "/proc/$vigil/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+    [[ -n $rss && -n $threads ]] && echo "$now,$rss,$fds,$threads" >> "$out/samples.csv"
+  fi
+  # The last /metrics before the daemon stops, for the MQTT counters.
+  if ((now < seconds - 5)); then
+    metrics=$(curl -sf "http://127.0.0.1:$http_port/metrics" || true)
+    [[ -n $metrics ]] && printf '%s\n' "$metrics" > "$out/metrics.txt"
+  fi
+  sleep 10
+done
+wait "$vigil" || { echo "FAIL soak: vigil exited with $?; log $out/vigil.log"; tail -20 "$out/vigil.log"; exit 1; }
+sleep 1
+scrapes=$(curl -sf "http://127.0.0.1:$prom_port/api/v1/query" \
+  --data-urlencode "query=count_over_time(up{job=\"vigil\"}[${seconds}s])" |
+  python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+failed=$(curl -sf "http://127.0.0.1:$prom_port/api/v1/query" \
+  --data-urlencode "query=count_over_time((up{job=\"vigil\"} == 0)[${seconds}s:5s])" |
+  python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+
+python3 - "$out" "$seconds" "$scrapes" "$failed" <<'PY'
+import csv, sys
+out, seconds, scrapes, failed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+rows = [{k: int(v) for k, v in r.items()} for r in csv.DictReader(open(f"{out}/samples.csv"))]
+warm = max(60, seconds // 5)
+after = [r for r in rows if r["t_s"] >= warm]
+ok = True
+def check(cond, text):
+    global ok
+    print(("PASS " if cond else "FAIL ") + text)
+    ok &= cond
+check(len(after) >= 2, f"{len(rows)} samples, {len(after)} after the {warm} s warm-up")
+if len(after) >= 2:
+    for key, unit in (("rss_kib", "KiB"), ("fds", ""), ("threads", "")):
+        base, end = after[0][key], after[-1][key]
+        peak = max(r[key] for r in after)
+        growth = (end - base) / base * 100 if base else 0
+        check(abs(growth) <= 5, f"{key}: {base} {unit} after warm-up, {end} {unit} at the end "
+              f"({growth:+.1f}%), peak {peak} {unit}")
+metrics = {}
+for line in open(f"{out}/metrics.txt"):
+    if line.startswith("vigil_mqtt_messages_"):
+        name, value = line.split()[0], float(line.split()[-1])
+        metrics[name] = value
+dropped = metrics.get("vigil_mqtt_messages_dropped_total", -1)
+published = metrics.get("vigil_mqtt_messages_published_total", -1)
+received = sum(1 for line in open(f"{out}/received.txt", errors="replace") if line.startswith("vigil/"))
+check(dropped == 0, f"MQTT messages dropped: {dropped:.0f}")
+check(published > 0 and received >= published,
+      f"MQTT: {published:.0f} delivered by Vigil (last scrape), {received} received by the subscriber")
+check(scrapes >= seconds / 5 * 0.8 and failed == 0,
+      f"Prometheus: {scrapes:.0f} scrapes of {seconds // 5} expected, {failed:.0f} with up == 0")
+sys.exit(0 if ok else 1)
+PY
