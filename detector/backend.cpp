@@ -3,6 +3,7 @@
 #include <array>
 
 #include "detector/backends/opencv_backend.h"
+#include "detector/npu/npu_backend.h"
 
 namespace vigil {
 
@@ -10,6 +11,13 @@ namespace {
 
 const std::array kBackends{
     BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
+#ifdef VIGIL_WITH_XRT
+    BackendEntry{"npu",
+                 "the model bundle's NPU stage through XRT; fails when the NPU cannot run it",
+                 &createNpuBackendDefault},
+    BackendEntry{"auto", "the NPU when it runs and passes its canary, else the CPU, loudly",
+                 &createAutoBackendDefault},
+#endif
 };
 
 }  // namespace
