@@ -140,9 +140,12 @@ TEST(NpuManifestTest, ErrorsSayFileLineAndKey) {
 
 TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {
   VIGIL_REQUIRE_NPU_BUNDLE();
-  // The first device tensor (the npu input) as int8 without a scale.
-  std::string e =
-      manifestErrorWith("layout: NCHW, dtype: float32}\n", "layout: NCHW, dtype: int8}\n");
+  // The npu section's input (the only "- name: images" indented under npu.inputs) as int8.
+  std::string e = manifestErrorWith(
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW\n      dtype: "
+      "float32",
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW\n      dtype: int8");
+  EXPECT_NE(e.find("stages[0].npu.inputs[0]"), std::string::npos) << e;
   EXPECT_NE(e.find("scale"), std::string::npos) << e;
 }
 
