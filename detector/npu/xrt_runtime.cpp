@@ -13,6 +13,9 @@
 #define VIGIL_XRT_MODERN 1
 #include <xrt/xrt_hw_context.h>
 #endif
+#if defined(VIGIL_XRT_REQUIRE_MODERN) && !defined(VIGIL_XRT_MODERN)
+#error "VIGIL_XRT_REQUIRE_MODERN: these XRT headers have no xrt/xrt_hw_context.h"
+#endif
 #if __has_include(<xrt/experimental/xrt_xclbin.h>)
 #include <xrt/experimental/xrt_xclbin.h>
 #else
