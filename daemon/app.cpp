@@ -46,16 +46,24 @@ std::string backendReason(const DetectorConfig& c, const Detector& d) {
     return d.autoFallback().empty() ? "auto: the preferred backend of this build"
                                     : "auto: " + d.autoFallback();
   }
-  // The NPU backend is not in this build yet; both run the CPU reference, and say so.
+#ifdef VIGIL_WITH_XRT
+  return "configured: " + c.backend;
+#else
+  // Built without XRT: npu runs the CPU reference, and says so.
   return "configured: " + c.backend + "; no NPU backend in this build, running the CPU reference";
+#endif
 }
 
 DetectorOptions detectorOptions(const DetectorConfig& c) {
   DetectorOptions o;
   o.model = c.model.empty() ? std::filesystem::path(VIGIL_DEFAULT_MODEL_DIR)
                             : std::filesystem::path(c.model);
+#ifdef VIGIL_WITH_XRT
+  o.backend = c.backend;
+#else
   // cpu, cpu-ort and auto run as configured; npu is not in this build (see backendReason).
   o.backend = c.backend == "npu" ? "cpu" : c.backend;
+#endif
   o.threads = c.threads;
   o.minScore = c.minScore;
   o.nmsIou = c.nms;
@@ -785,7 +793,9 @@ class Daemon {
                (*detector)->manifest().name, (*detector)->backend().name(),
                (*detector)->backend().device(), (*detector)->minScore(), (*detector)->nmsIou());
     const std::string reason = backendReason(config, **detector);
-    if (config.backend == "npu" || !(*detector)->autoFallback().empty()) {
+    const bool substituted =
+        config.backend != (*detector)->backend().name() && config.backend != "auto";
+    if (substituted || !(*detector)->autoFallback().empty()) {
       log_->warn("detector: {}", reason);
     }
     backendInfo_->remove(backendLabels_);

@@ -7,6 +7,7 @@
 #include "daemon/commands/cameras_command.h"
 #include "daemon/commands/detect_command.h"
 #include "daemon/commands/eval_command.h"
+#include "daemon/commands/npu_commands.h"
 #include "daemon/commands/run_command.h"
 #include "daemon/log.h"
 
@@ -29,6 +30,10 @@ int main(int argc, char** argv) {
   vigil::addDetectCommand(app, detect);
   vigil::addEvalCommand(app, eval);
   vigil::addBenchCommand(app, bench);
+  vigil::DoctorCommandOptions doctor;
+  vigil::StageRunOptions stageRun;
+  vigil::addDoctorCommand(app, doctor);
+  vigil::addStageRunCommand(app, stageRun);
 
   try {
     app.parse(argc, argv);
@@ -47,5 +52,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("detect")) return vigil::runDetectCommand(detect, std::cout);
   if (app.got_subcommand("eval")) return vigil::runEvalCommand(eval, std::cout);
   if (app.got_subcommand("bench")) return vigil::runBenchCommand(bench, std::cout);
+  if (app.got_subcommand("doctor")) return vigil::runDoctorCommand(doctor, std::cout);
+  if (app.got_subcommand("stage-run")) return vigil::runStageRunCommand(stageRun, std::cerr);
   return 2;
 }

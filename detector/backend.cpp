@@ -6,6 +6,7 @@
 #ifdef VIGIL_WITH_ORT
 #include "detector/backends/ort_backend.h"
 #endif
+#include "detector/npu/npu_backend.h"
 
 namespace vigil {
 
@@ -17,16 +18,28 @@ Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelMani
 
 Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifest& manifest,
                                                               const BackendOptions& options) {
+#ifdef VIGIL_WITH_XRT
+  // A bundle with an NPU stage: the NPU, with the CPU answering (loudly) whenever it cannot.
+  if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
+#endif
   return createFirstThatLoads(manifest, options, nullptr);
 }
 
 // In order of preference: "auto" takes the first that loads.
 const std::array kBackends{
+#ifdef VIGIL_WITH_XRT
+    BackendEntry{"npu",
+                 "the model bundle's NPU stage through XRT; fails when the NPU cannot run it",
+                 &createNpuBackendDefault},
+#endif
 #ifdef VIGIL_WITH_ORT
     BackendEntry{"cpu-ort", "ONNX Runtime on the CPU", &createOrtBackend},
 #endif
     BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
-    BackendEntry{"auto", "the first of the above that loads", &createAutoBackend},
+    BackendEntry{"auto",
+                 "with an NPU bundle the NPU while it passes its canary, else the best CPU "
+                 "backend, loudly; otherwise the first CPU backend that loads",
+                 &createAutoBackend},
 };
 
 Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelManifest& manifest,
@@ -35,6 +48,7 @@ Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelMani
   std::string reasons;
   for (const BackendEntry& e : kBackends) {
     if (e.name == "auto") break;
+    if (e.name == "npu") continue;  // the NPU only through createAutoBackend's bundle check
     auto backend = e.create(manifest, options);
     if (backend) {
       if (reason != nullptr) *reason = reasons;
@@ -50,6 +64,12 @@ Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelMani
 
 std::span<const BackendEntry> backendTable() { return kBackends; }
 
+Expected<std::unique_ptr<InferenceBackend>> createCpuBackend(const ModelManifest& manifest,
+                                                             const BackendOptions& options,
+                                                             std::string* reason) {
+  return createFirstThatLoads(manifest, options, reason);
+}
+
 std::string backendNames() {
   std::string names;
   for (const BackendEntry& e : kBackends) {
@@ -63,7 +83,12 @@ Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
                                                           const ModelManifest& manifest,
                                                           const BackendOptions& options,
                                                           std::string* autoReason) {
-  if (name == "auto") return createFirstThatLoads(manifest, options, autoReason);
+  if (name == "auto") {
+#ifdef VIGIL_WITH_XRT
+    if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
+#endif
+    return createFirstThatLoads(manifest, options, autoReason);
+  }
   for (const BackendEntry& e : kBackends) {
     if (e.name == name) return e.create(manifest, options);
   }

@@ -58,4 +58,10 @@ Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
                                                           const BackendOptions& options,
                                                           std::string* autoReason = nullptr);
 
+// The first CPU backend of the table that loads (cpu-ort, then the cpu reference): what "auto"
+// falls back to. `reason` (if given) receives why the ones before it failed.
+Expected<std::unique_ptr<InferenceBackend>> createCpuBackend(const ModelManifest& manifest,
+                                                             const BackendOptions& options,
+                                                             std::string* reason = nullptr);
+
 }  // namespace vigil

@@ -1,9 +1,12 @@
 #include "detector/model_manifest.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <fstream>
 
 #include "detector/yaml_reader.h"
@@ -21,6 +24,32 @@ int PostprocessSpec::classIndex(std::string_view className) const {
     if (classNames[i] == className) return static_cast<int>(i);
   }
   return -1;
+}
+
+std::int64_t DeviceTensorSpec::elementCount() const {
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) count *= d;
+  return count;
+}
+
+std::size_t DeviceTensorSpec::elementBytes() const {
+  if (dtype == "float32") return 4;
+  if (dtype == "bf16") return 2;
+  return 1;  // int8, uint8
+}
+
+const NpuArgument* NpuStageSpec::argumentFor(NpuArgRole role) const {
+  for (const NpuArgument& a : arguments) {
+    if (a.role == role) return &a;
+  }
+  return nullptr;
+}
+
+const StageSpec* ModelManifest::npuStage() const {
+  for (const StageSpec& s : stages) {
+    if (s.npu) return &s;
+  }
+  return nullptr;
 }
 
 const ModelFile* ModelManifest::findFile(std::string_view fileName) const {
@@ -134,6 +163,187 @@ void readInput(const YamlReader& r, ModelManifest& m) {
   m.input.padValue = static_cast<int>(r.getInt(lb, "input.letterbox", "pad_value", 0, 255));
 }
 
+// The NPU section of a stage. Every tensor of the section must be one of the stage's ONNX
+// tensors with the same element count, and every data buffer must have exactly one argument
+// whose byte size matches, so a bundle that cannot work fails here and not at the first frame.
+DeviceTensorSpec readDeviceTensor(const YamlReader& r, const YAML::Node& node,
+                                  const std::string& path, const std::vector<TensorSpec>& onnx) {
+  r.rejectUnknownKeys(node, path, {"name", "shape", "layout", "dtype", "scale", "zero_point"});
+  DeviceTensorSpec t;
+  t.name = r.getString(node, path, "name");
+  t.shape = r.getIntList(node, path, "shape", 1, kMaxDim);
+  t.layout = r.getString(node, path, "layout");
+  t.dtype = r.getString(node, path, "dtype");
+  const TensorSpec* ref = nullptr;
+  for (const TensorSpec& o : onnx) {
+    if (o.name == t.name) ref = &o;
+  }
+  if (ref == nullptr) {
+    r.fail(node["name"], YamlReader::join(path, "name"),
+           fmt::format("'{}' is not a tensor of this stage's ONNX file", t.name));
+  }
+  if (t.layout != "NCHW" && t.layout != "NHWC") {
+    r.fail(node["layout"], YamlReader::join(path, "layout"),
+           fmt::format("must be NCHW or NHWC, got '{}'", t.layout));
+  }
+  if (t.shape.size() != 4 || ref->shape.size() != 4) {
+    r.fail(node["shape"], YamlReader::join(path, "shape"), "must have 4 dimensions");
+  }
+  std::vector<std::int64_t> expected = ref->shape;
+  if (t.layout == "NHWC") expected = {ref->shape[0], ref->shape[2], ref->shape[3], ref->shape[1]};
+  if (t.shape != expected) {
+    r.fail(node["shape"], YamlReader::join(path, "shape"),
+           fmt::format("must be [{}] for {} of ONNX tensor '{}'", fmt::join(expected, ", "),
+                       t.layout, t.name));
+  }
+  if (t.dtype == "int8" || t.dtype == "uint8") {
+    t.scale = static_cast<float>(r.getDouble(node, path, "scale", 1e-12, 1e12));
+    int lo = t.dtype == "int8" ? -128 : 0;
+    int hi = t.dtype == "int8" ? 127 : 255;
+    t.zeroPoint = static_cast<int>(r.getInt(node, path, "zero_point", lo, hi));
+  } else if (t.dtype == "float32" || t.dtype == "bf16") {
+    if (node["scale"] || node["zero_point"]) {
+      r.fail(node["scale"] ? node["scale"] : node["zero_point"], path,
+             fmt::format("{} is not quantized: no scale or zero_point", t.dtype));
+    }
+  } else {
+    r.fail(node["dtype"], YamlReader::join(path, "dtype"),
+           fmt::format("unsupported dtype '{}' (known: float32, bf16, int8, uint8)", t.dtype));
+  }
+  return t;
+}
+
+std::vector<DeviceTensorSpec> readDeviceTensors(const YamlReader& r, const YAML::Node& npu,
+                                                const std::string& path, const char* key,
+                                                const std::vector<TensorSpec>& onnx) {
+  YAML::Node list = r.child(npu, path, key);
+  std::string p = YamlReader::join(path, key);
+  r.expectSequence(list, p);
+  if (list.size() != onnx.size()) {
+    r.fail(list, p, fmt::format("must list the stage's {} ONNX {}", onnx.size(), key));
+  }
+  std::vector<DeviceTensorSpec> tensors;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    tensors.push_back(readDeviceTensor(r, list[i], YamlReader::index(p, i), onnx));
+  }
+  return tensors;
+}
+
+std::string requireListedFile(const YamlReader& r, const ModelManifest& m, const YAML::Node& map,
+                              const std::string& path, const char* key) {
+  std::string name = r.getString(map, path, key);
+  if (m.findFile(name) == nullptr) {
+    r.fail(map[key], YamlReader::join(path, key),
+           fmt::format("'{}' is not listed under files (every file needs its sha256)", name));
+  }
+  return name;
+}
+
+NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
+                     const std::string& path, const StageSpec& stage) {
+  r.rejectUnknownKeys(
+      node, path,
+      {"target", "flow", "min_xrt_version", "xclbin", "instructions", "kernel", "timeout_ms",
+       "canary_tolerance", "canary_interval_s", "arguments", "inputs", "outputs", "canary"});
+  NpuStageSpec n;
+  n.target = r.getString(node, path, "target");
+  if (n.target != "npu1" && n.target != "npu2") {
+    r.fail(node["target"], YamlReader::join(path, "target"),
+           fmt::format("must be npu1 (XDNA) or npu2 (XDNA2), got '{}'", n.target));
+  }
+  n.flow = r.getString(node, path, "flow");
+  if (n.flow != "xclbin+insts" && n.flow != "xclbin+elf" && n.flow != "full-elf") {
+    r.fail(node["flow"], YamlReader::join(path, "flow"),
+           fmt::format("must be xclbin+insts, xclbin+elf or full-elf, got '{}'", n.flow));
+  }
+  std::string version = r.getString(node, path, "min_xrt_version");
+  if (std::sscanf(version.c_str(), "%d.%d", &n.minXrtMajor, &n.minXrtMinor) != 2 ||
+      n.minXrtMajor < 2) {
+    r.fail(node["min_xrt_version"], YamlReader::join(path, "min_xrt_version"),
+           fmt::format("must be major.minor such as 2.17, got '{}'", version));
+  }
+  if (n.flow != "full-elf") n.xclbin = requireListedFile(r, m, node, path, "xclbin");
+  n.instructions = requireListedFile(r, m, node, path, "instructions");
+  n.kernel = r.getString(node, path, "kernel");
+  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 10, 600000, 2000));
+  n.canaryTolerance = static_cast<float>(r.getDouble(node, path, "canary_tolerance", 0, 1e6, 1e-3));
+  n.canaryIntervalS =
+      static_cast<int>(r.getInt(node, path, "canary_interval_s", 0, 86400 * 7, 600));
+  n.inputs = readDeviceTensors(r, node, path, "inputs", stage.inputs);
+  n.outputs = readDeviceTensors(r, node, path, "outputs", stage.outputs);
+
+  YAML::Node args = r.child(node, path, "arguments");
+  std::string ap = YamlReader::join(path, "arguments");
+  r.expectSequence(args, ap);
+  std::vector<std::string> bound;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string p = YamlReader::index(ap, i);
+    const YAML::Node& a = args[i];
+    r.rejectUnknownKeys(a, p, {"index", "role", "value", "bytes", "tensor"});
+    NpuArgument arg;
+    arg.index = static_cast<int>(r.getInt(a, p, "index", 0, 63));
+    for (const NpuArgument& other : n.arguments) {
+      if (other.index == arg.index) {
+        r.fail(a["index"], YamlReader::join(p, "index"),
+               fmt::format("argument {} is listed twice", arg.index));
+      }
+    }
+    std::string role = r.getString(a, p, "role");
+    if (role == "opcode") {
+      arg.role = NpuArgRole::kOpcode;
+      arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, 1 << 30));
+    } else if (role == "instructions") {
+      arg.role = NpuArgRole::kInstructions;
+      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 4, std::int64_t{1} << 30));
+    } else if (role == "instruction_count") {
+      arg.role = NpuArgRole::kInstructionCount;
+      arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, std::int64_t{1} << 28));
+    } else if (role == "input" || role == "output") {
+      arg.role = role == "input" ? NpuArgRole::kInput : NpuArgRole::kOutput;
+      arg.tensor = r.getString(a, p, "tensor");
+      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
+      const auto& list = role == "input" ? n.inputs : n.outputs;
+      const DeviceTensorSpec* t = nullptr;
+      for (const DeviceTensorSpec& d : list) {
+        if (d.name == arg.tensor) t = &d;
+      }
+      if (t == nullptr) {
+        r.fail(a["tensor"], YamlReader::join(p, "tensor"),
+               fmt::format("'{}' is not one of the npu {}s", arg.tensor, role));
+      }
+      if (std::find(bound.begin(), bound.end(), arg.tensor) != bound.end()) {
+        r.fail(a["tensor"], YamlReader::join(p, "tensor"),
+               fmt::format("'{}' is bound to two arguments", arg.tensor));
+      }
+      bound.push_back(arg.tensor);
+      if (arg.bytes != t->byteSize()) {
+        r.fail(a["bytes"], YamlReader::join(p, "bytes"),
+               fmt::format("'{}' is {} bytes as {} {} {}, got {}", arg.tensor, t->byteSize(),
+                           t->dtype, t->layout, fmt::join(t->shape, "x"), arg.bytes));
+      }
+    } else if (role == "scratch") {
+      arg.role = NpuArgRole::kScratch;
+      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
+    } else {
+      r.fail(a["role"], YamlReader::join(p, "role"),
+             fmt::format("unknown role '{}' (known: opcode, instructions, instruction_count, "
+                         "input, output, scratch)",
+                         role));
+    }
+    n.arguments.push_back(std::move(arg));
+  }
+  if (bound.size() != n.inputs.size() + n.outputs.size()) {
+    r.fail(args, ap, "every npu input and output needs exactly one argument");
+  }
+
+  YAML::Node canary = r.child(node, path, "canary");
+  std::string cp = YamlReader::join(path, "canary");
+  r.rejectUnknownKeys(canary, cp, {"input", "expected"});
+  n.canaryInput = requireListedFile(r, m, canary, cp, "input");
+  if (canary["expected"]) n.canaryExpected = requireListedFile(r, m, canary, cp, "expected");
+  return n;
+}
+
 void readStages(const YamlReader& r, ModelManifest& m) {
   YAML::Node stages = r.child(r.root(), "", "stages");
   r.expectSequence(stages, "stages");
@@ -141,7 +351,7 @@ void readStages(const YamlReader& r, ModelManifest& m) {
   for (std::size_t i = 0; i < stages.size(); ++i) {
     std::string path = YamlReader::index("stages", i);
     const YAML::Node& node = stages[i];
-    r.rejectUnknownKeys(node, path, {"name", "runtime", "file", "inputs", "outputs"});
+    r.rejectUnknownKeys(node, path, {"name", "runtime", "file", "inputs", "outputs", "npu"});
     StageSpec s;
     s.name = r.getString(node, path, "name");
     s.runtime = r.getString(node, path, "runtime");
@@ -156,6 +366,12 @@ void readStages(const YamlReader& r, ModelManifest& m) {
     }
     s.inputs = readTensors(r, node, path, "inputs");
     s.outputs = readTensors(r, node, path, "outputs");
+    if (node["npu"]) {
+      if (m.npuStage() != nullptr) {
+        r.fail(node["npu"], YamlReader::join(path, "npu"), "only one stage may run on the NPU");
+      }
+      s.npu = readNpu(r, m, node["npu"], YamlReader::join(path, "npu"), s);
+    }
     m.stages.push_back(std::move(s));
   }
   const TensorSpec& first = m.stages.front().inputs.front();

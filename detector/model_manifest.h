@@ -34,12 +34,63 @@ struct TensorSpec {
   std::int64_t elementCount() const;
 };
 
+// A tensor as an NPU stage reads or writes it in its buffer: the ONNX tensor of the same name
+// in `layout` (NCHW or NHWC), `dtype` (float32, bf16, int8, uint8) and, for the integer types,
+// quantized as q = round(x / scale) + zeroPoint.
+struct DeviceTensorSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::string layout;
+  std::string dtype;
+  float scale = 1.0F;
+  int zeroPoint = 0;
+
+  std::int64_t elementCount() const;
+  std::size_t elementBytes() const;
+  std::size_t byteSize() const { return static_cast<std::size_t>(elementCount()) * elementBytes(); }
+};
+
+// What an argument of the NPU kernel carries (the mlir-aie ABI: opcode, instruction buffer,
+// instruction word count, then data buffers; the manifest says which, never the code).
+enum class NpuArgRole { kOpcode, kInstructions, kInstructionCount, kInput, kOutput, kScratch };
+
+struct NpuArgument {
+  int index = 0;
+  NpuArgRole role = NpuArgRole::kOpcode;
+  std::uint64_t value = 0;  // kOpcode, kInstructionCount
+  std::uint64_t bytes = 0;  // buffers
+  std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
+};
+
+// How a stage runs on an AMD NPU through XRT: a precompiled design, never compiled here.
+struct NpuStageSpec {
+  std::string target;   // npu1 (XDNA) or npu2 (XDNA2)
+  std::string flow;     // xclbin+insts, xclbin+elf or full-elf
+  int minXrtMajor = 2;  // min_xrt_version "major.minor"
+  int minXrtMinor = 0;
+  std::string xclbin;             // a manifest file (flows with an xclbin)
+  std::string instructions;       // a manifest file: insts.bin or an ELF
+  std::string kernel;             // kernel name, matched as a prefix
+  int timeoutMs = 2000;           // per run; above the driver's 2 s TDR
+  float canaryTolerance = 1e-3F;  // max abs difference, dequantized
+  int canaryIntervalS = 600;      // 0: only at start
+  std::vector<NpuArgument> arguments;
+  std::vector<DeviceTensorSpec> inputs;
+  std::vector<DeviceTensorSpec> outputs;
+  std::string canaryInput;     // a manifest file: the inputs in device format
+  std::string canaryExpected;  // a manifest file: the outputs in device format; may be empty
+
+  const NpuArgument* argumentFor(NpuArgRole role) const;
+};
+
 struct StageSpec {
   std::string name;
   std::string runtime;  // "onnx": a CPU backend runs it
   std::string file;     // one of the manifest's files
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  // Present when the stage can run on the NPU; `file` stays its CPU reference (same partition).
+  std::optional<NpuStageSpec> npu;
 };
 
 enum class ChannelOrder { kBgr, kRgb };
@@ -79,6 +130,8 @@ struct ModelManifest {
 
   std::filesystem::path directory() const { return manifestPath.parent_path(); }
   const ModelFile* findFile(std::string_view fileName) const;
+  // The stage with an NPU section, or null.
+  const StageSpec* npuStage() const;
 };
 
 // Reads and checks a manifest. `path` is a model.yaml or a directory holding one. Errors say

@@ -13,6 +13,9 @@ packages=(
   libv4l-dev libboost-dev libsystemd-dev
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
+  # NPU backend: XRT (2.13 on Debian 12: compiles the backend, runs it under the noop shim),
+  # uuid (xrt_uuid.h needs it), python3-onnx for scripts/split-model.py
+  libxrt-dev uuid-dev python3-onnx python3-numpy python3-yaml
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
   # the status page in a real browser (headless)

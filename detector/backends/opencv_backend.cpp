@@ -111,4 +111,72 @@ Expected<std::unique_ptr<InferenceBackend>> createOpenCvBackend(const ModelManif
   return std::make_unique<OpenCvBackend>(std::move(stages), threads);
 }
 
+struct OnnxStage::Impl {
+  cv::dnn::Net net;
+  std::vector<cv::String> outputNames;
+  std::vector<cv::Mat> outputs;
+};
+
+OnnxStage::OnnxStage(StageSpec spec, std::unique_ptr<Impl> impl)
+    : spec_(std::move(spec)), impl_(std::move(impl)) {}
+OnnxStage::~OnnxStage() = default;
+
+Expected<std::unique_ptr<OnnxStage>> OnnxStage::load(const std::filesystem::path& file,
+                                                     const StageSpec& spec) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    impl->net = cv::dnn::readNetFromONNX(file.string());
+    impl->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    impl->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+  } catch (const cv::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: OpenCV cannot load this ONNX model: {}",
+                     file.string(), e.what());
+  }
+  if (impl->net.empty()) {
+    return makeError(ErrorCode::kInvalidData, "{}: OpenCV loaded an empty network", file.string());
+  }
+  for (const TensorSpec& t : spec.outputs) impl->outputNames.emplace_back(t.name);
+  return std::unique_ptr<OnnxStage>(new OnnxStage(spec, std::move(impl)));
+}
+
+Expected<void> OnnxStage::run(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+  if (inputs.size() != spec_.inputs.size() || outputs.size() != spec_.outputs.size()) {
+    return makeError(ErrorCode::kInvalidArgument, "stage '{}' takes {} inputs and {} outputs",
+                     spec_.name, spec_.inputs.size(), spec_.outputs.size());
+  }
+  try {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<int> dims(inputs[i].shape.begin(), inputs[i].shape.end());
+      cv::Mat in(static_cast<int>(dims.size()), dims.data(), CV_32F,
+                 const_cast<float*>(inputs[i].data.data()));
+      impl_->net.setInput(in, spec_.inputs[i].name);
+    }
+    impl_->net.forward(impl_->outputs, impl_->outputNames);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const cv::Mat& result = impl_->outputs[i];
+      const TensorSpec& t = spec_.outputs[i];
+      // An output without a shape in the spec takes the network's (stage-run's case).
+      std::vector<std::int64_t> shape = t.shape;
+      if (shape.empty()) {
+        for (int d = 0; d < result.dims; ++d) shape.push_back(result.size[d]);
+      }
+      std::int64_t count = 1;
+      for (std::int64_t d : shape) count *= d;
+      if (result.total() != static_cast<std::size_t>(count) || result.type() != CV_32F ||
+          !result.isContinuous()) {
+        return makeError(ErrorCode::kInvalidOutput,
+                         "stage '{}' output '{}' has {} elements, the manifest says {}", spec_.name,
+                         t.name, result.total(), count);
+      }
+      if (outputs[i].shape != shape) outputs[i].resize(shape);
+      outputs[i].name = t.name;
+      std::copy_n(result.ptr<float>(), outputs[i].data.size(), outputs[i].data.data());
+    }
+    return {};
+  } catch (const cv::Exception& e) {
+    return makeError(ErrorCode::kBackendFailure, "OpenCV DNN, stage '{}': {}", spec_.name,
+                     e.what());
+  }
+}
+
 }  // namespace vigil

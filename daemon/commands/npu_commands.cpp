@@ -1,0 +1,165 @@
+#include "daemon/commands/npu_commands.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "daemon/commands/detector_cli.h"
+#include "daemon/observe/power.h"
+#include "detector/backend.h"
+#include "detector/backends/opencv_backend.h"
+#include "detector/model_manifest.h"
+#include "detector/npu/npu_environment.h"
+#ifdef VIGIL_WITH_XRT
+#include "detector/npu/xrt_runtime.h"
+#endif
+
+namespace vigil {
+
+void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
+  auto* cmd = app.add_subcommand("doctor",
+                                 "Check the NPU driver, device, XRT, limits, power "
+                                 "sources and a model bundle");
+  cmd->add_option("--model", options.model, "Model bundle directory or model.yaml to validate");
+  cmd->add_flag("--run-canary", options.runCanary,
+                "Also open the NPU, load the bundle and run its canary");
+}
+
+int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
+  NpuEnvironment env = probeNpuEnvironment(options.root);
+  auto line = [&](std::string_view what, const std::string& value) {
+    out << fmt::format("{:<16} {}\n", what, value);
+  };
+  line("driver", env.driverLoaded ? "amdxdna loaded" : "amdxdna not loaded");
+  line("device", !env.deviceExists      ? env.deviceNode.string() + ": absent"
+                 : env.deviceAccessible ? env.deviceNode.string() + ": present, read/write allowed"
+                                        : fmt::format("{}: present, NO ACCESS (group {})",
+                                                      env.deviceNode.string(), env.deviceGroup));
+#ifdef VIGIL_WITH_XRT
+  line("xrt", fmt::format("{} headers, {} API", xrtVersion(), xrtApiLevel()));
+#else
+  line("xrt", "not in this build (install libxrt-dev and reconfigure)");
+#endif
+  line("memlock", env.memlockBytes ? fmt::format("{} KiB", *env.memlockBytes / 1024)
+                                   : std::string("unlimited"));
+  line("xrt.ini", env.xrtIniInCwd          ? "PRESENT in the working directory"
+                  : env.xrtIniPath.empty() ? "none"
+                                           : "XRT_INI_PATH=" + env.xrtIniPath);
+  if (!env.emulationMode.empty()) {
+    line("emulation",
+         fmt::format("XCL_EMULATION_MODE={} XILINX_XRT={}", env.emulationMode, env.xilinxXrt));
+  }
+  PowerMonitorOptions powerOptions;
+  powerOptions.root = options.root;
+  PowerMonitor power(powerOptions);
+  std::istringstream sources(power.description());
+  for (std::string s; std::getline(sources, s);) line("power", s);
+  for (const std::string& p : npuEnvironmentProblems(env)) line("problem", p);
+
+  std::string model = options.model.empty() ? defaultModelPath() : options.model;
+  auto manifest = loadModelManifest(model);
+  if (!manifest) {
+    line("bundle", "INVALID: " + manifest.error().message);
+    return 1;
+  }
+  bool ok = true;
+  for (const ModelFile& f : manifest->files) {
+    auto check = verifyModelFile(*manifest, f, false);
+    if (!check) {
+      line("bundle", "INVALID: " + check.error().message);
+      ok = false;
+    }
+  }
+  const StageSpec* npu = manifest->npuStage();
+  if (npu == nullptr) {
+    line("bundle", fmt::format("{}: {} stage(s), none for the NPU (CPU only)",
+                               manifest->manifestPath.string(), manifest->stages.size()));
+  } else {
+    line("bundle",
+         fmt::format("{}: stage '{}' for {} ({}, kernel {}, XRT >= {}.{}), canary {}",
+                     manifest->manifestPath.string(), npu->name, npu->npu->target, npu->npu->flow,
+                     npu->npu->kernel, npu->npu->minXrtMajor, npu->npu->minXrtMinor,
+                     npu->npu->canaryExpected.empty() ? "WITHOUT expected output"
+                                                      : "with expected output"));
+    if (npu->npu->canaryExpected.empty()) ok = false;
+  }
+  if (ok) line("bundle", "valid: every file matches its sha256");
+  if (ok && options.runCanary) {
+    auto backend = createBackend("npu", *manifest, BackendOptions{});
+    if (!backend) {
+      line("canary", "FAILED: " + backend.error().message);
+      return 1;
+    }
+    line("canary", "passed on " + (*backend)->device());
+  }
+  return ok ? 0 : 1;
+}
+
+void addStageRunCommand(CLI::App& app, StageRunOptions& options) {
+  auto* cmd = app.add_subcommand("stage-run",
+                                 "Run one ONNX file on the CPU reference (raw "
+                                 "float32 files; used by scripts/split-model.py)");
+  cmd->group("");  // a tool for the scripts, not in the help
+  cmd->add_option("--onnx", options.onnx, "ONNX file")->required();
+  cmd->add_option("--input-name", options.inputName, "Input tensor name")->required();
+  cmd->add_option("--shape", options.shape, "Input shape, comma-separated")->required();
+  cmd->add_option("--input", options.input, "Raw float32 input file")->required();
+  cmd->add_option("--output", options.outputs, "name=path of each output to write")->required();
+}
+
+int runStageRunCommand(const StageRunOptions& options, std::ostream& out) {
+  StageSpec spec;
+  spec.name = "stage-run";
+  TensorSpec in;
+  in.name = options.inputName;
+  std::stringstream dims(options.shape);
+  for (std::string d; std::getline(dims, d, ',');) in.shape.push_back(std::stoll(d));
+  spec.inputs.push_back(in);
+  std::vector<std::string> paths;
+  for (const std::string& o : options.outputs) {
+    auto eq = o.find('=');
+    if (eq == std::string::npos) {
+      out << "stage-run: --output wants name=path, got " << o << "\n";
+      return 2;
+    }
+    TensorSpec t;
+    t.name = o.substr(0, eq);
+    spec.outputs.push_back(t);
+    paths.push_back(o.substr(eq + 1));
+  }
+  std::vector<Tensor> inputs(1);
+  inputs[0].resize(in.shape);
+  std::ifstream file(options.input, std::ios::binary);
+  file.read(reinterpret_cast<char*>(inputs[0].data.data()),
+            static_cast<std::streamsize>(inputs[0].data.size() * sizeof(float)));
+  if (!file) {
+    out << "stage-run: " << options.input << ": not " << inputs[0].data.size()
+        << " float32 values\n";
+    return 2;
+  }
+  auto stage = OnnxStage::load(options.onnx, spec);
+  if (!stage) {
+    out << "stage-run: " << stage.error().message << "\n";
+    return 2;
+  }
+  // The outputs have no shapes in the spec: OnnxStage sizes them from the network.
+  std::vector<Tensor> outputs(spec.outputs.size());
+  if (auto ok = (*stage)->run(inputs, outputs); !ok) {
+    out << "stage-run: " << ok.error().message << "\n";
+    return 2;
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::ofstream o(paths[i], std::ios::binary);
+    o.write(reinterpret_cast<const char*>(outputs[i].data.data()),
+            static_cast<std::streamsize>(outputs[i].data.size() * sizeof(float)));
+    if (!o) {
+      out << "stage-run: cannot write " << paths[i] << "\n";
+      return 2;
+    }
+  }
+  return 0;
+}
+
+}  // namespace vigil

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace vigil {
+
+// `vigil doctor`: what the NPU path needs and what this machine offers, one line per check.
+struct DoctorCommandOptions {
+  std::string model;                 // a model bundle to validate; empty: the default model
+  bool runCanary = false;            // also create the npu backend (open, load, canary)
+  std::filesystem::path root = "/";  // not an option: tests point it at a fake /dev, /sys
+};
+
+void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options);
+
+// Prints driver, device node and permissions, XRT version and API level, memlock limit,
+// xrt.ini and emulation variables, power sources, and the bundle's validation. Returns 0 when
+// the bundle is valid (and its canary passed with --run-canary), 1 otherwise; problems of the
+// machine are reported but are not an error by themselves (a CPU-only host is fine).
+int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out);
+
+// `vigil stage-run`: one ONNX file on the CPU reference with raw float32 files in and out. The
+// reference runner of scripts/split-model.py (the canary's expected output).
+struct StageRunOptions {
+  std::string onnx;
+  std::string inputName;
+  std::string shape;                 // comma-separated, e.g. 1,3,416,416
+  std::string input;                 // raw float32 file
+  std::vector<std::string> outputs;  // name=path
+};
+
+void addStageRunCommand(CLI::App& app, StageRunOptions& options);
+int runStageRunCommand(const StageRunOptions& options, std::ostream& out);
+
+}  // namespace vigil

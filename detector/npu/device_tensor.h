@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "detector/error.h"
+#include "detector/model_manifest.h"
+#include "detector/tensor.h"
+
+namespace vigil {
+
+// Conversions between the float32 NCHW tensors of the CPU stages and an NPU stage's buffers
+// (layout NCHW or NHWC; dtype float32, bf16, or int8/uint8 with q = round(x / scale) + zero
+// point, saturated). Hot path: no allocation; a size mismatch is kInvalidArgument.
+
+// `tensor` (NCHW, the ONNX shape) into `out` (exactly spec.byteSize() bytes).
+Expected<void> packTensor(const Tensor& tensor, const DeviceTensorSpec& spec,
+                          std::span<std::byte> out);
+
+// `in` (spec.byteSize() bytes) into `tensor`, which must already have the ONNX NCHW shape.
+Expected<void> unpackTensor(std::span<const std::byte> in, const DeviceTensorSpec& spec,
+                            Tensor& tensor);
+
+}  // namespace vigil

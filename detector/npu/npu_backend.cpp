@@ -1,0 +1,613 @@
+#include "detector/npu/npu_backend.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "detector/backends/opencv_backend.h"
+#include "detector/npu/device_tensor.h"
+#include "detector/npu/npu_environment.h"
+#include "detector/verify.h"
+
+#ifdef VIGIL_WITH_XRT
+#include "detector/npu/xrt_runtime.h"
+#endif
+
+namespace vigil {
+
+std::string_view fallbackReasonName(FallbackReason reason) {
+  switch (reason) {
+    case FallbackReason::kNpuUnavailable:
+      return "npu_unavailable";
+    case FallbackReason::kCanaryFailed:
+      return "canary_failed";
+    case FallbackReason::kInvalidOutput:
+      return "invalid_output";
+    case FallbackReason::kRunFailed:
+      return "run_failed";
+    case FallbackReason::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+NpuStats& npuStats() {
+  static NpuStats stats;
+  return stats;
+}
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  auto l = spdlog::get("npu");
+  return l ? l : spdlog::default_logger();
+}
+
+Expected<std::vector<std::byte>> readFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(ErrorCode::kNotFound, "{}: cannot open", path.string());
+  std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<std::byte> out(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+Tensor tensorFor(const TensorSpec& spec) {
+  Tensor t;
+  t.name = spec.name;
+  t.resize(spec.shape);
+  return t;
+}
+
+// A failure of the NPU stage, with the fallback reason `auto` reports for it.
+struct StageFailure {
+  Error error;
+  FallbackReason reason;
+};
+
+// Runs the NPU stage: owns the runtime, packs and unpacks, climbs the recovery ladder, checks
+// outputs and runs the canary.
+class NpuStage {
+ public:
+  NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
+           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<OnnxStage> reference)
+      : owner_(std::move(manifest)),
+        manifest_(*owner_),
+        stage_(stage),
+        spec_(*stage.npu),
+        runtime_(std::move(runtime)),
+        reference_(std::move(reference)) {
+    for (const TensorSpec& t : stage_.outputs) outputs_.push_back(tensorFor(t));
+  }
+
+  std::string describe() const { return runtime_->describe(); }
+  std::span<Tensor> outputs() { return outputs_; }
+
+  Expected<void> bringUp() {
+    if (auto ok = runtime_->openDevice(); !ok) return explainOpenFailure(ok.error());
+    return loadAndAllocate();
+  }
+
+  // inputs: the stage's ONNX inputs (NCHW float). Results in outputs().
+  tl::expected<void, StageFailure> execute(std::span<const Tensor> inputs) {
+    NpuStats& stats = npuStats();
+    auto packed = packInputs(inputs);
+    if (!packed) return tl::unexpected(StageFailure{packed.error(), FallbackReason::kRunFailed});
+    auto ran = attempt();
+    if (!ran) {
+      // The ladder: each rung undoes one more level and tries the same frame again.
+      for (int rung = 0; rung < 3 && !ran; ++rung) {
+        log()->warn("npu: {}; {}", ran.error().message,
+                    rung == 0   ? "retrying the run"
+                    : rung == 1 ? "recreating the hardware context"
+                                : "reopening the device");
+        if (rung == 0) {
+          stats.retries.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          runtime_->unload();
+          if (rung == 1) {
+            stats.contextRecreations.fetch_add(1, std::memory_order_relaxed);
+          } else {
+            stats.deviceReopens.fetch_add(1, std::memory_order_relaxed);
+            runtime_->closeDevice();
+            if (auto ok = runtime_->openDevice(); !ok) {
+              ran = tl::unexpected(ok.error());
+              continue;
+            }
+          }
+          if (auto ok = loadAndAllocate(); !ok) {
+            ran = tl::unexpected(ok.error());
+            continue;
+          }
+          if (auto ok = packInputs(inputs); !ok) {
+            ran = tl::unexpected(ok.error());
+            continue;
+          }
+        }
+        ran = attempt();
+      }
+      if (!ran) {
+        return tl::unexpected(StageFailure{
+            Error{ErrorCode::kUnavailable,
+                  fmt::format("NPU stage '{}' failed after a retry, a new context and a reopened "
+                              "device: {}",
+                              stage_.name, ran.error().message)},
+            FallbackReason::kRunFailed});
+      }
+    }
+    stats.runs.fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
+      const NpuArgument* arg = argumentOf(spec_.outputs[i].name, NpuArgRole::kOutput);
+      if (auto ok = unpackTensor(runtime_->buffer(arg->index), spec_.outputs[i], outputs_[i]);
+          !ok) {
+        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kInvalidOutput});
+      }
+      if (auto ok = checkFinite(outputs_[i].values(),
+                                fmt::format("NPU output '{}'", spec_.outputs[i].name));
+          !ok) {
+        stats.invalidOutputs.fetch_add(1, std::memory_order_relaxed);
+        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kInvalidOutput});
+      }
+    }
+    return {};
+  }
+
+  // Runs the canary and compares it with the bundle's expected output and the CPU reference.
+  tl::expected<void, StageFailure> canary() {
+    NpuStats& stats = npuStats();
+    stats.canaryRuns.fetch_add(1, std::memory_order_relaxed);
+    auto fail = [&](Error e) {
+      stats.canaryFailures.fetch_add(1, std::memory_order_relaxed);
+      return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
+    };
+    if (spec_.canaryExpected.empty()) {
+      return fail(Error{ErrorCode::kInvalidData,
+                        fmt::format("{}: the canary has no expected output; an NPU stage without "
+                                    "one cannot be trusted",
+                                    manifest_.manifestPath.string())});
+    }
+    auto in = readFile(manifest_.directory() / spec_.canaryInput);
+    auto expected = readFile(manifest_.directory() / spec_.canaryExpected);
+    if (!in) return fail(in.error());
+    if (!expected) return fail(expected.error());
+    // The canary files hold the device-format buffers back to back, in tensor order.
+    std::vector<Tensor> inputs;
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+      inputs.push_back(tensorFor(stage_.inputs[i]));
+      std::size_t n = spec_.inputs[i].byteSize();
+      if (offset + n > in->size()) {
+        return fail(
+            Error{ErrorCode::kInvalidData, fmt::format("{}: {} bytes, the npu inputs need {}",
+                                                       spec_.canaryInput, in->size(), offset + n)});
+      }
+      if (auto ok = unpackTensor(std::span(*in).subspan(offset, n), spec_.inputs[i], inputs[i]);
+          !ok) {
+        return fail(ok.error());
+      }
+      offset += n;
+    }
+    std::vector<Tensor> want;
+    offset = 0;
+    for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
+      want.push_back(tensorFor(stage_.outputs[i]));
+      std::size_t n = spec_.outputs[i].byteSize();
+      if (offset + n > expected->size()) {
+        return fail(Error{ErrorCode::kInvalidData,
+                          fmt::format("{}: {} bytes, the npu outputs need {}", spec_.canaryExpected,
+                                      expected->size(), offset + n)});
+      }
+      if (auto ok =
+              unpackTensor(std::span(*expected).subspan(offset, n), spec_.outputs[i], want[i]);
+          !ok) {
+        return fail(ok.error());
+      }
+      offset += n;
+    }
+    std::vector<Tensor> reference;
+    for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
+    if (auto ok = reference_->run(inputs, reference); !ok) return fail(ok.error());
+
+    auto ran = execute(inputs);
+    if (!ran) return fail(ran.error().error);
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      float toExpected = maxAbsDiff(outputs_[i].values(), want[i].values());
+      float toCpu = maxAbsDiff(outputs_[i].values(), reference[i].values());
+      // A quantized output can differ from the float CPU reference by half a step more.
+      float cpuTolerance =
+          spec_.canaryTolerance +
+          0.5F * spec_.outputs[i].scale *
+              (spec_.outputs[i].dtype == "float32" || spec_.outputs[i].dtype == "bf16" ? 0.0F
+                                                                                       : 1.0F);
+      if (!(toExpected <= spec_.canaryTolerance) || !(toCpu <= cpuTolerance)) {
+        return fail(
+            Error{ErrorCode::kInvalidOutput,
+                  fmt::format("NPU canary failed on output '{}': max abs diff {} to the bundle's "
+                              "expected output and {} to the CPU reference (tolerance {}); the NPU "
+                              "returns wrong results",
+                              spec_.outputs[i].name, toExpected, toCpu, spec_.canaryTolerance)});
+      }
+      log()->debug("npu: canary output '{}' within tolerance ({} to expected, {} to CPU)",
+                   spec_.outputs[i].name, toExpected, toCpu);
+    }
+    return {};
+  }
+
+ private:
+  const NpuArgument* argumentOf(const std::string& tensor, NpuArgRole role) const {
+    for (const NpuArgument& a : spec_.arguments) {
+      if (a.role == role && a.tensor == tensor) return &a;
+    }
+    return nullptr;  // the manifest guarantees one
+  }
+
+  Expected<void> loadAndAllocate() {
+    if (auto ok = runtime_->load(spec_, manifest_.directory()); !ok) return ok;
+    return runtime_->allocate();
+  }
+
+  Expected<void> packInputs(std::span<const Tensor> inputs) {
+    for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+      const NpuArgument* arg = argumentOf(spec_.inputs[i].name, NpuArgRole::kInput);
+      if (auto ok = packTensor(inputs[i], spec_.inputs[i], runtime_->buffer(arg->index)); !ok) {
+        return ok;
+      }
+    }
+    return {};
+  }
+
+  Expected<void> attempt() {
+    NpuStats& stats = npuStats();
+    auto ok = runtime_->start();
+    if (ok) ok = runtime_->wait(std::chrono::milliseconds(spec_.timeoutMs));
+    if (!ok) {
+      (ok.error().code == ErrorCode::kTimeout ? stats.timeouts : stats.runErrors)
+          .fetch_add(1, std::memory_order_relaxed);
+    }
+    return ok;
+  }
+
+  // Adds the environment's specific cause (device node, permission, memlock, xrt.ini) to a
+  // failed device open.
+  Expected<void> explainOpenFailure(const Error& e) const {
+    auto problems = npuEnvironmentProblems(probeNpuEnvironment());
+    std::string causes;
+    for (const std::string& p : problems) causes += "; " + p;
+    return makeError(ErrorCode::kUnavailable, "cannot open the NPU ({}): {}{}",
+                     runtime_->describe(), e.message, causes);
+  }
+
+  std::shared_ptr<const ModelManifest> owner_;  // a copy: the caller's may move
+  const ModelManifest& manifest_;
+  const StageSpec& stage_;
+  const NpuStageSpec& spec_;
+  std::unique_ptr<NpuRuntime> runtime_;
+  std::unique_ptr<OnnxStage> reference_;
+  std::vector<Tensor> outputs_;
+};
+
+// The stages after the NPU stage, on the CPU reference, chained by tensor name.
+class CpuTail {
+ public:
+  static Expected<CpuTail> create(const ModelManifest& manifest, std::size_t first) {
+    CpuTail tail;
+    for (std::size_t i = first; i < manifest.stages.size(); ++i) {
+      const StageSpec& s = manifest.stages[i];
+      auto stage = OnnxStage::load(manifest.directory() / s.file, s);
+      if (!stage) return tl::unexpected(stage.error());
+      std::vector<Tensor> ins;
+      std::vector<Tensor> outs;
+      for (const TensorSpec& t : s.inputs) ins.push_back(tensorFor(t));
+      for (const TensorSpec& t : s.outputs) outs.push_back(tensorFor(t));
+      tail.stages_.push_back({std::move(*stage), std::move(ins), std::move(outs)});
+    }
+    return tail;
+  }
+
+  // `from`: the NPU stage's outputs. The last stage's first output goes to `output`.
+  Expected<void> run(std::span<const Tensor> from, Tensor& output) {
+    std::span<const Tensor> previous = from;
+    for (Entry& e : stages_) {
+      for (Tensor& in : e.inputs) {
+        const Tensor* src = nullptr;
+        for (const Tensor& p : previous) {
+          if (p.name == in.name) src = &p;
+        }
+        if (src == nullptr || src->data.size() != in.data.size()) {
+          return makeError(ErrorCode::kBackendFailure,
+                           "stage '{}' needs tensor '{}', which the stage before does not produce",
+                           e.stage->spec().name, in.name);
+        }
+        std::copy(src->data.begin(), src->data.end(), in.data.begin());
+      }
+      if (auto ok = e.stage->run(e.inputs, e.outputs); !ok) return ok;
+      previous = e.outputs;
+    }
+    const Tensor& last = previous.front();
+    if (output.shape != last.shape) output.resize(last.shape);
+    output.name = last.name;
+    std::copy(last.data.begin(), last.data.end(), output.data.begin());
+    return {};
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<OnnxStage> stage;
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;
+  };
+  std::vector<Entry> stages_;
+};
+
+class NpuBackend final : public InferenceBackend {
+ public:
+  NpuBackend(std::unique_ptr<NpuStage> stage, CpuTail tail, const NpuStageSpec& spec,
+             NpuBackendConfig config)
+      : stage_(std::move(stage)), tail_(std::move(tail)), spec_(spec), config_(std::move(config)) {
+    lastCanary_ = config_.now();
+  }
+
+  std::string_view name() const override { return "npu"; }
+  std::string device() const override {
+    return fmt::format("{} NPU via {}, CPU stages on OpenCV DNN", spec_.target, stage_->describe());
+  }
+
+  Expected<void> infer(const Tensor& input, Tensor& output) override {
+    auto ok = inferNpu(input, output);
+    if (!ok) return tl::unexpected(ok.error().error);
+    return {};
+  }
+
+  // For `auto`: the failure with its fallback reason.
+  tl::expected<void, StageFailure> inferNpu(const Tensor& input, Tensor& output) {
+    if (spec_.canaryIntervalS > 0 &&
+        config_.now() - lastCanary_ >= std::chrono::seconds(spec_.canaryIntervalS)) {
+      lastCanary_ = config_.now();
+      if (auto ok = stage_->canary(); !ok) {
+        log()->error("npu: periodic canary: {}", ok.error().error.message);
+        return ok;
+      }
+    }
+    if (auto ok = stage_->execute(std::span(&input, 1)); !ok) return ok;
+    if (auto ok = tail_.run(stage_->outputs(), output); !ok) {
+      return tl::unexpected(StageFailure{ok.error(), FallbackReason::kRunFailed});
+    }
+    return {};
+  }
+
+ private:
+  std::unique_ptr<NpuStage> stage_;
+  CpuTail tail_;
+  const NpuStageSpec& spec_;
+  NpuBackendConfig config_;
+  std::chrono::steady_clock::time_point lastCanary_;
+};
+
+// Builds the NPU backend and runs the start-up canary; the reason says what `auto` reports.
+tl::expected<std::unique_ptr<NpuBackend>, StageFailure> buildNpu(
+    const std::shared_ptr<const ModelManifest>& shared, const NpuBackendConfig& config) {
+  const ModelManifest& manifest = *shared;
+  auto unavailable = [](Error e) {
+    return tl::unexpected(StageFailure{std::move(e), FallbackReason::kNpuUnavailable});
+  };
+  const StageSpec* stage = manifest.npuStage();
+  if (stage == nullptr) {
+    return unavailable(Error{ErrorCode::kUnsupported,
+                             fmt::format("{}: no stage has an npu section; this model runs on the "
+                                         "CPU only (scripts/split-model.py makes an NPU bundle)",
+                                         manifest.manifestPath.string())});
+  }
+  if (stage != &manifest.stages.front()) {
+    return unavailable(Error{
+        ErrorCode::kUnsupported,
+        fmt::format("{}: the NPU stage must be the first stage", manifest.manifestPath.string())});
+  }
+  NpuRuntimeFactory factory = config.runtimeFactory;
+  if (!factory) factory = defaultNpuRuntimeFactory();
+  if (!factory) {
+    return unavailable(Error{ErrorCode::kUnsupported,
+                             "this build has no XRT (configure with libxrt-dev installed and "
+                             "VIGIL_WITH_XRT=ON)"});
+  }
+  auto reference = OnnxStage::load(manifest.directory() / stage->file, *stage);
+  if (!reference) return unavailable(reference.error());
+  auto tail = CpuTail::create(manifest, 1);
+  if (!tail) return unavailable(tail.error());
+  auto runtime = factory();
+  if (!runtime) return unavailable(Error{ErrorCode::kUnsupported, "no NPU runtime"});
+  auto npu = std::make_unique<NpuStage>(shared, *stage, std::move(runtime), std::move(*reference));
+  if (auto ok = npu->bringUp(); !ok) return unavailable(ok.error());
+  if (auto ok = npu->canary(); !ok) return tl::unexpected(ok.error());
+  log()->info("npu: canary passed on {}", npu->describe());
+  return std::make_unique<NpuBackend>(std::move(npu), std::move(*tail), *stage->npu, config);
+}
+
+class AutoBackend final : public InferenceBackend {
+ public:
+  AutoBackend(const ModelManifest& manifest, std::unique_ptr<InferenceBackend> cpu,
+              NpuBackendConfig config)
+      : manifest_(std::make_shared<const ModelManifest>(manifest)),
+        cpu_(std::move(cpu)),
+        config_(std::move(config)) {}
+
+  std::string_view name() const override { return "auto"; }
+  std::string device() const override {
+    if (npu_) return npu_->device();
+    return fmt::format("{} (NPU not in use: {})", cpu_->device(), lastReason_);
+  }
+
+  // Tries the NPU (with its start-up canary); on failure the CPU answers until retryAfter.
+  void tryNpu() {
+    nextTry_ = config_.now() + config_.retryAfter;
+    auto built = buildNpu(manifest_, config_);
+    if (built) {
+      npu_ = std::move(*built);
+      if (!lastReason_.empty()) log()->warn("auto: the NPU is back; inference returns to it");
+      lastReason_.clear();
+      return;
+    }
+    fallBack(built.error());
+  }
+
+  Expected<void> infer(const Tensor& input, Tensor& output) override {
+    if (!npu_ && config_.now() >= nextTry_) tryNpu();
+    if (npu_) {
+      auto ok = npu_->inferNpu(input, output);
+      if (ok) {
+        npuStats().npuActive.store(true, std::memory_order_relaxed);
+        return {};
+      }
+      npu_.reset();
+      nextTry_ = config_.now() + config_.retryAfter;
+      fallBack(ok.error());
+    }
+    npuStats().npuActive.store(false, std::memory_order_relaxed);
+    return cpu_->infer(input, output);
+  }
+
+ private:
+  void fallBack(const StageFailure& f) {
+    npuStats().countFallback(f.reason);
+    lastReason_ = std::string(fallbackReasonName(f.reason));
+    log()->error("auto: FALLING BACK TO THE CPU ({}): {}; the NPU is tried again in {} s",
+                 lastReason_, f.error.message, config_.retryAfter.count());
+  }
+
+  std::shared_ptr<const ModelManifest> manifest_;
+  std::unique_ptr<InferenceBackend> cpu_;
+  NpuBackendConfig config_;
+  std::unique_ptr<NpuBackend> npu_;
+  std::string lastReason_;
+  std::chrono::steady_clock::time_point nextTry_{};
+};
+
+// The replay decorator for the noop shim.
+class ReplayRuntime final : public NpuRuntime {
+ public:
+  ReplayRuntime(std::unique_ptr<NpuRuntime> inner, std::filesystem::path dir,
+                const NpuStageSpec& spec)
+      : inner_(std::move(inner)), dir_(std::move(dir)), spec_(spec) {}
+
+  std::string describe() const override {
+    return inner_->describe() + " replaying recorded outputs from " + dir_.string();
+  }
+  Expected<void> openDevice() override { return inner_->openDevice(); }
+  Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& d) override {
+    return inner_->load(spec, d);
+  }
+  Expected<void> allocate() override { return inner_->allocate(); }
+  std::span<std::byte> buffer(int argIndex) override { return inner_->buffer(argIndex); }
+  Expected<void> start() override {
+    std::vector<std::span<const std::byte>> inputs;
+    for (const NpuArgument& a : spec_.arguments) {
+      if (a.role == NpuArgRole::kInput) inputs.emplace_back(inner_->buffer(a.index));
+    }
+    auto path = dir_ / fmt::format("{:016x}.bin", replayKey(inputs));
+    if (auto bytes = readFile(path)) {
+      std::size_t offset = 0;
+      for (const NpuArgument& a : spec_.arguments) {
+        if (a.role != NpuArgRole::kOutput) continue;
+        auto out = inner_->buffer(a.index);
+        if (offset + out.size() > bytes->size()) break;
+        std::memcpy(out.data(), bytes->data() + offset, out.size());
+        offset += out.size();
+      }
+    }
+    return inner_->start();
+  }
+  Expected<void> wait(std::chrono::milliseconds timeout) override { return inner_->wait(timeout); }
+  void unload() override { inner_->unload(); }
+  void closeDevice() override { inner_->closeDevice(); }
+
+ private:
+  std::unique_ptr<NpuRuntime> inner_;
+  std::filesystem::path dir_;
+  NpuStageSpec spec_;
+};
+
+}  // namespace
+
+std::uint64_t replayKey(std::span<const std::span<const std::byte>> inputs) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (auto in : inputs) {
+    for (std::byte b : in) {
+      h ^= static_cast<std::uint64_t>(b);
+      h *= 0x100000001b3ULL;
+    }
+  }
+  return h;
+}
+
+std::unique_ptr<NpuRuntime> makeReplayRuntime(std::unique_ptr<NpuRuntime> inner,
+                                              std::filesystem::path directory,
+                                              const NpuStageSpec& spec) {
+  return std::make_unique<ReplayRuntime>(std::move(inner), std::move(directory), spec);
+}
+
+NpuRuntimeFactory defaultNpuRuntimeFactory() {
+#ifdef VIGIL_WITH_XRT
+  return [] { return makeXrtRuntime(); };
+#else
+  return {};
+#endif
+}
+
+Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest& manifest,
+                                                             const BackendOptions& options,
+                                                             const NpuBackendConfig& config) {
+  (void)options;
+  auto built = buildNpu(std::make_shared<const ModelManifest>(manifest), config);
+  if (!built) return tl::unexpected(built.error().error);
+  return std::unique_ptr<InferenceBackend>(std::move(*built));
+}
+
+Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifest& manifest,
+                                                              const BackendOptions& options,
+                                                              const NpuBackendConfig& config) {
+  auto cpu = createCpuBackend(manifest, options);
+  if (!cpu) return cpu;
+  auto backend = std::make_unique<AutoBackend>(manifest, std::move(*cpu), config);
+  backend->tryNpu();
+  return std::unique_ptr<InferenceBackend>(std::move(backend));
+}
+
+namespace {
+
+// The replay directory applies only under the noop shim; anywhere else it would hide the NPU.
+NpuBackendConfig defaultConfig(const ModelManifest& manifest) {
+  NpuBackendConfig config;
+  const char* replay = std::getenv("VIGIL_NOOP_REPLAY_DIR");
+  const char* mode = std::getenv("XCL_EMULATION_MODE");
+  const StageSpec* stage = manifest.npuStage();
+  auto factory = defaultNpuRuntimeFactory();
+  if (replay != nullptr && *replay != '\0' && factory && stage != nullptr) {
+    if (mode == nullptr || std::string_view(mode) != "noop") {
+      log()->error("npu: VIGIL_NOOP_REPLAY_DIR is ignored: XCL_EMULATION_MODE is not noop");
+    } else {
+      log()->warn("npu: XRT noop shim with recorded outputs from {}: NOTHING RUNS ON AN NPU",
+                  replay);
+      std::filesystem::path dir = replay;
+      NpuStageSpec spec = *stage->npu;
+      config.runtimeFactory = [factory, dir, spec] {
+        return makeReplayRuntime(factory(), dir, spec);
+      };
+    }
+  }
+  return config;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<InferenceBackend>> createNpuBackendDefault(const ModelManifest& manifest,
+                                                                    const BackendOptions& options) {
+  return createNpuBackend(manifest, options, defaultConfig(manifest));
+}
+
+Expected<std::unique_ptr<InferenceBackend>> createAutoBackendDefault(
+    const ModelManifest& manifest, const BackendOptions& options) {
+  return createAutoBackend(manifest, options, defaultConfig(manifest));
+}
+
+}  // namespace vigil

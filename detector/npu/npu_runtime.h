@@ -1,0 +1,53 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "detector/error.h"
+#include "detector/model_manifest.h"
+
+namespace vigil {
+
+// The seam between the NPU backend and the runtime that drives the device: XRT in production
+// (xrt_runtime.h), a fault-injecting double in tests. The calls mirror XRT's life cycle so the
+// backend's recovery ladder can undo and redo each level: device, then design/context/kernel,
+// then buffers.
+//
+// Ownership and threads: the backend owns its runtime and calls it from one thread (the
+// inference worker). Buffers returned by buffer() stay valid until unload() or closeDevice().
+// Failure: no call throws; errors carry the cause in words (kUnavailable: device missing or
+// gone, kUnsupported: this build/XRT cannot run the bundle, kBackendFailure: a run failed,
+// kTimeout: a run did not finish in time).
+class NpuRuntime {
+ public:
+  virtual ~NpuRuntime() = default;
+
+  // "XRT 2.13 (legacy load_xclbin API), device 0" and the like, for logs and status.
+  virtual std::string describe() const = 0;
+
+  virtual Expected<void> openDevice() = 0;
+  // Loads the stage's design (xclbin / ELF from `directory`), creates the hardware context and
+  // finds the kernel.
+  virtual Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& directory) = 0;
+  // Allocates one buffer per buffer argument of the loaded kernel, uploads the instruction
+  // stream and binds every argument; called once after load().
+  virtual Expected<void> allocate() = 0;
+  // The mapped host view of argument `argIndex`'s buffer (empty if it has none).
+  virtual std::span<std::byte> buffer(int argIndex) = 0;
+  // Syncs inputs to the device and starts one run.
+  virtual Expected<void> start() = 0;
+  // Waits for the run started last, at most `timeout`, then syncs outputs back.
+  virtual Expected<void> wait(std::chrono::milliseconds timeout) = 0;
+  // Drops run, buffers, kernel and hardware context (the device stays open).
+  virtual void unload() = 0;
+  virtual void closeDevice() = 0;
+};
+
+using NpuRuntimeFactory = std::function<std::unique_ptr<NpuRuntime>()>;
+
+}  // namespace vigil

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+namespace vigil {
+
+// Why `auto` left the NPU for the CPU; the label values of vigil_backend_fallback_total.
+enum class FallbackReason : std::size_t {
+  kNpuUnavailable,  // no device, no permission, no XRT, design not loadable
+  kCanaryFailed,    // the canary's output differs from the bundle's and the CPU's
+  kInvalidOutput,   // NaN/Inf in a frame's output
+  kRunFailed,       // run errors or timeouts survived the whole recovery ladder
+  kCount,
+};
+std::string_view fallbackReasonName(FallbackReason reason);
+
+// Counters of the NPU path, process-wide: the daemon's metrics read them, the inference worker
+// bumps them (relaxed atomics only, the hot path never locks).
+struct NpuStats {
+  std::atomic<std::uint64_t> runs{0};
+  std::atomic<std::uint64_t> runErrors{0};
+  std::atomic<std::uint64_t> timeouts{0};
+  std::atomic<std::uint64_t> retries{0};
+  std::atomic<std::uint64_t> contextRecreations{0};
+  std::atomic<std::uint64_t> deviceReopens{0};
+  std::atomic<std::uint64_t> invalidOutputs{0};
+  std::atomic<std::uint64_t> canaryRuns{0};
+  std::atomic<std::uint64_t> canaryFailures{0};
+  std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(FallbackReason::kCount)>
+      fallbacks{};
+  std::atomic<bool> npuActive{false};  // the NPU ran the last frame
+
+  void countFallback(FallbackReason r) {
+    fallbacks[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::uint64_t fallbackCount(FallbackReason r) const {
+    return fallbacks[static_cast<std::size_t>(r)].load(std::memory_order_relaxed);
+  }
+};
+
+NpuStats& npuStats();
+
+}  // namespace vigil

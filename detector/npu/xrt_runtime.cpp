@@ -1,0 +1,242 @@
+#include "detector/npu/xrt_runtime.h"
+
+#include <fmt/format.h>
+#include <xrt/xrt_bo.h>
+#include <xrt/xrt_device.h>
+#include <xrt/xrt_kernel.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#if __has_include(<xrt/xrt_hw_context.h>) && !defined(VIGIL_XRT_FORCE_LEGACY)
+#define VIGIL_XRT_MODERN 1
+#include <xrt/xrt_hw_context.h>
+#endif
+#if defined(VIGIL_XRT_REQUIRE_MODERN) && !defined(VIGIL_XRT_MODERN)
+#error "VIGIL_XRT_REQUIRE_MODERN: these XRT headers have no xrt/xrt_hw_context.h"
+#endif
+#if __has_include(<xrt/experimental/xrt_xclbin.h>)
+#include <xrt/experimental/xrt_xclbin.h>
+#else
+#include <experimental/xrt_xclbin.h>
+#endif
+
+namespace vigil {
+
+std::string xrtVersion() {
+  return fmt::format("{}.{}", XRT_MAJOR(XRT_VERSION_CODE), XRT_MINOR(XRT_VERSION_CODE));
+}
+
+std::string xrtApiLevel() {
+#ifdef VIGIL_XRT_MODERN
+  return "modern (register_xclbin + hw_context)";
+#else
+  return "legacy (load_xclbin, XRT 2.13: noop shim / Alveo only)";
+#endif
+}
+
+namespace {
+
+class XrtRuntime final : public NpuRuntime {
+ public:
+  explicit XrtRuntime(unsigned index) : index_(index) {}
+  ~XrtRuntime() override { closeDevice(); }
+
+  std::string describe() const override {
+    return fmt::format("XRT {} {} API, device {}", xrtVersion(), level(), index_);
+  }
+
+  Expected<void> openDevice() override {
+    return guard("open device", [&] { device_ = xrt::device(index_); });
+  }
+
+  Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& dir) override {
+    spec_ = &spec;
+    if (spec.flow != "xclbin+insts") {
+      return makeError(ErrorCode::kUnsupported,
+                       "flow {} needs XRT's ELF API (xrt::elf/module, XRT >= 2.16); this build "
+                       "runs xclbin+insts only",
+                       spec.flow);
+    }
+    int have = XRT_VERSION_CODE;
+    if (have < XRT_VERSION(spec.minXrtMajor, spec.minXrtMinor)) {
+      return makeError(ErrorCode::kUnsupported, "the bundle needs XRT >= {}.{}, built with {}",
+                       spec.minXrtMajor, spec.minXrtMinor, xrtVersion());
+    }
+    auto path = (dir / spec.xclbin).string();
+    return guard("load " + path, [&] {
+      xrt::xclbin xclbin(path);
+      std::string name;
+      for (const auto& k : xclbin.get_kernels()) {
+        if (k.get_name().rfind(spec.kernel, 0) == 0) name = k.get_name();
+      }
+      if (name.empty()) {
+        throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", spec.kernel));
+      }
+#ifdef VIGIL_XRT_MODERN
+      device_.register_xclbin(xclbin);
+      context_ = xrt::hw_context(device_, xclbin.get_uuid());
+      kernel_ = xrt::kernel(context_, name);
+#else
+      auto uuid = device_.load_xclbin(xclbin);
+      kernel_ = xrt::kernel(device_, uuid, name);
+#endif
+      std::ifstream in(dir / spec.instructions, std::ios::binary);
+      instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + spec.instructions);
+    });
+  }
+
+  Expected<void> allocate() override {
+    return guard("allocate buffers", [&] {
+      run_ = xrt::run(kernel_);
+      for (const NpuArgument& a : spec_->arguments) {
+        switch (a.role) {
+          case NpuArgRole::kOpcode:
+          case NpuArgRole::kInstructionCount:
+            run_.set_arg(a.index, static_cast<std::uint32_t>(a.value));
+            break;
+          case NpuArgRole::kInstructions: {
+            if (instructions_.size() != a.bytes) {
+              throw std::runtime_error(fmt::format("{} has {} bytes, the manifest says {}",
+                                                   spec_->instructions, instructions_.size(),
+                                                   a.bytes));
+            }
+            xrt::bo bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index));
+            std::memcpy(bo.map<void*>(), instructions_.data(), a.bytes);
+            bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+            run_.set_arg(a.index, bo);
+            buffers_[a.index] = std::move(bo);
+            break;
+          }
+          default: {
+            xrt::bo bo(device_, a.bytes, XRT_BO_FLAGS_HOST_ONLY, kernel_.group_id(a.index));
+            run_.set_arg(a.index, bo);
+            buffers_[a.index] = std::move(bo);
+          }
+        }
+      }
+    });
+  }
+
+  std::span<std::byte> buffer(int argIndex) override {
+    auto it = buffers_.find(argIndex);
+    if (it == buffers_.end()) return {};
+    return {it->second.map<std::byte*>(), it->second.size()};
+  }
+
+  Expected<void> start() override {
+    return guard("start", [&] {
+      for (const NpuArgument& a : spec_->arguments) {
+        if (a.role == NpuArgRole::kInput) buffers_[a.index].sync(XCL_BO_SYNC_BO_TO_DEVICE);
+      }
+      run_.start();
+    });
+  }
+
+  Expected<void> wait(std::chrono::milliseconds timeout) override {
+    bool timedOut = false;
+    auto ok = guard("wait", [&] {
+#ifdef VIGIL_XRT_MODERN
+      // wait2 throws xrt::run::command_error when the command fails.
+      timedOut = run_.wait2(timeout) == std::cv_status::timeout;
+#else
+      ert_cmd_state state = run_.wait(timeout);
+      if (state == ERT_CMD_STATE_TIMEOUT) {
+        timedOut = true;
+      } else if (state != ERT_CMD_STATE_COMPLETED) {
+        throw std::runtime_error(fmt::format("run ended in state {}", static_cast<int>(state)));
+      }
+#endif
+      if (timedOut) {
+        run_.abort();
+        return;
+      }
+      for (const NpuArgument& a : spec_->arguments) {
+        if (a.role == NpuArgRole::kOutput) buffers_[a.index].sync(XCL_BO_SYNC_BO_FROM_DEVICE);
+      }
+    });
+    if (ok && timedOut) {
+      return makeError(ErrorCode::kTimeout, "the NPU run did not finish within {} ms",
+                       timeout.count());
+    }
+    return ok;
+  }
+
+  void unload() override {
+    try {
+      run_ = xrt::run();
+      buffers_.clear();
+      kernel_ = xrt::kernel();
+#ifdef VIGIL_XRT_MODERN
+      context_ = xrt::hw_context();
+#endif
+    } catch (const std::exception&) {
+      // Tearing down after a device fault: nothing left to save.
+    }
+  }
+
+  void closeDevice() override {
+    unload();
+    try {
+      device_ = xrt::device();
+    } catch (const std::exception&) {
+    }
+  }
+
+ private:
+  static const char* level() {
+#ifdef VIGIL_XRT_MODERN
+    return "modern";
+#else
+    return "legacy";
+#endif
+  }
+
+  template <typename Fn>
+  Expected<void> guard(const std::string& what, Fn&& fn) {
+    try {
+      fn();
+      return {};
+    } catch (const std::exception& e) {
+      std::string message = e.what();
+      ErrorCode code = ErrorCode::kBackendFailure;
+      std::string hint;
+      if (what == "open device") {
+        code = ErrorCode::kUnavailable;
+      } else if (what.rfind("load", 0) == 0 &&
+                 (message.find("-22") != std::string::npos ||
+                  message.find("Invalid argument") != std::string::npos ||
+                  message.find("NOAVAIL") != std::string::npos)) {
+        code = ErrorCode::kUnavailable;
+        hint =
+            "; the NPU's hardware contexts may be exhausted (npu1: 6, npu2: 16 system-wide; "
+            "other processes hold them)";
+      } else if (what == "allocate buffers") {
+        code = ErrorCode::kUnavailable;
+        hint = "; buffer pinning fails under a low RLIMIT_MEMLOCK (LimitMEMLOCK=infinity)";
+      }
+      return makeError(code, "XRT {}: {}{}", what, message, hint);
+    }
+  }
+
+  unsigned index_;
+  const NpuStageSpec* spec_ = nullptr;
+  xrt::device device_;
+#ifdef VIGIL_XRT_MODERN
+  xrt::hw_context context_;
+#endif
+  xrt::kernel kernel_;
+  xrt::run run_;
+  std::map<int, xrt::bo> buffers_;
+  std::vector<char> instructions_;
+};
+
+}  // namespace
+
+std::unique_ptr<NpuRuntime> makeXrtRuntime(unsigned deviceIndex) {
+  return std::make_unique<XrtRuntime>(deviceIndex);
+}
+
+}  // namespace vigil

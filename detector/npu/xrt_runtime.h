@@ -1,0 +1,24 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "detector/npu/npu_runtime.h"
+
+namespace vigil {
+
+// The XRT implementation of NpuRuntime (only in builds with VIGIL_WITH_XRT; XRT's headers stay
+// inside xrt_runtime.cpp). Two API levels, chosen at compile time from the headers:
+//   modern (XRT >= 2.15, xrt/xrt_hw_context.h): register_xclbin, one hw_context,
+//          kernel(ctx, name), wait2 with a timeout; what amdxdna NPUs require;
+//   legacy (XRT 2.13, Debian 12): load_xclbin, kernel(device, uuid, name), wait(ms); only useful
+//          under XRT's noop shim here (the NPU shim refuses load_xclbin).
+// Buffers: instructions CACHEABLE, data HOST_ONLY, each in the memory group of its argument,
+// allocated once in allocate(). Every XRT exception is caught here and becomes an Error.
+std::unique_ptr<NpuRuntime> makeXrtRuntime(unsigned deviceIndex = 0);
+
+// "2.13" and "legacy (load_xclbin)" or "modern (hw_context)", of the headers this was built with.
+std::string xrtVersion();
+std::string xrtApiLevel();
+
+}  // namespace vigil

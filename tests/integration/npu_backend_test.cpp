@@ -1,0 +1,400 @@
+// The NPU backend on the real model bundle: the real XRT 2.13 library under its noop shim
+// (nothing runs on an NPU; outputs are recorded CPU results replayed into the output buffers)
+// and the fault-injecting runtime, the only fake, for timeouts, run errors and NaN.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <sstream>
+
+#include "daemon/commands/eval_command.h"
+#include "detector/detector.h"
+#include "detector/verify.h"
+#include "tests/npu/npu_fixtures.h"
+#ifdef VIGIL_WITH_XRT
+#include "detector/npu/xrt_runtime.h"
+#endif
+
+namespace vigil {
+namespace {
+
+using testing::npuBundle;
+
+// ---------------------------------------------------------------------------------------------
+// The fault-injecting runtime: host buffers; a run computes the backbone on the CPU reference
+// (so the canary passes) unless the script says time out, fail, return NaN or garbage.
+enum class Outcome { kOk, kTimeout, kError, kNan, kGarbage };
+
+struct FaultScript {
+  std::deque<Outcome> outcomes;  // consumed per run; empty: `steady`
+  Outcome steady = Outcome::kOk;
+  bool failOpen = false;
+  int opens = 0;
+  int loads = 0;
+};
+
+class FaultRuntime final : public NpuRuntime {
+ public:
+  FaultRuntime(std::shared_ptr<FaultScript> script, const ModelManifest& m)
+      : script_(std::move(script)), stage_(*m.npuStage()) {
+    reference_ = std::move(*OnnxStage::load(m.directory() / stage_.file, stage_));
+    in_.resize(1);
+    in_[0].resize(stage_.inputs[0].shape);
+    out_.resize(stage_.outputs.size());
+  }
+  std::string describe() const override { return "fault-injecting runtime"; }
+  Expected<void> openDevice() override {
+    ++script_->opens;
+    if (script_->failOpen) return makeError(ErrorCode::kUnavailable, "injected: no device");
+    return {};
+  }
+  Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path&) override {
+    ++script_->loads;
+    spec_ = &spec;
+    return {};
+  }
+  Expected<void> allocate() override {
+    for (const NpuArgument& a : spec_->arguments) {
+      if (a.bytes > 0) buffers_[a.index].assign(a.bytes, std::byte{0});
+    }
+    return {};
+  }
+  std::span<std::byte> buffer(int i) override { return buffers_[i]; }
+  Expected<void> start() override {
+    outcome_ = script_->outcomes.empty() ? script_->steady : script_->outcomes.front();
+    if (!script_->outcomes.empty()) script_->outcomes.pop_front();
+    if (outcome_ == Outcome::kError) return makeError(ErrorCode::kBackendFailure, "injected");
+    return {};
+  }
+  Expected<void> wait(std::chrono::milliseconds timeout) override {
+    if (outcome_ == Outcome::kTimeout) {
+      return makeError(ErrorCode::kTimeout, "injected: no completion in {} ms", timeout.count());
+    }
+    const NpuArgument* in = nullptr;
+    for (const NpuArgument& a : spec_->arguments) {
+      if (a.role == NpuArgRole::kInput) in = &a;
+    }
+    EXPECT_TRUE(unpackTensor(buffers_[in->index], spec_->inputs[0], in_[0]));
+    EXPECT_TRUE(reference_->run(in_, out_));
+    std::size_t o = 0;
+    for (const NpuArgument& a : spec_->arguments) {
+      if (a.role != NpuArgRole::kOutput) continue;
+      if (outcome_ == Outcome::kNan) out_[o].data[17] = std::numeric_limits<float>::quiet_NaN();
+      if (outcome_ == Outcome::kGarbage) {
+        for (float& v : out_[o].data) v += 0.5F;
+      }
+      EXPECT_TRUE(packTensor(out_[o], spec_->outputs[o], buffers_[a.index]));
+      ++o;
+    }
+    return {};
+  }
+  void unload() override { buffers_.clear(); }
+  void closeDevice() override {}
+
+ private:
+  std::shared_ptr<FaultScript> script_;
+  const StageSpec& stage_;
+  const NpuStageSpec* spec_ = nullptr;
+  std::unique_ptr<OnnxStage> reference_;
+  std::map<int, std::vector<std::byte>> buffers_;
+  std::vector<Tensor> in_;
+  std::vector<Tensor> out_;
+  Outcome outcome_ = Outcome::kOk;
+};
+
+class FaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VIGIL_REQUIRE_NPU_BUNDLE();
+    VIGIL_REQUIRE_COCO();
+    manifest_ = std::move(*loadModelManifest(npuBundle()));
+    config_.runtimeFactory = [this] { return std::make_unique<FaultRuntime>(script_, manifest_); };
+    config_.retryAfter = std::chrono::seconds(60);
+    config_.now = [this] { return now_; };
+    testing::Recorder rec(manifest_);
+    input_ = rec.input(cv::imread(testing::cocoImages(1)[0].string()));
+    auto cpu = createBackend("cpu", manifest_, {});
+    ASSERT_TRUE(cpu);
+    ASSERT_TRUE((*cpu)->infer(input_, cpuOutput_));
+  }
+
+  std::uint64_t fallbacks(FallbackReason r) const { return npuStats().fallbackCount(r); }
+
+  ModelManifest manifest_;
+  std::shared_ptr<FaultScript> script_ = std::make_shared<FaultScript>();
+  NpuBackendConfig config_;
+  std::chrono::steady_clock::time_point now_{};
+  Tensor input_;
+  Tensor cpuOutput_;
+};
+
+TEST_F(FaultTest, HealthyRuntimeMatchesTheCpuReference) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu) << npu.error().message;
+  Tensor out;
+  ASSERT_TRUE((*npu)->infer(input_, out));
+  EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
+}
+
+TEST_F(FaultTest, TimeoutsClimbTheLadderUntilARunSucceeds) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu) << npu.error().message;
+  NpuStats& s = npuStats();
+  auto retries = s.retries.load();
+  auto contexts = s.contextRecreations.load();
+  auto timeouts = s.timeouts.load();
+  int loads = script_->loads;
+  script_->outcomes = {Outcome::kTimeout, Outcome::kTimeout, Outcome::kOk};
+  Tensor out;
+  ASSERT_TRUE((*npu)->infer(input_, out));
+  EXPECT_EQ(s.timeouts.load() - timeouts, 2U);
+  EXPECT_EQ(s.retries.load() - retries, 1U);
+  EXPECT_EQ(s.contextRecreations.load() - contexts, 1U);
+  EXPECT_EQ(script_->loads, loads + 1);  // the context was really recreated
+  EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
+}
+
+TEST_F(FaultTest, NpuPolicyFailsTheFrameWhenTheWholeLadderFails) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu);
+  auto reopens = npuStats().deviceReopens.load();
+  int opens = script_->opens;
+  script_->steady = Outcome::kError;
+  Tensor out;
+  auto r = (*npu)->infer(input_, out);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(r.error().message.find("reopened device"), std::string::npos) << r.error().message;
+  EXPECT_EQ(npuStats().deviceReopens.load() - reopens, 1U);
+  EXPECT_EQ(script_->opens, opens + 1);
+}
+
+TEST_F(FaultTest, AutoFallsBackToTheCpuOnRunFailureAndRetriesLater) {
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  EXPECT_EQ((*autoBackend)->device().find("NPU not in use"), std::string::npos);
+  auto before = fallbacks(FallbackReason::kRunFailed);
+  script_->steady = Outcome::kError;
+  Tensor out;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));  // answered by the CPU
+  EXPECT_EQ(maxAbsDiff(out.values(), cpuOutput_.values()), 0.0F);
+  EXPECT_EQ(fallbacks(FallbackReason::kRunFailed) - before, 1U);
+  EXPECT_NE((*autoBackend)->device().find("run_failed"), std::string::npos);
+  EXPECT_FALSE(npuStats().npuActive.load());
+
+  // Before retryAfter the NPU is left alone; after it, a healthy NPU is used again.
+  script_->steady = Outcome::kOk;
+  int opens = script_->opens;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_EQ(script_->opens, opens);
+  now_ += std::chrono::seconds(61);
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_EQ(script_->opens, opens + 1);
+  EXPECT_TRUE(npuStats().npuActive.load());
+  EXPECT_EQ((*autoBackend)->device().find("NPU not in use"), std::string::npos);
+}
+
+TEST_F(FaultTest, NanOutputIsRefusedAndAutoFallsBack) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu);
+  script_->outcomes = {Outcome::kNan};
+  Tensor out;
+  auto r = (*npu)->infer(input_, out);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidOutput);
+
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  auto before = fallbacks(FallbackReason::kInvalidOutput);
+  script_->outcomes = {Outcome::kNan};
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_EQ(fallbacks(FallbackReason::kInvalidOutput) - before, 1U);
+  EXPECT_EQ(maxAbsDiff(out.values(), cpuOutput_.values()), 0.0F);
+}
+
+TEST_F(FaultTest, PeriodicCanaryCatchesAnNpuThatTurnsWrong) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu);
+  Tensor out;
+  script_->steady = Outcome::kGarbage;      // plausible, finite, wrong
+  ASSERT_TRUE((*npu)->infer(input_, out));  // no canary due: a wrong frame is not detectable
+  auto failures = npuStats().canaryFailures.load();
+  now_ += std::chrono::seconds(manifest_.npuStage()->npu->canaryIntervalS);
+  auto r = (*npu)->infer(input_, out);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("canary failed"), std::string::npos) << r.error().message;
+  EXPECT_EQ(npuStats().canaryFailures.load() - failures, 1U);
+}
+
+TEST_F(FaultTest, MissingDeviceFailsNpuAndAutoSaysWhy) {
+  script_->failOpen = true;
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_FALSE(npu);
+  EXPECT_NE(npu.error().message.find("cannot open the NPU"), std::string::npos);
+  auto before = fallbacks(FallbackReason::kNpuUnavailable);
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  EXPECT_EQ(fallbacks(FallbackReason::kNpuUnavailable) - before, 1U);
+  EXPECT_NE((*autoBackend)->device().find("npu_unavailable"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real XRT library under its noop shim.
+#ifdef VIGIL_WITH_XRT
+
+class NoopXrtTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VIGIL_REQUIRE_NPU_BUNDLE();
+    if (!testing::NoopXrt::available()) GTEST_SKIP() << "libxrt_noop.so.2 absent";
+    noop_ = std::make_unique<testing::NoopXrt>();
+    manifest_ = std::move(*loadModelManifest(npuBundle()));
+  }
+  std::unique_ptr<testing::NoopXrt> noop_;
+  ModelManifest manifest_;
+};
+
+TEST_F(NoopXrtTest, RealXrtOpensLoadsAllocatesAndRuns) {
+  const NpuStageSpec& spec = *manifest_.npuStage()->npu;
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice()) << rt->describe();
+  auto loaded = rt->load(spec, manifest_.directory());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto allocated = rt->allocate();
+  ASSERT_TRUE(allocated) << allocated.error().message;
+  for (const NpuArgument& a : spec.arguments) {
+    EXPECT_EQ(rt->buffer(a.index).size(), a.bytes) << "argument " << a.index;
+  }
+  // The instruction stream was uploaded into its buffer.
+  auto insts = testing::readBytes(manifest_.directory() / spec.instructions);
+  auto ib = rt->buffer(spec.argumentFor(NpuArgRole::kInstructions)->index);
+  ASSERT_EQ(ib.size(), insts.size());
+  EXPECT_EQ(std::memcmp(ib.data(), insts.data(), insts.size()), 0);
+  // A pattern preloaded into an output buffer survives run, wait and sync back (noop computes
+  // nothing), which is what the replay tests rely on.
+  auto out = rt->buffer(spec.argumentFor(NpuArgRole::kOutput)->index);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>(i * 31);
+  ASSERT_TRUE(rt->start());
+  auto waited = rt->wait(std::chrono::milliseconds(1000));
+  ASSERT_TRUE(waited) << waited.error().message;
+  EXPECT_EQ(out[1000], static_cast<std::byte>(1000 * 31));
+  // The ladder's rungs work on the real library too.
+  rt->unload();
+  rt->closeDevice();
+  ASSERT_TRUE(rt->openDevice());
+  ASSERT_TRUE(rt->load(spec, manifest_.directory()));
+  ASSERT_TRUE(rt->allocate());
+  ASSERT_TRUE(rt->start());
+  ASSERT_TRUE(rt->wait(std::chrono::milliseconds(1000)));
+}
+
+TEST_F(NoopXrtTest, KernelNameMustMatch) {
+  NpuStageSpec spec = *manifest_.npuStage()->npu;
+  spec.kernel = "NOT_THERE";
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  auto loaded = rt->load(spec, manifest_.directory());
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find("no kernel named NOT_THERE"), std::string::npos)
+      << loaded.error().message;
+}
+
+TEST_F(NoopXrtTest, RecordedOutputsThroughRealXrtGiveTheCpuDetections) {
+  VIGIL_REQUIRE_COCO();
+  TempDir replay;
+  testing::Recorder rec(manifest_);
+  rec.recordCanary(replay.path(), false);
+  auto images = testing::cocoImages(8);
+  for (const auto& p : images) rec.record(rec.input(cv::imread(p.string())), replay.path());
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+
+  DetectorOptions cpuOptions;
+  cpuOptions.model = npuBundle();
+  DetectorOptions npuOptions = cpuOptions;
+  npuOptions.backend = "npu";
+  auto cpu = Detector::create(cpuOptions);
+  auto npu = Detector::create(npuOptions);
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  ASSERT_TRUE(npu) << npu.error().message;
+  EXPECT_NE((*npu)->backend().device().find("XRT 2.13 legacy"), std::string::npos)
+      << (*npu)->backend().device();
+  int persons = 0;
+  for (const auto& p : images) {
+    cv::Mat image = cv::imread(p.string());
+    DetectionResult a;
+    DetectionResult b;
+    ASSERT_TRUE((*cpu)->detect(image, a));
+    ASSERT_TRUE((*npu)->detect(image, b)) << p;
+    ASSERT_EQ(a.detections.size(), b.detections.size()) << p;
+    for (std::size_t i = 0; i < a.detections.size(); ++i) {
+      EXPECT_EQ(a.detections[i].score, b.detections[i].score);
+      EXPECT_EQ(a.detections[i].box.x, b.detections[i].box.x);
+      EXPECT_EQ(a.detections[i].box.width, b.detections[i].box.width);
+    }
+    persons += static_cast<int>(a.detections.size());
+  }
+  EXPECT_GT(persons, 4);
+}
+
+TEST_F(NoopXrtTest, GarbageOutputFailsTheCanaryNpuRefusesAutoFallsBack) {
+  TempDir replay;
+  testing::Recorder rec(manifest_);
+  rec.recordCanary(replay.path(), true);
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+  auto npu = createBackend("npu", manifest_, {});
+  ASSERT_FALSE(npu);
+  EXPECT_NE(npu.error().message.find("canary failed"), std::string::npos) << npu.error().message;
+
+  auto before = npuStats().fallbackCount(FallbackReason::kCanaryFailed);
+  auto autoBackend = createBackend("auto", manifest_, {});
+  ASSERT_TRUE(autoBackend) << autoBackend.error().message;
+  EXPECT_EQ(npuStats().fallbackCount(FallbackReason::kCanaryFailed) - before, 1U);
+  EXPECT_NE((*autoBackend)->device().find("OpenCV DNN"), std::string::npos);
+  EXPECT_NE((*autoBackend)->device().find("canary_failed"), std::string::npos);
+}
+
+TEST_F(NoopXrtTest, WithoutRecordedOutputsTheZeroBuffersFailTheCanary) {
+  auto npu = createBackend("npu", manifest_, {});
+  ASSERT_FALSE(npu);
+  EXPECT_NE(npu.error().message.find("canary failed"), std::string::npos) << npu.error().message;
+}
+
+// The "must show": vigil eval through the NPU code path under noop with recorded
+// outputs gives exactly the CPU figures; with corrupted outputs nothing is published.
+TEST_F(NoopXrtTest, EvalThroughTheNpuPathEqualsTheCpuFigures) {
+  VIGIL_REQUIRE_COCO();
+  TempDir replay;
+  testing::Recorder rec(manifest_);
+  rec.recordCanary(replay.path(), false);
+  for (const auto& p : testing::cocoImages(1000)) {
+    rec.record(rec.input(cv::imread(p.string())), replay.path());
+  }
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+  EvalCommandOptions options;
+  options.detector.model = npuBundle().string();
+  options.images = (testing::cocoDir() / "images").string();
+  options.annotations = (testing::cocoDir() / "annotations.json").string();
+  options.json = true;
+  std::ostringstream cpuOut;
+  ASSERT_EQ(runEvalCommand(options, cpuOut), 0) << cpuOut.str();
+  options.detector.backend = "npu";
+  std::ostringstream npuOut;
+  ASSERT_EQ(runEvalCommand(options, npuOut), 0) << npuOut.str();
+  auto lastLine = [](const std::string& s) {
+    auto end = s.find_last_not_of('\n');
+    auto start = s.rfind('\n', end);
+    return s.substr(start == std::string::npos ? 0 : start + 1, end - start);
+  };
+  EXPECT_EQ(lastLine(cpuOut.str()), lastLine(npuOut.str()));
+  EXPECT_NE(lastLine(npuOut.str()).find("\"AP\""), std::string::npos) << npuOut.str();
+
+  rec.recordCanary(replay.path(), true);  // the NPU now returns wrong numbers
+  std::ostringstream corrupted;
+  EXPECT_EQ(runEvalCommand(options, corrupted), 2);
+  EXPECT_EQ(corrupted.str().find("\"AP\""), std::string::npos) << corrupted.str();
+}
+
+#endif  // VIGIL_WITH_XRT
+
+}  // namespace
+}  // namespace vigil

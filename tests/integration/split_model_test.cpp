@@ -1,0 +1,153 @@
+// scripts/split-model.py on the real model: the split bundle computes what the whole model
+// computes (outputs within 1e-4, identical detections) on real photographs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "detector/detector.h"
+#include "detector/verify.h"
+#include "tests/npu/npu_fixtures.h"
+
+namespace vigil {
+namespace {
+
+using testing::npuBundle;
+
+TEST(SplitModelTest, BundleManifestDescribesBothStagesAndTheNpuSection) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  auto m = loadModelManifest(npuBundle());
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->stages.size(), 2U);
+  const StageSpec* npu = m->npuStage();
+  ASSERT_NE(npu, nullptr);
+  EXPECT_EQ(npu->name, "backbone");
+  EXPECT_EQ(npu->npu->target, "npu1");
+  EXPECT_EQ(npu->npu->flow, "xclbin+insts");
+  EXPECT_EQ(npu->npu->kernel, "MLIR_AIE");
+  ASSERT_EQ(npu->npu->outputs.size(), 3U);
+  EXPECT_EQ(npu->npu->outputs[0].shape, (std::vector<std::int64_t>{1, 64, 52, 52}));
+  EXPECT_EQ(m->stages[1].inputs[2].name, "1024");
+  EXPECT_FALSE(npu->npu->canaryExpected.empty());
+  for (const ModelFile& f : m->files) {
+    auto check = verifyModelFile(*m, f, false);
+    EXPECT_TRUE(check) << (check ? "" : check.error().message);
+  }
+}
+
+TEST(SplitModelTest, SplitEqualsWholeOnRealPhotographs) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  VIGIL_REQUIRE_COCO();
+  DetectorOptions whole;
+  whole.model = testing::modelDir();
+  DetectorOptions split = whole;
+  split.model = npuBundle();
+  auto a = Detector::create(whole);
+  auto b = Detector::create(split);
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_TRUE(b) << b.error().message;
+
+  // Raw outputs: both backends on the same letterboxed inputs.
+  auto ma = loadModelManifest(whole.model);
+  auto mb = loadModelManifest(split.model);
+  auto ca = createBackend("cpu", *ma, {});
+  auto cb = createBackend("cpu", *mb, {});
+  ASSERT_TRUE(ca && cb);
+  Letterbox lb(ma->input);
+  int compared = 0;
+  int withPersons = 0;
+  for (const auto& path : testing::cocoImages(12)) {
+    cv::Mat image = cv::imread(path.string());
+    ASSERT_FALSE(image.empty()) << path;
+    Tensor in;
+    Tensor oa;
+    Tensor ob;
+    lb.run(image, in);
+    ASSERT_TRUE((*ca)->infer(in, oa));
+    ASSERT_TRUE((*cb)->infer(in, ob));
+    EXPECT_LE(maxAbsDiff(oa.values(), ob.values()), 1e-4F) << path;
+
+    DetectionResult ra;
+    DetectionResult rb;
+    ASSERT_TRUE((*a)->detect(image, ra));
+    ASSERT_TRUE((*b)->detect(image, rb));
+    ASSERT_EQ(ra.detections.size(), rb.detections.size()) << path;
+    for (std::size_t i = 0; i < ra.detections.size(); ++i) {
+      EXPECT_EQ(ra.detections[i].classId, rb.detections[i].classId);
+      EXPECT_NEAR(ra.detections[i].score, rb.detections[i].score, 1e-5);
+      EXPECT_NEAR(ra.detections[i].box.x, rb.detections[i].box.x, 1e-3);
+      EXPECT_NEAR(ra.detections[i].box.y, rb.detections[i].box.y, 1e-3);
+    }
+    withPersons += ra.detections.empty() ? 0 : 1;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 12);
+  EXPECT_GT(withPersons, 6);  // the comparison is about real detections, not empty lists
+}
+
+TEST(SplitModelTest, ScriptRefusesATensorTheModelDoesNotHave) {
+  VIGIL_REQUIRE_MODEL();
+  TempDir dir;
+  std::string cmd = std::string(VIGIL_SYSTEM_PYTHON) +
+                    " " VIGIL_SOURCE_DIR "/scripts/split-model.py --manifest " VIGIL_MODEL_DIR
+                    "/model.yaml --cut 956,no_such_tensor --out " +
+                    (dir.path() / "b").string() + " 2>" + (dir.path() / "err").string();
+  int rc = std::system(cmd.c_str());
+  EXPECT_NE(rc, 0);
+  auto err = testing::readBytes(dir.path() / "err");
+  std::string text(reinterpret_cast<const char*>(err.data()), err.size());
+  EXPECT_NE(text.find("no tensor named 'no_such_tensor'"), std::string::npos) << text;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "b"));
+}
+
+}  // namespace
+}  // namespace vigil
+
+namespace vigil {
+namespace {
+
+// The bundle's model.yaml with one textual replacement, in a temp dir; returns the load error.
+std::string manifestErrorWith(const std::string& from, const std::string& to) {
+  auto bytes = testing::readBytes(testing::npuBundle() / "model.yaml");
+  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos == std::string::npos) return "";
+  text.replace(pos, from.size(), to);
+  TempDir dir;
+  std::ofstream(dir.path() / "model.yaml") << text;
+  auto m = loadModelManifest(dir.path());
+  return m ? std::string("loaded") : m.error().message;
+}
+
+TEST(NpuManifestTest, ErrorsSayFileLineAndKey) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  std::string e = manifestErrorWith("target: npu1", "target: npu9");
+  EXPECT_NE(e.find("model.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("stages[0].npu.target: must be npu1 (XDNA) or npu2 (XDNA2), got 'npu9'"),
+            std::string::npos)
+      << e;
+  e = manifestErrorWith("bytes: 692224", "bytes: 692225");
+  EXPECT_NE(e.find("stages[0].npu.arguments[4].bytes: '956' is 692224 bytes"), std::string::npos)
+      << e;
+  e = manifestErrorWith("min_xrt_version: '2.13'", "min_xrt_version: two");
+  EXPECT_NE(e.find("min_xrt_version: must be major.minor"), std::string::npos) << e;
+  e = manifestErrorWith("xclbin: design.xclbin", "xclbin: other.xclbin");
+  EXPECT_NE(e.find("'other.xclbin' is not listed under files"), std::string::npos) << e;
+  e = manifestErrorWith("role: opcode", "role: weights");
+  EXPECT_NE(e.find("unknown role 'weights'"), std::string::npos) << e;
+}
+
+TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  // The npu section's input (the only "- name: images" indented under npu.inputs) as int8.
+  std::string e = manifestErrorWith(
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW\n      dtype: "
+      "float32",
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW\n      dtype: int8");
+  EXPECT_NE(e.find("stages[0].npu.inputs[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("scale"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace vigil
