@@ -31,6 +31,14 @@ job=$(mktemp -d "$VIGIL_VM_WORK/jobs/run.XXXXXX")
 # The guest mounts its own tmpfs over /tmp, so a checkout under /tmp is invisible inside the VM
 # except for the job directory itself: give the job its own copy of the binary and the model.
 cp "$VIGIL_BINARY" "$job/vigil"
+# Libraries from outside the system directories (ONNX Runtime fetched into .cache/) go along.
+mkdir -p "$job/lib"
+ldd "$VIGIL_BINARY" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+  case $lib in
+    /usr/* | /lib/* | /lib64/*) ;;
+    *) cp -L "$lib" "$job/lib/" ;;
+  esac
+done
 mkdir -p "$job/model"
 cp "$model/model.yaml" "$model/yolox_nano.onnx" "$job/model/"
 # Inference under TCG emulation takes about 6 s a frame, so detection is slow on purpose here:
@@ -46,7 +54,7 @@ EOF
 cat > "$job/job.sh" <<EOF
 #!/bin/sh
 # In the VM: run the daemon, unplug /dev/video1 after 35 s, let it come back, stop after 80 s.
-"$job/vigil" run --config cameras.yaml --duration 80 --summary-json summary.json > vigil.log 2>&1 &
+LD_LIBRARY_PATH="$job/lib" "$job/vigil" run --config cameras.yaml --duration 80 --summary-json summary.json > vigil.log 2>&1 &
 pid=\$!
 sleep 35
 echo "job: disconnecting /dev/video1"
