@@ -21,29 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "daemon/commands/bench_command.h"
 #include "detector/backend.h"
 #include "detector/preprocess.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Figures {
-  double median = 0;
-  double p95 = 0;
-};
-
-Figures summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  Figures f;
-  if (n == 0) return f;
-  f.median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  f.p95 = v[std::clamp<std::size_t>(
-                static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(n))), 1, n) -
-            1];
-  return f;
-}
 
 int fail(const std::string& message) {
   fmt::print(stderr, "ort_standalone_bench: {}\n", message);
@@ -140,9 +124,9 @@ int main(int argc, char** argv) {
     ours.push_back(tOurs);
     ratios.push_back(tOurs / tStandalone);
   }
-  Figures s = summarize(standalone);
-  Figures o = summarize(ours);
-  Figures r = summarize(ratios);
+  vigil::Summary s = vigil::summarize(standalone);
+  vigil::Summary o = vigil::summarize(ours);
+  vigil::Summary r = vigil::summarize(ratios);
   if (json) {
     fmt::print(
         "{{\"threads\": {}, \"warmup\": {}, \"iterations\": {}, \"device\": \"{}\", "

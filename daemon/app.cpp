@@ -131,14 +131,6 @@ constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion
 
 double seconds(double ms) { return ms / 1000.0; }
 
-// User + system CPU time of the whole process (every thread) so far.
-double processCpuSeconds() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  auto tv = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return tv(usage.ru_utime) + tv(usage.ru_stime);
-}
-
 HttpResponse textResponse(int status, std::string body) {
   HttpResponse r;
   r.status = status;
@@ -611,7 +603,7 @@ class Daemon {
       view.gatedSeconds += static_cast<double>(gated - view.gatedPriced) * meanDetectorSeconds_;
       view.gatedPriced = gated;
       // An event ends by time (clear_after) as well as by frames: tell the gate here too.
-      updatePersonPresent(name, c, view);
+      updatePersonPresent(c, view, publisher_->state(name));
       if (view.rateSince == SteadyClock::time_point{}) {
         view.rateSince = now;
         view.capturedSince = c.captured.load();
@@ -628,9 +620,9 @@ class Daemon {
     }
   }
 
-  void updatePersonPresent(const std::string& name, CameraCounters& counters,
-                           const CameraView& view) {
-    auto presence = publisher_->state(name);
+  // `presence`: the camera's presence state now (EventPublisher::state).
+  void updatePersonPresent(CameraCounters& counters, const CameraView& view,
+                           const std::optional<PresenceTracker::State>& presence) {
     MotionGate::Person person = MotionGate::Person::kNone;
     if (view.lastHadPerson) {
       person = MotionGate::Person::kSeen;
@@ -849,13 +841,14 @@ class Daemon {
     const bool hasPerson = std::any_of(r.detections.begin(), r.detections.end(),
                                        [](const Detection& d) { return d.classId == 0; });
     view.lastHadPerson = hasPerson;
-    if (auto presence = publisher_->state(r.camera); presence && presence->present) {
+    const auto presence = publisher_->state(r.camera);
+    if (presence && presence->present) {
       if (view.events.empty() || view.events.back().first != presence->start) {
         view.events.emplace_back(presence->start, presence->startSequence);
       }
     }
     if (auto it = cameras_.find(r.camera); it != cameras_.end()) {
-      updatePersonPresent(r.camera, it->second->channel()->counters(), view);
+      updatePersonPresent(it->second->channel()->counters(), view, presence);
     }
     // The price of a gated frame: what the detector spends per frame, recently.
     const double detectorSeconds =

@@ -12,17 +12,20 @@ namespace vigil {
 
 namespace {
 
-Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelManifest& manifest,
-                                                                 const BackendOptions& options,
-                                                                 std::string* reason);
-
-Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifest& manifest,
-                                                              const BackendOptions& options) {
+// "auto": with a bundle that has an NPU stage, the NPU with the CPU answering (loudly) whenever
+// it cannot; otherwise the best CPU backend. `reason` as for createCpuBackend.
+Expected<std::unique_ptr<InferenceBackend>> createAuto(const ModelManifest& manifest,
+                                                       const BackendOptions& options,
+                                                       std::string* reason) {
 #ifdef VIGIL_WITH_XRT
-  // A bundle with an NPU stage: the NPU, with the CPU answering (loudly) whenever it cannot.
   if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
 #endif
-  return createFirstThatLoads(manifest, options, nullptr);
+  return createCpuBackend(manifest, options, reason);
+}
+
+Expected<std::unique_ptr<InferenceBackend>> createAutoEntry(const ModelManifest& manifest,
+                                                            const BackendOptions& options) {
+  return createAuto(manifest, options, nullptr);
 }
 
 // In order of preference: "auto" takes the first that loads.
@@ -39,16 +42,20 @@ const std::array kBackends{
     BackendEntry{"auto",
                  "with an NPU bundle the NPU while it passes its canary, else the best CPU "
                  "backend, loudly; otherwise the first CPU backend that loads",
-                 &createAutoBackend},
+                 &createAutoEntry},
 };
 
-Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelManifest& manifest,
-                                                                 const BackendOptions& options,
-                                                                 std::string* reason) {
+}  // namespace
+
+std::span<const BackendEntry> backendTable() { return kBackends; }
+
+Expected<std::unique_ptr<InferenceBackend>> createCpuBackend(const ModelManifest& manifest,
+                                                             const BackendOptions& options,
+                                                             std::string* reason) {
   std::string reasons;
   for (const BackendEntry& e : kBackends) {
     if (e.name == "auto") break;
-    if (e.name == "npu") continue;  // the NPU only through createAutoBackend's bundle check
+    if (e.name == "npu") continue;  // the NPU only through createAuto's bundle check
     auto backend = e.create(manifest, options);
     if (backend) {
       if (reason != nullptr) *reason = reasons;
@@ -58,16 +65,6 @@ Expected<std::unique_ptr<InferenceBackend>> createFirstThatLoads(const ModelMani
                            backend.error().message);
   }
   return makeError(ErrorCode::kUnsupported, "auto: no backend loads: {}", reasons);
-}
-
-}  // namespace
-
-std::span<const BackendEntry> backendTable() { return kBackends; }
-
-Expected<std::unique_ptr<InferenceBackend>> createCpuBackend(const ModelManifest& manifest,
-                                                             const BackendOptions& options,
-                                                             std::string* reason) {
-  return createFirstThatLoads(manifest, options, reason);
 }
 
 std::string backendNames() {
@@ -83,12 +80,7 @@ Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
                                                           const ModelManifest& manifest,
                                                           const BackendOptions& options,
                                                           std::string* autoReason) {
-  if (name == "auto") {
-#ifdef VIGIL_WITH_XRT
-    if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
-#endif
-    return createFirstThatLoads(manifest, options, autoReason);
-  }
+  if (name == "auto") return createAuto(manifest, options, autoReason);
   for (const BackendEntry& e : kBackends) {
     if (e.name == name) return e.create(manifest, options);
   }

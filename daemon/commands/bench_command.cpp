@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
 #include "daemon/commands/media_inputs.h"
 #include "daemon/log.h"
+#include "daemon/observe/metrics.h"
 
 namespace vigil {
 
@@ -45,12 +45,6 @@ Summary summarize(std::vector<double> values) {
 }
 
 namespace {
-
-double processCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
 
 // One backend under test: its detector and what was measured on it.
 struct BenchedBackend {
@@ -133,12 +127,12 @@ int runBenchCommand(const BenchCommandOptions& options, std::ostream& out) {
     const std::size_t frame = static_cast<std::size_t>(i) % images.size();
     for (std::size_t k = 0; k < n; ++k) {
       BenchedBackend& b = benched[(static_cast<std::size_t>(i) + k) % n];
-      const double cpu0 = processCpuMs();
+      const double cpu0 = processCpuSeconds();
       if (auto ok = b.detector->detect(images[frame], result); !ok) {
         log->error("{} on {}: {}", names[frame], b.detector->backend().name(), ok.error().message);
         return 2;
       }
-      const double cpu = processCpuMs() - cpu0;
+      const double cpu = (processCpuSeconds() - cpu0) * 1e3;  // ms
       if (i < options.warmup) continue;
       const StageTimings& t = result.timings;
       b.pre.push_back(t.preprocessMs);

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -545,6 +546,12 @@ void registerProcessMetrics(Registry& registry, const std::filesystem::path& roo
         if (ec) return std::nullopt;
         return count;
       });
+}
+
+double processCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 }  // namespace vigil

@@ -276,6 +276,10 @@ class Registry {
 // missing or does not parse leaves its series out.
 void registerProcessMetrics(Registry& registry, const std::filesystem::path& root = "/");
 
+// The process's user + system CPU time so far, every thread (CLOCK_PROCESS_CPUTIME_ID): what
+// `vigil bench` and the daemon's summary count CPU seconds with.
+double processCpuSeconds();
+
 // The sample value as Prometheus parses it: NaN, +Inf, -Inf, otherwise the shortest text that
 // reads back as the same double (integers without exponent up to 1e16).
 std::string formatMetricValue(double v);

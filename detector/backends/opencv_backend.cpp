@@ -10,6 +10,23 @@ namespace vigil {
 
 namespace {
 
+// An ONNX file on OpenCV's own CPU implementation, as every reference stage runs.
+Expected<cv::dnn::Net> loadOnnxNet(const std::string& path) {
+  cv::dnn::Net net;
+  try {
+    net = cv::dnn::readNetFromONNX(path);
+    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+  } catch (const cv::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: OpenCV cannot load this ONNX model: {}", path,
+                     e.what());
+  }
+  if (net.empty()) {
+    return makeError(ErrorCode::kInvalidData, "{}: OpenCV loaded an empty network", path);
+  }
+  return net;
+}
+
 struct Stage {
   const StageSpec* spec = nullptr;
   cv::dnn::Net net;
@@ -92,19 +109,11 @@ Expected<std::unique_ptr<InferenceBackend>> createOpenCvBackend(const ModelManif
                        spec.runtime);
     }
     std::string path = (manifest.directory() / spec.file).string();
+    auto net = loadOnnxNet(path);
+    if (!net) return tl::unexpected(net.error());
     Stage stage;
     stage.spec = &spec;
-    try {
-      stage.net = cv::dnn::readNetFromONNX(path);
-      stage.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-      stage.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    } catch (const cv::Exception& e) {
-      return makeError(ErrorCode::kInvalidData, "{}: OpenCV cannot load this ONNX model: {}", path,
-                       e.what());
-    }
-    if (stage.net.empty()) {
-      return makeError(ErrorCode::kInvalidData, "{}: OpenCV loaded an empty network", path);
-    }
+    stage.net = std::move(*net);
     for (const TensorSpec& t : spec.outputs) stage.outputNames.emplace_back(t.name);
     stages.push_back(std::move(stage));
   }
@@ -123,18 +132,10 @@ OnnxStage::~OnnxStage() = default;
 
 Expected<std::unique_ptr<OnnxStage>> OnnxStage::load(const std::filesystem::path& file,
                                                      const StageSpec& spec) {
+  auto net = loadOnnxNet(file.string());
+  if (!net) return tl::unexpected(net.error());
   auto impl = std::make_unique<Impl>();
-  try {
-    impl->net = cv::dnn::readNetFromONNX(file.string());
-    impl->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-    impl->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-  } catch (const cv::Exception& e) {
-    return makeError(ErrorCode::kInvalidData, "{}: OpenCV cannot load this ONNX model: {}",
-                     file.string(), e.what());
-  }
-  if (impl->net.empty()) {
-    return makeError(ErrorCode::kInvalidData, "{}: OpenCV loaded an empty network", file.string());
-  }
+  impl->net = std::move(*net);
   for (const TensorSpec& t : spec.outputs) impl->outputNames.emplace_back(t.name);
   return std::unique_ptr<OnnxStage>(new OnnxStage(spec, std::move(impl)));
 }
