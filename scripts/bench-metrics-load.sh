@@ -19,7 +19,7 @@ build=${VIGIL_BUILD_DIR:-build}
 videos=${VIGIL_VIDEOS:-../shared/data/videos}
 out=${out:-$(mktemp -d)}
 mkdir -p "$out"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(scripts/free-port.sh)
 
 clips=("$videos/TUD-Campus.mp4" "$videos/TUD-Stadtmitte.mp4" "$videos/one-by-one-person-detection.mp4")
 {

@@ -27,7 +27,7 @@ out=${out:-$(mktemp -d)}
 mkdir -p "$out"
 [[ -f $clip ]] || { echo "bench-mqtt-latency: no clip at $clip" >&2; exit 2; }
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(scripts/free-port.sh)
 cat > "$out/mosquitto.conf" <<CONF
 listener $port 127.0.0.1
 allow_anonymous true

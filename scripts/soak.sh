@@ -31,8 +31,7 @@ for clip in "${clips[@]}"; do
   [[ -f $clip ]] || { echo "SKIP soak: no clip at $clip (../shared/data absent)"; exit 77; }
 done
 seconds=$((minutes * 60))
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-mqtt_port=$(free_port) http_port=$(free_port) prom_port=$(free_port)
+mqtt_port=$(scripts/free-port.sh) http_port=$(scripts/free-port.sh) prom_port=$(scripts/free-port.sh)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 
