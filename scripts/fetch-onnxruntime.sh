@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
 # Fetches ONNX Runtime for the cpu-ort backend on a Debian release that does not package it
 # (Debian 12), without installing anything system-wide:
-#   - the C/C++ headers from Debian's own libonnxruntime-dev (trixie), downloaded with
-#     `apt-get download` through a private sources list and apt state, unpacked with dpkg -x;
+#   - the C/C++ headers from Debian's own libonnxruntime-dev (trixie: 1.21.0, C API version 21),
+#     downloaded with `apt-get download` through a private sources list and apt state, unpacked
+#     with dpkg -x;
 #   - the runtime library libonnxruntime.so.1 for linux-x64 from the npm package
-#     onnxruntime-node of the same version (Debian's libonnxruntime1.21 needs a newer glibc).
+#     onnxruntime-node (Debian's libonnxruntime1.21 needs a newer glibc than Debian 12's).
+# The runtime is 1.30.0, not the headers' 1.21.0: on this project's 2-vCPU AVX-512 machine it
+# runs YOLOX-nano with a third less CPU per frame (1 intra-op thread, all graph optimisations)
+# and bit-identical outputs; 1.21.0 and 1.23.2 (sid's version) are as slow as each other
+# (bench/README.md, "Backends"). Newer runtime, older headers is what the versioned C API is
+# for: the code asks OrtGetApiBase() for the headers' API version (21), which every later
+# runtime serves, and fails with a clear message on a runtime older than the headers.
 # Result: DEST/include/onnxruntime/*.h, DEST/lib/libonnxruntime.so{,.1}, DEST/VERSION.
 # CMake finds DEST through -DVIGIL_ORT_ROOT=DEST (default: .cache/onnxruntime in the source tree).
+# A DEST fetched for another suite or runtime version (an older checkout's cache) is replaced.
 #
 #   scripts/fetch-onnxruntime.sh [DEST]
-# Environment: VIGIL_ORT_SUITE (default trixie), VIGIL_ORT_NPM_VERSION (default: the Debian
-# package's upstream version, e.g. 1.21.0), VIGIL_ORT_MIRROR (default: the first Debian mirror
-# in /etc/apt, else http://deb.debian.org/debian).
+# Environment: VIGIL_ORT_SUITE (default trixie), VIGIL_ORT_NPM_VERSION (default 1.30.0; not
+# older than the headers), VIGIL_ORT_MIRROR (default: the first Debian mirror in /etc/apt, else
+# http://deb.debian.org/debian).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:-$here/.cache/onnxruntime}
 suite=${VIGIL_ORT_SUITE:-trixie}
+npmver=${VIGIL_ORT_NPM_VERSION:-1.30.0}
 
-if [[ -f $dest/VERSION && -f $dest/lib/libonnxruntime.so.1 && -f $dest/include/onnxruntime/onnxruntime_c_api.h ]]; then
+# VERSION ends with what was asked for: the same suite and runtime mean nothing to fetch.
+if [[ -f $dest/lib/libonnxruntime.so.1 && -f $dest/include/onnxruntime/onnxruntime_c_api.h ]] &&
+  grep -qxE "headers libonnxruntime-dev [^ ]+ \($suite\); runtime onnxruntime-node ${npmver//./\\.}" "$dest/VERSION" 2>/dev/null; then
   echo "fetch-onnxruntime: present in $dest ($(cat "$dest/VERSION"))"
   exit 0
 fi
+[[ -f $dest/VERSION ]] && echo "fetch-onnxruntime: replacing $dest ($(cat "$dest/VERSION"))"
 
 for tool in apt-get dpkg-deb npm tar; do
   command -v "$tool" >/dev/null || { echo "fetch-onnxruntime: $tool is required" >&2; exit 1; }
@@ -56,7 +68,13 @@ dpkg-deb -x "$deb" "$work/deb"
 [[ -f $work/deb/usr/include/onnxruntime/onnxruntime_c_api.h ]] ||
   { echo "fetch-onnxruntime: $deb has no usr/include/onnxruntime/onnxruntime_c_api.h" >&2; exit 1; }
 
-npmver=${VIGIL_ORT_NPM_VERSION:-$upstream}
+# The headers' API version must be served by the runtime: 1.N serves API versions up to N.
+api=$(sed -nE 's/^#define ORT_API_VERSION ([0-9]+).*/\1/p' "$work/deb/usr/include/onnxruntime/onnxruntime_c_api.h")
+npm_minor=$(cut -d. -f2 <<<"$npmver")
+if [[ ${npmver%%.*} == 1 && $npm_minor -lt $api ]]; then
+  echo "fetch-onnxruntime: onnxruntime-node $npmver is older than the headers ($upstream, C API $api)" >&2
+  exit 1
+fi
 echo "fetch-onnxruntime: runtime: onnxruntime-node@$npmver from npm (install scripts skipped)"
 # npm pack fetches the tarball only: no install scripts run (the package's postinstall would
 # reach for CUDA providers on another registry); ONNXRUNTIME_NODE_INSTALL=skip in case.

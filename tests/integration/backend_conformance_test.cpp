@@ -25,12 +25,18 @@ namespace {
 using testing::cocoDir;
 using testing::modelDir;
 
-// The raw [1, 3549, 85] output, per anchor [x, y, log w, log h, objectness, 80 class scores].
-// Scores are probabilities: they decide what is detected, so they are held to the issue's
-// 1e-4. Two runtimes summing the same ~100 convolutions in another order differ by float
-// rounding, and that grows through the box regression: over the 50 photographs ONNX Runtime
-// 1.21 and OpenCV 4.6 differ by up to 2.2e-4 on an x/y offset (grid cells; 0.007 px at stride
-// 32), so 1e-4 cannot hold there; box channels get 5e-4 (relative above 1), 0.016 px at most.
+// The raw [1, 3549, 85] output, per anchor [x, y, log w, log h, objectness, 80 class scores]:
+// the network's own regression, not decoded, so the box channels are grid-cell offsets and log
+// sizes of order 1 (decode multiplies by the stride, 8 to 32 px). Scores are probabilities: they
+// decide what is detected, so they are held to the 1e-4 (measured over the 50
+// photographs against OpenCV 4.6: objectness 1.0e-5, classes 4.4e-5, the same for ONNX Runtime
+// 1.21.0, 1.23.2 and 1.30.0, whose outputs differ from each other by 9e-8 at most). Two runtimes
+// summing the same ~100 convolutions in another order differ by float rounding, and that grows
+// through the box regression: up to 2.2e-4 on a y offset of 1.44 cells (stride 8: 0.002 px)
+// and 2.1e-4 on a log h of 1.23 (stride 16: h 54.5 px, 0.011 px), 110 of the 15 million values
+// above 1e-4 even relative to max(1, |reference|) (at most 2.2e-4, an x offset at stride 16),
+// all in box channels. So 1e-4 cannot hold there; box channels get 5e-4 relative to
+// max(1, |reference|).
 constexpr double kRawScoreTolerance = 1e-4;
 constexpr double kRawBoxTolerance = 5e-4;
 constexpr int kBoxChannels = 4;
