@@ -67,11 +67,12 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
 
   auto metrics = testing::httpGet(port, "/metrics");
   ASSERT_TRUE(metrics && metrics->status == 200);
-  for (const std::string series : {"vigil_backend_fallback_total{reason=\"canary_failed\"} 1\n",
-                                   "vigil_backend_fallback_total{reason=\"npu_unavailable\"} 0\n",
-                                   "vigil_backend_fallback_total{reason=\"invalid_output\"} 0\n",
-                                   "vigil_backend_fallback_total{reason=\"run_failed\"} 0\n",
-                                   "vigil_backend_info{backend=\"" + inUse + "\""}) {
+  for (const std::string& series :
+       std::vector<std::string>{"vigil_backend_fallback_total{reason=\"canary_failed\"} 1\n",
+                                "vigil_backend_fallback_total{reason=\"npu_unavailable\"} 0\n",
+                                "vigil_backend_fallback_total{reason=\"invalid_output\"} 0\n",
+                                "vigil_backend_fallback_total{reason=\"run_failed\"} 0\n",
+                                "vigil_backend_info{backend=\"" + inUse + "\""}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_backend_fallbacks_total"), std::string::npos);
