@@ -19,8 +19,19 @@ if(NOT VIGIL_WITH_XRT STREQUAL "OFF")
     else()
       set(VIGIL_XRT_API "legacy 2.13 (load_xclbin; noop shim only, no NPU)")
     endif()
-    file(STRINGS "${XRT_INCLUDE_DIR}/version.h" _xrt_version REGEX "XRT_DRIVER_VERSION")
-    set(VIGIL_XRT_SUMMARY "on: ${XRT_INCLUDE_DIR}, ${_xrt_version}, API ${VIGIL_XRT_API}")
+    # The version string, e.g. 2.13.0 (version.h in 2.13, xrt/detail/version-slim.h later),
+    # whose line reads `#define XRT_DRIVER_VERSION "2.13.0,<hash>"`.
+    set(_xrt_version "version unknown")
+    foreach(_header version.h xrt/detail/version-slim.h)
+      if(EXISTS "${XRT_INCLUDE_DIR}/${_header}")
+        file(STRINGS "${XRT_INCLUDE_DIR}/${_header}" _line REGEX "XRT_DRIVER_VERSION")
+        if(_line MATCHES "\"([0-9]+\\.[0-9]+\\.[0-9]+)")
+          set(_xrt_version "${CMAKE_MATCH_1}")
+          break()
+        endif()
+      endif()
+    endforeach()
+    set(VIGIL_XRT_SUMMARY "on: XRT ${_xrt_version} in ${XRT_INCLUDE_DIR}, API ${VIGIL_XRT_API}")
   elseif(VIGIL_WITH_XRT STREQUAL "ON")
     message(FATAL_ERROR "VIGIL_WITH_XRT=ON but XRT was not found (apt-get install libxrt-dev "
                         "uuid-dev): include ${XRT_INCLUDE_DIR}, library ${XRT_COREUTIL_LIBRARY}, "

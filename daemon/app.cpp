@@ -22,6 +22,7 @@
 #include "daemon/capture/camera.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/observe/backend_status.h"
 #include "daemon/observe/http_server.h"
 #include "daemon/observe/metrics.h"
 #include "daemon/observe/power.h"
@@ -235,9 +236,7 @@ class Daemon {
     captureToPublish_ = &metrics_.histogram(
         "vigil_capture_to_publish_seconds",
         "End to end: from the capture of a frame to its detections published", {"camera"});
-    backendInfo_ = &metrics_.gauge("vigil_backend_info",
-                                   "The inference backend in use (value 1), its device and why",
-                                   {"backend", "device", "reason"});
+    backendStatus_ = std::make_unique<BackendStatus>(metrics_);
   }
 
   int run() {
@@ -331,7 +330,7 @@ class Daemon {
   }
 
   std::string statusLine() const {
-    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendLabels_[0],
+    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendStatus_->inUse().name,
                        mqtt_ ? ", MQTT " + config_.mqtt.url : std::string());
   }
 
@@ -489,10 +488,6 @@ class Daemon {
           return worker_ ? std::optional<double>(static_cast<double>(worker_->invalidOutputs()))
                          : std::nullopt;
         });
-    // No backend falls back yet (auto and npu run the CPU reference from the start, and say so
-    // in vigil_backend_info); the counter exists so alerts can be written today.
-    metrics_.counter("vigil_backend_fallbacks_total",
-                     "Times the detector fell back from the NPU to the CPU reference");
     metrics_
         .callbackCounter("vigil_events_published_total",
                          "Presence events (new, update, end) published")
@@ -654,9 +649,9 @@ class Daemon {
   HttpResponse readiness() {
     std::string body;
     bool ready = worker_ != nullptr;
-    body += worker_
-                ? fmt::format("detector: ready ({} on {})\n", backendLabels_[0], backendLabels_[1])
-                : "detector: not loaded\n";
+    body += worker_ ? fmt::format("detector: ready ({} on {})\n", backendStatus_->inUse().name,
+                                  backendStatus_->inUse().device)
+                    : "detector: not loaded\n";
     for (const CameraConfig& c : config_.cameras) {
       if (!c.enabled) continue;
       auto it = cameras_.find(c.name);
@@ -724,10 +719,7 @@ class Daemon {
     return {
         {"version", VIGIL_VERSION},
         {"uptime_seconds", std::chrono::duration<double>(SteadyClock::now() - startedAt_).count()},
-        {"backend",
-         {{"name", backendLabels_[0]},
-          {"device", backendLabels_[1]},
-          {"reason", backendLabels_[2]}}},
+        {"backend", backendStatus_->json()},
         {"detector",
          {{"model", worker_ ? worker_->detector().manifest().name : ""},
           {"failures", worker_ ? worker_->failures() : 0},
@@ -771,6 +763,7 @@ class Daemon {
       if (ec) return;
       publisher_->tick(std::chrono::system_clock::now());
       updateRates();
+      if (backendStatus_->poll()) onBackendChanged();
       tickPresence();
     });
   }
@@ -790,10 +783,8 @@ class Daemon {
     if (substituted || !(*detector)->autoFallback().empty()) {
       log_->warn("detector: {}", reason);
     }
-    backendInfo_->remove(backendLabels_);
-    backendLabels_ = {std::string((*detector)->backend().name()), (*detector)->backend().device(),
-                      reason};
-    backendInfo_->labels(backendLabels_)->set(1);
+    backendStatus_->reset(config.backend, (*detector)->backend(), reason);
+    publisher_->setStatusAttributes(backendStatus_->json().dump());
     if (worker_) worker_->stop();
     worker_ = std::make_unique<InferenceWorker>(
         std::move(*detector), scheduler_, [this](FrameResult&& result) {
@@ -801,6 +792,19 @@ class Daemon {
         });
     worker_->start();
     return true;
+  }
+
+  // `auto` switched between the NPU and the CPU (BackendStatus::poll): the backend's own log
+  // line said why; here the status attributes follow.
+  void onBackendChanged() {
+    const BackendStatus::InUse& now = backendStatus_->inUse();
+    if (now.name == "npu") {
+      log_->info("detector: backend in use is now npu ({})", now.device);
+    } else {
+      log_->warn("detector: backend in use is now {} ({})", now.name, now.reason);
+    }
+    publisher_->setStatusAttributes(backendStatus_->json().dump());
+    notifier_.status(statusLine());
   }
 
   void startCamera(const CameraConfig& c) {
@@ -1012,8 +1016,7 @@ class Daemon {
   HistogramFamily* stageSeconds_ = nullptr;
   std::map<std::string, std::shared_ptr<Histogram>> stages_;
   HistogramFamily* captureToPublish_ = nullptr;
-  GaugeFamily* backendInfo_ = nullptr;
-  LabelValues backendLabels_;
+  std::unique_ptr<BackendStatus> backendStatus_;
   std::shared_ptr<PowerMonitor> power_;
   std::optional<double> energyPerInference_;
   std::optional<double> energyBase_;

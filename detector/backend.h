@@ -14,6 +14,9 @@ namespace vigil {
 struct BackendOptions {
   int threads = 0;        // 0: the runtime's default
   bool spinning = false;  // let idle worker threads spin (cpu-ort); off: they leave the CPU
+  // NPU backends also run the CPU reference of their NPU stage on every frame and record the
+  // largest difference (npuStats().referenceMaxAbsDiff): `vigil bench` only, it doubles the work.
+  bool compareWithReference = false;
 };
 
 // Runs a model's stages: network input in, last stage's output out.

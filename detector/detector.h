@@ -27,6 +27,7 @@ struct DetectorOptions {
   std::vector<std::string> classes;  // class names; empty: the manifest's default classes
   int maxDetections = 100;
   bool allowUnverifiedModel = false;  // run weights whose sha256 the manifest does not list
+  bool compareWithReference = false;  // see BackendOptions (vigil bench)
 };
 
 struct StageTimings {

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "daemon/commands/media_inputs.h"
 #include "daemon/log.h"
 #include "daemon/observe/metrics.h"
+#include "detector/npu/npu_stats.h"
 
 namespace vigil {
 
@@ -25,6 +28,12 @@ void addBenchCommand(CLI::App& app, BenchCommandOptions& options) {
       ->capture_default_str();
   cmd->add_option("--iterations", options.iterations, "Measured runs")
       ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--batch", options.batches,
+                  "Batch sizes, e.g. 1,8,16: a batch is N frames submitted back to back, "
+                  "reported per frame")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print the figures as one JSON object");
   cmd->add_option("paths", options.paths, "Images or directories of images, cycled through")
@@ -46,14 +55,24 @@ Summary summarize(std::vector<double> values) {
 
 namespace {
 
-// One backend under test: its detector and what was measured on it.
-struct BenchedBackend {
-  std::unique_ptr<Detector> detector;
+// What was measured on one backend at one batch size; each entry is one measured batch, per
+// frame (the batch's sum divided by its size).
+struct Measured {
+  int batch = 1;
   std::vector<double> pre;
   std::vector<double> infer;
   std::vector<double> post;
   std::vector<double> total;
   std::vector<double> cpu;  // process CPU time (all threads) per frame
+  double cpuSeconds = 0;    // over the measured batches
+  double wallSeconds = 0;
+};
+
+// One backend under test: its detector and what was measured on it, per batch size.
+struct BenchedBackend {
+  std::unique_ptr<Detector> detector;
+  std::vector<Measured> batches;  // in the order of --batch
+  bool npu = false;               // runs an NPU stage (npu, or auto on an NPU bundle)
 };
 
 nlohmann::json toJson(const Summary& s) {
@@ -64,6 +83,18 @@ double mean(const std::vector<double>& values) {
   double sum = 0;
   for (double v : values) sum += v;
   return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+// Process CPU seconds over wall seconds while the backend ran: 1.0 is one core kept busy.
+double cpuUtilisation(const Measured& m) {
+  return m.wallSeconds > 0 ? m.cpuSeconds / m.wallSeconds : 0;
+}
+
+// XRT's noop shim computes nothing and completes every run at once: NPU times under it are
+// the host's share of the work, not the NPU's speed.
+bool underNoopShim() {
+  const char* mode = std::getenv("XCL_EMULATION_MODE");
+  return mode != nullptr && std::string_view(mode) == "noop";
 }
 
 }  // namespace
@@ -110,72 +141,143 @@ int runBenchCommand(const BenchCommandOptions& options, std::ostream& out) {
   for (const std::string& backend : backendNames) {
     DetectorOptions detectorOptions = toDetectorOptions(options.detector);
     detectorOptions.backend = backend;
+    detectorOptions.compareWithReference = true;  // only NPU backends take notice
     auto detector = createDetectorLogged(detectorOptions);
     if (!detector) {
       log->error("{}", detector.error().message);
       return 2;
     }
-    benched.push_back(BenchedBackend{std::move(*detector), {}, {}, {}, {}, {}});
+    BenchedBackend b;
+    b.npu = (*detector)->backend().name() == "npu" ||
+            (backend == "auto" && (*detector)->manifest().npuStage() != nullptr);
+    for (int size : options.batches) b.batches.push_back(Measured{size, {}, {}, {}, {}, {}, 0, 0});
+    b.detector = std::move(*detector);
+    benched.push_back(std::move(b));
+  }
+  const bool anyNpu =
+      std::any_of(benched.begin(), benched.end(), [](const BenchedBackend& b) { return b.npu; });
+  const bool noop = anyNpu && underNoopShim();
+  if (noop) {
+    log->warn(
+        "XRT noop shim (XCL_EMULATION_MODE=noop): nothing runs on an NPU, its times are "
+        "not NPU speed");
+  }
+  NpuStats& npu = npuStats();
+  // The canaries at creation ran compared too; the report counts the frames of the run
+  // (warm-up included: every output is checked).
+  npu.referenceMaxAbsDiff.store(0, std::memory_order_relaxed);
+  const std::uint64_t comparedBefore = npu.referenceComparisons.load();
+  const std::uint64_t invalidBefore = npu.invalidOutputs.load();
+  std::uint64_t fallbacksBefore = 0;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(FallbackReason::kCount); ++r) {
+    fallbacksBefore += npu.fallbackCount(static_cast<FallbackReason>(r));
   }
 
-  // Several backends run in alternation, frame by frame, the first one of each round rotating:
+  // Several backends run in alternation, batch by batch, the first one of each round rotating:
   // load from elsewhere on the machine then hits them all alike, and their ratio stays true.
+  // A batch is `size` frames submitted back to back; its figures are per frame.
   DetectionResult result;
   const std::size_t n = benched.size();
   const int runs = options.warmup + options.iterations;
-  for (int i = 0; i < runs; ++i) {
-    const std::size_t frame = static_cast<std::size_t>(i) % images.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      BenchedBackend& b = benched[(static_cast<std::size_t>(i) + k) % n];
-      const double cpu0 = processCpuSeconds();
-      if (auto ok = b.detector->detect(images[frame], result); !ok) {
-        log->error("{} on {}: {}", names[frame], b.detector->backend().name(), ok.error().message);
-        return 2;
+  std::size_t next = 0;  // the next image, cycled through
+  for (std::size_t s = 0; s < options.batches.size(); ++s) {
+    const int size = options.batches[s];
+    for (int i = 0; i < runs; ++i) {
+      const std::size_t first = next;
+      next = (next + static_cast<std::size_t>(size)) % images.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        BenchedBackend& b = benched[(static_cast<std::size_t>(i) + k) % n];
+        StageTimings sum;
+        const double cpu0 = processCpuSeconds();
+        const auto wall0 = std::chrono::steady_clock::now();
+        for (int f = 0; f < size; ++f) {
+          const std::size_t frame = (first + static_cast<std::size_t>(f)) % images.size();
+          if (auto ok = b.detector->detect(images[frame], result); !ok) {
+            log->error("{} on {}: {}", names[frame], b.detector->backend().name(),
+                       ok.error().message);
+            return 2;
+          }
+          sum.preprocessMs += result.timings.preprocessMs;
+          sum.inferenceMs += result.timings.inferenceMs;
+          sum.postprocessMs += result.timings.postprocessMs;
+        }
+        const double cpu = processCpuSeconds() - cpu0;
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        if (i < options.warmup) continue;
+        Measured& m = b.batches[s];
+        const double per = 1.0 / size;
+        m.pre.push_back(sum.preprocessMs * per);
+        m.infer.push_back(sum.inferenceMs * per);
+        m.post.push_back(sum.postprocessMs * per);
+        m.total.push_back((sum.preprocessMs + sum.inferenceMs + sum.postprocessMs) * per);
+        m.cpu.push_back(cpu * 1e3 * per);
+        m.cpuSeconds += cpu;
+        m.wallSeconds += wall;
       }
-      const double cpu = (processCpuSeconds() - cpu0) * 1e3;  // ms
-      if (i < options.warmup) continue;
-      const StageTimings& t = result.timings;
-      b.pre.push_back(t.preprocessMs);
-      b.infer.push_back(t.inferenceMs);
-      b.post.push_back(t.postprocessMs);
-      b.total.push_back(t.preprocessMs + t.inferenceMs + t.postprocessMs);
-      b.cpu.push_back(cpu);
     }
   }
+  std::uint64_t fallbacks = 0;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(FallbackReason::kCount); ++r) {
+    fallbacks += npu.fallbackCount(static_cast<FallbackReason>(r));
+  }
+  // Every NPU output of the run: finite (a NaN fails the frame, or makes auto fall
+  // back) and compared with the CPU reference of the same stage.
+  const nlohmann::json npuCheck = {
+      {"outputs_compared_with_cpu", npu.referenceComparisons.load() - comparedBefore},
+      {"max_abs_diff_to_cpu", npu.referenceMaxAbsDiff.load()},
+      {"invalid_outputs", npu.invalidOutputs.load() - invalidBefore},
+      {"fallbacks_to_cpu", fallbacks - fallbacksBefore},
+      {"noop_shim", noop}};
 
   // Per round, the first backend's inference time over each other's: the noise-free ratio.
-  auto ratioToFirst = [&](const BenchedBackend& b) {
+  auto ratioToFirst = [&](const BenchedBackend& b, std::size_t s) {
     std::vector<double> ratios;
-    for (std::size_t i = 0; i < b.infer.size(); ++i) {
-      if (b.infer[i] > 0) ratios.push_back(benched.front().infer[i] / b.infer[i]);
+    const Measured& mine = b.batches[s];
+    const Measured& theirs = benched.front().batches[s];
+    for (std::size_t i = 0; i < mine.infer.size(); ++i) {
+      if (mine.infer[i] > 0) ratios.push_back(theirs.infer[i] / mine.infer[i]);
     }
     return summarize(ratios).median;
+  };
+  auto measuredJson = [&](const BenchedBackend& b, std::size_t s) {
+    const Measured& m = b.batches[s];
+    Summary sPre = summarize(m.pre);
+    Summary sInfer = summarize(m.infer);
+    Summary sPost = summarize(m.post);
+    double share = sInfer.median > 0 ? 100.0 * (sPre.median + sPost.median) / sInfer.median : 0;
+    nlohmann::json j = {
+        {"batch", m.batch},
+        {"ms",
+         {{"preprocess", toJson(sPre)},
+          {"inference", toJson(sInfer)},
+          {"postprocess", toJson(sPost)},
+          {"total", toJson(summarize(m.total))}}},
+        {"pre_post_percent_of_inference", share},
+        {"cpu_ms_per_frame", {{"mean", mean(m.cpu)}, {"median", summarize(m.cpu).median}}},
+        {"process_cpu_utilisation", cpuUtilisation(m)},
+    };
+    if (n > 1) j["inference_speedup_vs_first_median"] = ratioToFirst(b, s);
+    return j;
   };
 
   if (options.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const BenchedBackend& b : benched) {
       const Detector& d = *b.detector;
-      Summary sPre = summarize(b.pre);
-      Summary sInfer = summarize(b.infer);
-      Summary sPost = summarize(b.post);
-      double share = sInfer.median > 0 ? 100.0 * (sPre.median + sPost.median) / sInfer.median : 0;
-      nlohmann::json j = {
-          {"backend", d.backend().name()},
-          {"device", d.backend().device()},
-          {"model", d.manifest().name},
-          {"images", names},
-          {"warmup", options.warmup},
-          {"iterations", options.iterations},
-          {"ms",
-           {{"preprocess", toJson(sPre)},
-            {"inference", toJson(sInfer)},
-            {"postprocess", toJson(sPost)},
-            {"total", toJson(summarize(b.total))}}},
-          {"pre_post_percent_of_inference", share},
-          {"cpu_ms_per_frame", {{"mean", mean(b.cpu)}, {"median", summarize(b.cpu).median}}},
-      };
-      if (n > 1) j["inference_speedup_vs_first_median"] = ratioToFirst(b);
+      // The first batch size's figures at the top level (as before --batch), every one in
+      // "batches".
+      nlohmann::json j = measuredJson(b, 0);
+      j.erase("batch");
+      j["backend"] = d.backend().name();
+      j["device"] = d.backend().device();
+      j["model"] = d.manifest().name;
+      j["images"] = names;
+      j["warmup"] = options.warmup;
+      j["iterations"] = options.iterations;
+      j["batches"] = nlohmann::json::array();
+      for (std::size_t s = 0; s < b.batches.size(); ++s) j["batches"].push_back(measuredJson(b, s));
+      if (b.npu) j["npu_check"] = npuCheck;
       all.push_back(std::move(j));
     }
     if (n == 1) {
@@ -185,30 +287,50 @@ int runBenchCommand(const BenchCommandOptions& options, std::ostream& out) {
     }
     return 0;
   }
+  if (noop) {
+    out << "NOTE: XRT noop shim (XCL_EMULATION_MODE=noop): nothing runs on an NPU; the npu "
+           "times below are not NPU speed\n\n";
+  }
   for (const BenchedBackend& b : benched) {
     const Detector& d = *b.detector;
-    Summary sPre = summarize(b.pre);
-    Summary sInfer = summarize(b.infer);
-    Summary sPost = summarize(b.post);
-    Summary sTotal = summarize(b.total);
-    double share = sInfer.median > 0 ? 100.0 * (sPre.median + sPost.median) / sInfer.median : 0;
-    out << fmt::format("model {} on {} ({}), {} image(s), warm-up {}, {} measured runs{}\n",
+    out << fmt::format("model {} on {} ({}), {} image(s), warm-up {}, {} measured batches{}\n",
                        d.manifest().name, d.backend().name(), d.backend().device(), images.size(),
                        options.warmup, options.iterations,
                        n > 1 ? ", in alternation with the other backends" : "");
-    out << fmt::format("{:<12} {:>9} {:>9} {:>9} {:>9}\n", "stage (ms)", "median", "p95", "min",
-                       "max");
-    for (auto [label, s] : {std::pair{"preprocess", sPre}, std::pair{"inference", sInfer},
-                            std::pair{"postprocess", sPost}, std::pair{"total", sTotal}}) {
-      out << fmt::format("{:<12} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}\n", label, s.median, s.p95,
-                         s.min, s.max);
+    for (std::size_t s = 0; s < b.batches.size(); ++s) {
+      const Measured& m = b.batches[s];
+      Summary sPre = summarize(m.pre);
+      Summary sInfer = summarize(m.infer);
+      Summary sPost = summarize(m.post);
+      Summary sTotal = summarize(m.total);
+      double share = sInfer.median > 0 ? 100.0 * (sPre.median + sPost.median) / sInfer.median : 0;
+      out << fmt::format("batch {} (frames back to back; ms per frame)\n", m.batch);
+      out << fmt::format("{:<12} {:>9} {:>9} {:>9} {:>9}\n", "stage (ms)", "median", "p95", "min",
+                         "max");
+      for (auto [label, sm] : {std::pair{"preprocess", sPre}, std::pair{"inference", sInfer},
+                               std::pair{"postprocess", sPost}, std::pair{"total", sTotal}}) {
+        out << fmt::format("{:<12} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}\n", label, sm.median, sm.p95,
+                           sm.min, sm.max);
+      }
+      out << fmt::format("pre+postprocess = {:.2f}% of inference (medians)\n", share);
+      out << fmt::format(
+          "process CPU per frame: {:.3f} ms mean, {:.3f} ms median; CPU utilisation {:.2f} "
+          "(process CPU s / wall s)\n",
+          mean(m.cpu), summarize(m.cpu).median, cpuUtilisation(m));
+      if (n > 1 && &b != &benched.front()) {
+        out << fmt::format("inference {:.2f}x faster than {} (median of per-round ratios)\n",
+                           ratioToFirst(b, s), benched.front().detector->backend().name());
+      }
     }
-    out << fmt::format("pre+postprocess = {:.2f}% of inference (medians)\n", share);
-    out << fmt::format("process CPU per frame: {:.3f} ms mean, {:.3f} ms median\n", mean(b.cpu),
-                       summarize(b.cpu).median);
-    if (n > 1 && &b != &benched.front()) {
-      out << fmt::format("inference {:.2f}x faster than {} (median of per-round ratios)\n",
-                         ratioToFirst(b), benched.front().detector->backend().name());
+    if (b.npu) {
+      out << fmt::format(
+          "NPU outputs: {} compared with the CPU reference of the same stage, max abs diff {:g}; "
+          "{} invalid (NaN/Inf), {} fallbacks to the CPU{}\n",
+          npuCheck["outputs_compared_with_cpu"].get<std::uint64_t>(),
+          npuCheck["max_abs_diff_to_cpu"].get<double>(),
+          npuCheck["invalid_outputs"].get<std::uint64_t>(),
+          npuCheck["fallbacks_to_cpu"].get<std::uint64_t>(),
+          noop ? " (noop shim: replayed or zero outputs)" : "");
     }
     out << '\n';
   }

@@ -13,19 +13,24 @@ struct BenchCommandOptions {
   DetectorCliOptions detector;
   std::vector<std::string> paths;
   int warmup = 5;
-  int iterations = 20;
+  int iterations = 20;          // measured batches per batch size and backend
+  std::vector<int> batches{1};  // frames per batch, submitted back to back
   bool json = false;
 };
 
 void addBenchCommand(CLI::App& app, BenchCommandOptions& options);
 
 // Times preprocess, inference and postprocess per frame on real images (cycled through), after
-// warm-up runs that are not counted. Prints median, p95, min and max of each stage, the share
-// of pre+postprocessing relative to inference and the process CPU time per frame (all threads,
-// CLOCK_PROCESS_CPUTIME_ID). `detector.backend` may list several backends ("cpu,cpu-ort"):
-// they run in alternation, frame by frame, in this one process, so the machine's load hits
-// them alike; each is then compared with the first by the median of per-round ratios.
-// Returns 0, or 2 on any failure.
+// warm-up batches that are not counted, for each batch size (a batch: N frames submitted back
+// to back, figures per frame). Prints median, p95, min and max of each stage, the share of
+// pre+postprocessing relative to inference, the process CPU time per frame (all threads,
+// CLOCK_PROCESS_CPUTIME_ID) and the CPU utilisation while the backend ran (process CPU seconds
+// over wall seconds). `detector.backend` may list several backends ("cpu,npu"): they run in
+// alternation, batch by batch, in this one process, so the machine's load hits them alike;
+// each is then compared with the first by the median of per-round ratios. A backend with an
+// NPU stage has every output checked finite and compared with the CPU reference of the same
+// stage (max abs diff reported); under XRT's noop shim the report says its times are not NPU
+// speed. Returns 0, or 2 on any failure.
 int runBenchCommand(const BenchCommandOptions& options, std::ostream& out);
 
 struct Summary {

@@ -37,6 +37,12 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
                  : env.deviceAccessible ? env.deviceNode.string() + ": present, read/write allowed"
                                         : fmt::format("{}: present, NO ACCESS (group {})",
                                                       env.deviceNode.string(), env.deviceGroup));
+  if (!env.deviceName.empty()) {
+    auto target = npuTargetOfDevice(env.deviceName);
+    line("npu", fmt::format("{} (bundle target {}), firmware {}", env.deviceName,
+                            target ? *target : "unknown",
+                            env.firmwareVersion.empty() ? "unknown" : env.firmwareVersion));
+  }
 #ifdef VIGIL_WITH_XRT
   line("xrt", fmt::format("{} headers, {} API", xrtVersion(), xrtApiLevel()));
 #else

@@ -165,6 +165,9 @@ void EventPublisher::clearCamera(const CameraState& camera) {
 void EventPublisher::announce() {
   announced_ = true;
   send(statusTopic(), "online", true);
+  if (!statusAttributes_.empty()) {
+    send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
+  }
   if (settings_.haDiscovery) {
     for (const auto& [name, camera] : cameras_) {
       for (auto& m : discoveryMessages(discoverySettings(), discovered(camera))) {
@@ -179,6 +182,12 @@ void EventPublisher::announce() {
       send(snapshotTopic(settings_.topicPrefix, name), camera.snapshotJpeg, true);
     }
   }
+}
+
+void EventPublisher::setStatusAttributes(std::string json) {
+  if (json == statusAttributes_) return;
+  statusAttributes_ = std::move(json);
+  if (announced_) send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
 }
 
 void EventPublisher::onHomeAssistantStatus(std::string_view payload) {

@@ -53,6 +53,8 @@ struct ObservedFrame {
 // Turns frame results into presence state and events, and publishes them (topics under
 // `topicPrefix`, default "vigil"):
 //   <prefix>/status                  retained online (offline is the client's will and stop)
+//   <prefix>/status/attributes       retained JSON: the backend in use and its last fallback
+//                                    (setStatusAttributes), every entity's HA attributes
 //   <prefix>/<camera>/person         retained ON / OFF          (and <camera>/<zone>/person)
 //   <prefix>/<camera>/person/count   retained number of persons (and <camera>/<zone>/...)
 //   <prefix>/<camera>/person/snapshot retained JPEG of the best frame of the event (optional)
@@ -90,6 +92,9 @@ class EventPublisher {
   // state, count and latest snapshot. Call it after every reconnect (a restarted broker may
   // have lost the retained messages).
   void announce();
+  // The daemon's status attributes (a JSON object, see BackendStatus::json()): published retained
+  // now (once announced) and again by every announce().
+  void setStatusAttributes(std::string json);
   // Home Assistant's birth message: re-announce when it says "online".
   void onHomeAssistantStatus(std::string_view payload);
 
@@ -128,6 +133,7 @@ class EventPublisher {
   std::map<std::string, CameraState, std::less<>> cameras_;
   std::vector<PresenceEvent> events_;  // reused
   bool announced_ = false;
+  std::string statusAttributes_;  // empty: none set yet
   std::uint64_t eventsPublished_ = 0;
   std::uint64_t snapshotsPublished_ = 0;
 };

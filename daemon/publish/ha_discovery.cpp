@@ -23,6 +23,10 @@ std::string snapshotTopic(const std::string& prefix, const std::string& camera) 
 
 std::string statusTopic(const std::string& prefix) { return prefix + "/status"; }
 
+std::string statusAttributesTopic(const std::string& prefix) {
+  return statusTopic(prefix) + "/attributes";
+}
+
 std::string eventsTopic(const std::string& prefix) { return prefix + "/events"; }
 
 namespace {
@@ -85,6 +89,7 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       {"availability_topic", statusTopic(s.topicPrefix)},
       {"payload_available", "online"},
       {"payload_not_available", "offline"},
+      {"json_attributes_topic", statusAttributesTopic(s.topicPrefix)},
       {"qos", s.qos},
       {"device",
        {{"identifiers", nlohmann::json::array({"vigil_" + s.instance})},

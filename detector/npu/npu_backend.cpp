@@ -61,6 +61,10 @@ Tensor tensorFor(const TensorSpec& spec) {
   return t;
 }
 
+std::string npuDeviceText(std::string_view target, std::string_view runtime) {
+  return fmt::format("{} NPU via {}, CPU stages on OpenCV DNN", target, runtime);
+}
+
 // A failure of the NPU stage, with the fallback reason `auto` reports for it.
 struct StageFailure {
   Error error;
@@ -72,14 +76,19 @@ struct StageFailure {
 class NpuStage {
  public:
   NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
-           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<OnnxStage> reference)
+           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<OnnxStage> reference,
+           bool compareWithReference)
       : owner_(std::move(manifest)),
         manifest_(*owner_),
         stage_(stage),
         spec_(*stage.npu),
         runtime_(std::move(runtime)),
-        reference_(std::move(reference)) {
+        reference_(std::move(reference)),
+        compareWithReference_(compareWithReference) {
     for (const TensorSpec& t : stage_.outputs) outputs_.push_back(tensorFor(t));
+    if (compareWithReference_) {
+      for (const TensorSpec& t : stage_.outputs) referenceOutputs_.push_back(tensorFor(t));
+    }
   }
 
   std::string describe() const { return runtime_->describe(); }
@@ -150,6 +159,16 @@ class NpuStage {
         stats.invalidOutputs.fetch_add(1, std::memory_order_relaxed);
         return tl::unexpected(StageFailure{ok.error(), FallbackReason::kInvalidOutput});
       }
+    }
+    if (compareWithReference_) {
+      if (auto ok = reference_->run(inputs, referenceOutputs_); !ok) {
+        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kRunFailed});
+      }
+      float diff = 0;
+      for (std::size_t i = 0; i < outputs_.size(); ++i) {
+        diff = std::max(diff, maxAbsDiff(outputs_[i].values(), referenceOutputs_[i].values()));
+      }
+      stats.recordReferenceDiff(diff);
     }
     return {};
   }
@@ -285,7 +304,9 @@ class NpuStage {
   const NpuStageSpec& spec_;
   std::unique_ptr<NpuRuntime> runtime_;
   std::unique_ptr<OnnxStage> reference_;
+  bool compareWithReference_;
   std::vector<Tensor> outputs_;
+  std::vector<Tensor> referenceOutputs_;  // only with compareWithReference_
 };
 
 // The stages after the NPU stage, on the CPU reference, chained by tensor name.
@@ -350,9 +371,7 @@ class NpuBackend final : public InferenceBackend {
   }
 
   std::string_view name() const override { return "npu"; }
-  std::string device() const override {
-    return fmt::format("{} NPU via {}, CPU stages on OpenCV DNN", spec_.target, stage_->describe());
-  }
+  std::string device() const override { return npuDeviceText(spec_.target, stage_->describe()); }
 
   Expected<void> infer(const Tensor& input, Tensor& output) override {
     auto ok = inferNpu(input, output);
@@ -417,7 +436,8 @@ tl::expected<std::unique_ptr<NpuBackend>, StageFailure> buildNpu(
   if (!tail) return unavailable(tail.error());
   auto runtime = factory();
   if (!runtime) return unavailable(Error{ErrorCode::kUnsupported, "no NPU runtime"});
-  auto npu = std::make_unique<NpuStage>(shared, *stage, std::move(runtime), std::move(*reference));
+  auto npu = std::make_unique<NpuStage>(shared, *stage, std::move(runtime), std::move(*reference),
+                                        config.compareWithReference);
   if (auto ok = npu->bringUp(); !ok) return unavailable(ok.error());
   if (auto ok = npu->canary(); !ok) return tl::unexpected(ok.error());
   log()->info("npu: canary passed on {}", npu->describe());
@@ -430,7 +450,18 @@ class AutoBackend final : public InferenceBackend {
               NpuBackendConfig config)
       : manifest_(std::make_shared<const ModelManifest>(manifest)),
         cpu_(std::move(cpu)),
-        config_(std::move(config)) {}
+        config_(std::move(config)) {
+    sides_.cpuName = std::string(cpu_->name());
+    sides_.cpuDevice = cpu_->device();
+    NpuRuntimeFactory factory =
+        config_.runtimeFactory ? config_.runtimeFactory : defaultNpuRuntimeFactory();
+    auto runtime = factory ? factory() : nullptr;
+    const StageSpec* stage = manifest_->npuStage();
+    sides_.npuDevice = npuDeviceText(stage != nullptr && stage->npu ? stage->npu->target : "no",
+                                     runtime ? runtime->describe() : "no NPU runtime");
+  }
+
+  const AutoBackendSides& sides() const { return sides_; }
 
   std::string_view name() const override { return "auto"; }
   std::string device() const override {
@@ -444,6 +475,7 @@ class AutoBackend final : public InferenceBackend {
     auto built = buildNpu(manifest_, config_);
     if (built) {
       npu_ = std::move(*built);
+      npuStats().npuActive.store(true, std::memory_order_relaxed);
       if (!lastReason_.empty()) log()->warn("auto: the NPU is back; inference returns to it");
       lastReason_.clear();
       return;
@@ -469,6 +501,7 @@ class AutoBackend final : public InferenceBackend {
 
  private:
   void fallBack(const StageFailure& f) {
+    npuStats().npuActive.store(false, std::memory_order_relaxed);
     npuStats().countFallback(f.reason);
     lastReason_ = std::string(fallbackReasonName(f.reason));
     log()->error("auto: FALLING BACK TO THE CPU ({}): {}; the NPU is tried again in {} s",
@@ -478,6 +511,7 @@ class AutoBackend final : public InferenceBackend {
   std::shared_ptr<const ModelManifest> manifest_;
   std::unique_ptr<InferenceBackend> cpu_;
   NpuBackendConfig config_;
+  AutoBackendSides sides_;  // fixed at creation
   std::unique_ptr<NpuBackend> npu_;
   std::string lastReason_;
   std::chrono::steady_clock::time_point nextTry_{};
@@ -546,6 +580,11 @@ std::unique_ptr<NpuRuntime> makeReplayRuntime(std::unique_ptr<NpuRuntime> inner,
   return std::make_unique<ReplayRuntime>(std::move(inner), std::move(directory), spec);
 }
 
+std::optional<AutoBackendSides> autoBackendSides(const InferenceBackend& backend) {
+  if (const auto* a = dynamic_cast<const AutoBackend*>(&backend)) return a->sides();
+  return std::nullopt;
+}
+
 NpuRuntimeFactory defaultNpuRuntimeFactory() {
 #ifdef VIGIL_WITH_XRT
   return [] { return makeXrtRuntime(); };
@@ -557,8 +596,9 @@ NpuRuntimeFactory defaultNpuRuntimeFactory() {
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest& manifest,
                                                              const BackendOptions& options,
                                                              const NpuBackendConfig& config) {
-  (void)options;
-  auto built = buildNpu(std::make_shared<const ModelManifest>(manifest), config);
+  NpuBackendConfig withOptions = config;
+  withOptions.compareWithReference = options.compareWithReference;
+  auto built = buildNpu(std::make_shared<const ModelManifest>(manifest), withOptions);
   if (!built) return tl::unexpected(built.error().error);
   return std::unique_ptr<InferenceBackend>(std::move(*built));
 }
@@ -568,7 +608,9 @@ Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifes
                                                               const NpuBackendConfig& config) {
   auto cpu = createCpuBackend(manifest, options);
   if (!cpu) return cpu;
-  auto backend = std::make_unique<AutoBackend>(manifest, std::move(*cpu), config);
+  NpuBackendConfig withOptions = config;
+  withOptions.compareWithReference = options.compareWithReference;
+  auto backend = std::make_unique<AutoBackend>(manifest, std::move(*cpu), withOptions);
   backend->tryNpu();
   return std::unique_ptr<InferenceBackend>(std::move(backend));
 }

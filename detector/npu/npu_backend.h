@@ -3,6 +3,8 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "detector/backend.h"
 #include "detector/npu/npu_runtime.h"
@@ -29,6 +31,7 @@ struct NpuBackendConfig {
   NpuRuntimeFactory runtimeFactory;  // default: XRT (when built with it)
   std::chrono::seconds retryAfter{300};
   std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
+  bool compareWithReference = false;  // set from BackendOptions by the create functions
 };
 
 // The runtime this build drives the NPU with: XRT when built with VIGIL_WITH_XRT (under
@@ -42,6 +45,16 @@ Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest
 Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifest& manifest,
                                                               const BackendOptions& options,
                                                               const NpuBackendConfig& config);
+
+// What an `auto` backend made by createAutoBackend answers with on each side, fixed at its
+// creation so any thread may read it; npuStats().npuActive says which side answers now.
+struct AutoBackendSides {
+  std::string npuDevice;  // "npu2 NPU via XRT 2.13 ..., CPU stages on OpenCV DNN"
+  std::string cpuName;    // the CPU backend it falls back to: "cpu-ort" or "cpu"
+  std::string cpuDevice;
+};
+// nullopt unless `backend` was made by createAutoBackend.
+std::optional<AutoBackendSides> autoBackendSides(const InferenceBackend& backend);
 
 // The backend-table factories (default config).
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackendDefault(const ModelManifest& manifest,

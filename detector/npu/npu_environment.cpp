@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 
 namespace vigil {
 
@@ -15,6 +16,14 @@ namespace {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
+}
+
+// The first line of a sysfs attribute, empty when absent.
+std::string readAttribute(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
 }
 
 }  // namespace
@@ -38,6 +47,9 @@ NpuEnvironment probeNpuEnvironment(const std::filesystem::path& root) {
   e.xrtIniInCwd = e.xrtIniPath.empty() && std::filesystem::exists("xrt.ini", ec);
   e.emulationMode = env("XCL_EMULATION_MODE");
   e.xilinxXrt = env("XILINX_XRT");
+  const std::filesystem::path sysfs = root / "sys/class/accel/accel0/device";
+  e.deviceName = readAttribute(sysfs / "vbnv");
+  e.firmwareVersion = readAttribute(sysfs / "fw_version");
   return e;
 }
 
@@ -72,6 +84,48 @@ std::vector<std::string> npuEnvironmentProblems(const NpuEnvironment& e) {
         "run from another directory (the service uses WorkingDirectory=)");
   }
   return problems;
+}
+
+std::optional<std::string> npuTargetOfDevice(std::string_view vbnv) {
+  if (vbnv.find("npu1") != std::string_view::npos) return "npu1";
+  for (std::string_view xdna2 : {"npu4", "npu5", "npu6"}) {
+    if (vbnv.find(xdna2) != std::string_view::npos) return "npu2";
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> bundleMismatches(std::string_view target, int minXrtMajor, int minXrtMinor,
+                                          int xrtMajor, int xrtMinor, const NpuEnvironment& host) {
+  std::vector<std::string> out;
+  if (std::pair(xrtMajor, xrtMinor) < std::pair(minXrtMajor, minXrtMinor)) {
+    out.push_back(fmt::format(
+        "the bundle needs XRT >= {}.{} (min_xrt_version), this build runs XRT {}.{}: rebuild "
+        "Vigil against a newer XRT (libxrt-dev from Debian sid or AMD's packages, with the "
+        "matching libxrt_driver_xdna)",
+        minXrtMajor, minXrtMinor, xrtMajor, xrtMinor));
+  }
+  auto device = npuTargetOfDevice(host.deviceName);
+  if (device && *device != target) {
+    out.push_back(fmt::format(
+        "the bundle is built for {} but the NPU is {} ({}, firmware {}): a design does not load "
+        "across NPU generations; use a bundle built for {}",
+        target, host.deviceName, *device == "npu1" ? "XDNA" : "XDNA2",
+        host.firmwareVersion.empty() ? "unknown" : host.firmwareVersion, *device));
+  }
+  return out;
+}
+
+std::optional<std::string> explainHwContextFailure(std::string_view xrtMessage) {
+  for (std::string_view sign : {"CREATE_HWCTX", "MGMT_ERT_NOAVAIL", "0x2000003"}) {
+    if (xrtMessage.find(sign) != std::string_view::npos) {
+      return fmt::format(
+          "no free NPU hardware context ({}): the amdxdna driver has 6 on npu1 and 16 on "
+          "npu4/5/6, shared by every process; close other NPU applications (xrt-smi examine "
+          "lists them) and Vigil retries",
+          xrtMessage);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace vigil

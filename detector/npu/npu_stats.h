@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace vigil {
@@ -31,10 +32,33 @@ struct NpuStats {
   std::atomic<std::uint64_t> canaryFailures{0};
   std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(FallbackReason::kCount)>
       fallbacks{};
-  std::atomic<bool> npuActive{false};  // the NPU ran the last frame
+  // What `auto` answers with now: true from the NPU's successful start-up or retry until it
+  // falls back, false from then on (the daemon's vigil_backend_info, status API and MQTT
+  // attributes follow it).
+  // With BackendOptions::compareWithReference: outputs compared with the CPU reference of the
+  // same stage, and the largest max abs difference seen (vigil bench resets it).
+  std::atomic<std::uint64_t> referenceComparisons{0};
+  std::atomic<double> referenceMaxAbsDiff{0.0};
+  std::atomic<bool> npuActive{false};
+  // The last fallback's reason (a FallbackReason); kCount until the first fallback.
+  std::atomic<std::size_t> lastFallback{static_cast<std::size_t>(FallbackReason::kCount)};
 
   void countFallback(FallbackReason r) {
     fallbacks[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
+    lastFallback.store(static_cast<std::size_t>(r), std::memory_order_relaxed);
+  }
+  void recordReferenceDiff(double diff) {
+    referenceComparisons.fetch_add(1, std::memory_order_relaxed);
+    double seen = referenceMaxAbsDiff.load(std::memory_order_relaxed);
+    while (diff > seen &&
+           !referenceMaxAbsDiff.compare_exchange_weak(seen, diff, std::memory_order_relaxed)) {
+    }
+  }
+  // nullopt before the first fallback.
+  std::optional<FallbackReason> lastFallbackReason() const {
+    std::size_t r = lastFallback.load(std::memory_order_relaxed);
+    if (r >= static_cast<std::size_t>(FallbackReason::kCount)) return std::nullopt;
+    return static_cast<FallbackReason>(r);
   }
   std::uint64_t fallbackCount(FallbackReason r) const {
     return fallbacks[static_cast<std::size_t>(r)].load(std::memory_order_relaxed);

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include "detector/npu/npu_environment.h"
+
 #if __has_include(<xrt/xrt_hw_context.h>) && !defined(VIGIL_XRT_FORCE_LEGACY)
 #define VIGIL_XRT_MODERN 1
 #include <xrt/xrt_hw_context.h>
@@ -36,6 +38,25 @@ std::string xrtApiLevel() {
 #endif
 }
 
+Error elfFlowUnsupported(std::string_view flow) {
+  // xclbin+elf: xrt::elf + xrt::module + xrt::ext::kernel (2.16); full-elf: a hw_context made
+  // from the ELF alone (2.19). See ../shared/notes/npu-xrt.md, "Which XRT release has what".
+  const char* needs = flow == "full-elf" ? "XRT >= 2.19 (hw_context from an ELF, xrt::ext::kernel)"
+                                         : "XRT >= 2.16 (xrt::elf, xrt::module, xrt::ext::kernel)";
+#if __has_include(<xrt/experimental/xrt_elf.h>) || __has_include(<experimental/xrt_elf.h>)
+  const std::string have =
+      fmt::format("this build (XRT {} headers) has the ELF API but runs the xclbin+insts flow only",
+                  xrtVersion());
+#else
+  const std::string have = fmt::format(
+      "this build was compiled against XRT {} headers, which lack the ELF API "
+      "(xrt/experimental/xrt_elf.h), and runs the xclbin+insts flow only",
+      xrtVersion());
+#endif
+  return Error{ErrorCode::kUnsupported,
+               fmt::format("the bundle's flow {} needs {}; {}", flow, needs, have)};
+}
+
 namespace {
 
 class XrtRuntime final : public NpuRuntime {
@@ -53,16 +74,14 @@ class XrtRuntime final : public NpuRuntime {
 
   Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& dir) override {
     spec_ = &spec;
-    if (spec.flow != "xclbin+insts") {
-      return makeError(ErrorCode::kUnsupported,
-                       "flow {} needs XRT's ELF API (xrt::elf/module, XRT >= 2.16); this build "
-                       "runs xclbin+insts only",
-                       spec.flow);
-    }
-    int have = XRT_VERSION_CODE;
-    if (have < XRT_VERSION(spec.minXrtMajor, spec.minXrtMinor)) {
-      return makeError(ErrorCode::kUnsupported, "the bundle needs XRT >= {}.{}, built with {}",
-                       spec.minXrtMajor, spec.minXrtMinor, xrtVersion());
+    if (spec.flow != "xclbin+insts") return tl::unexpected(elfFlowUnsupported(spec.flow));
+    auto mismatches = bundleMismatches(spec.target, spec.minXrtMajor, spec.minXrtMinor,
+                                       XRT_MAJOR(XRT_VERSION_CODE), XRT_MINOR(XRT_VERSION_CODE),
+                                       probeNpuEnvironment());
+    if (!mismatches.empty()) {
+      std::string all = mismatches.front();
+      for (std::size_t i = 1; i < mismatches.size(); ++i) all += "; " + mismatches[i];
+      return makeError(ErrorCode::kUnsupported, "{}", all);
     }
     auto path = (dir / spec.xclbin).string();
     return guard("load " + path, [&] {
@@ -205,14 +224,8 @@ class XrtRuntime final : public NpuRuntime {
       std::string hint;
       if (what == "open device") {
         code = ErrorCode::kUnavailable;
-      } else if (what.rfind("load", 0) == 0 &&
-                 (message.find("-22") != std::string::npos ||
-                  message.find("Invalid argument") != std::string::npos ||
-                  message.find("NOAVAIL") != std::string::npos)) {
-        code = ErrorCode::kUnavailable;
-        hint =
-            "; the NPU's hardware contexts may be exhausted (npu1: 6, npu2: 16 system-wide; "
-            "other processes hold them)";
+      } else if (auto why = explainHwContextFailure(message); why && what.rfind("load", 0) == 0) {
+        return makeError(ErrorCode::kUnavailable, "XRT {}: {}", what, *why);
       } else if (what == "allocate buffers") {
         code = ErrorCode::kUnavailable;
         hint = "; buffer pinning fails under a low RLIMIT_MEMLOCK (LimitMEMLOCK=infinity)";

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "detector/npu/npu_runtime.h"
 
@@ -20,5 +21,9 @@ std::unique_ptr<NpuRuntime> makeXrtRuntime(unsigned deviceIndex = 0);
 // "2.13" and "legacy (load_xclbin)" or "modern (hw_context)", of the headers this was built with.
 std::string xrtVersion();
 std::string xrtApiLevel();
+
+// load()'s error for a bundle whose flow this build cannot run (xclbin+elf, full-elf): names
+// the flow, the XRT version it needs and what this build has.
+Error elfFlowUnsupported(std::string_view flow);
 
 }  // namespace vigil

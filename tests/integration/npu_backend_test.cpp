@@ -7,7 +7,10 @@
 #include <map>
 #include <sstream>
 
+#include "daemon/commands/bench_command.h"
 #include "daemon/commands/eval_command.h"
+#include "daemon/observe/backend_status.h"
+#include "daemon/observe/metrics.h"
 #include "detector/detector.h"
 #include "detector/verify.h"
 #include "tests/npu/npu_fixtures.h"
@@ -243,6 +246,104 @@ TEST_F(FaultTest, MissingDeviceFailsNpuAndAutoSaysWhy) {
   EXPECT_NE((*autoBackend)->device().find("npu_unavailable"), std::string::npos);
 }
 
+// The daemon's wiring of the fallback (daemon/observe/backend_status.h, what app.cpp polls on
+// its control thread): vigil_backend_info follows the backend in use, NPU -> CPU and back,
+// vigil_backend_fallback_total counts per reason, the status JSON names the last reason.
+TEST_F(FaultTest, DaemonBackendStatusFollowsTheFallbackAndTheReturn) {
+  Registry registry;
+  BackendStatus status(registry);
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  status.reset("auto", **autoBackend, "auto: the preferred backend of this build");
+  ASSERT_EQ(status.json()["name"], "npu") << status.json().dump();
+  EXPECT_EQ(status.json()["configured"], "auto");
+  EXPECT_EQ(status.json()["device"],
+            "npu1 NPU via fault-injecting runtime, CPU stages on OpenCV DNN")
+      << status.json().dump();
+  auto sample = [&](const std::string& series) {
+    std::string text = registry.render();
+    auto at = text.find("\n" + series + " ");
+    return at == std::string::npos ? std::string("absent")
+                                   : text.substr(at + series.size() + 2,
+                                                 text.find('\n', at + 1) - at - series.size() - 2);
+  };
+  auto count = [](FallbackReason r) { return std::to_string(npuStats().fallbackCount(r)); };
+  EXPECT_EQ(sample("vigil_backend_fallback_total{reason=\"run_failed\"}"),
+            count(FallbackReason::kRunFailed));
+  EXPECT_EQ(sample("vigil_backend_fallback_total{reason=\"canary_failed\"}"),
+            count(FallbackReason::kCanaryFailed));
+  const std::string npuInfo =
+      "vigil_backend_info{backend=\"npu\",device=\"npu1 NPU via fault-injecting runtime, CPU "
+      "stages on OpenCV DNN\",reason=\"auto: the NPU passed its canary\"}";
+  EXPECT_EQ(sample(npuInfo), "1") << registry.render();
+  EXPECT_FALSE(status.poll()) << "nothing changed yet";
+
+  // Run errors through the whole ladder: auto falls back, and the daemon's view follows.
+  const auto before = npuStats().fallbackCount(FallbackReason::kRunFailed);
+  script_->steady = Outcome::kError;
+  Tensor out;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_TRUE(status.poll());
+  EXPECT_EQ(npuStats().fallbackCount(FallbackReason::kRunFailed), before + 1);
+  EXPECT_EQ(sample("vigil_backend_fallback_total{reason=\"run_failed\"}"),
+            std::to_string(before + 1));
+  auto fallenBack = createCpuBackend(manifest_, {});
+  ASSERT_TRUE(fallenBack);
+  nlohmann::json j = status.json();
+  EXPECT_EQ(j["name"], std::string((*fallenBack)->name()));
+  EXPECT_EQ(j["device"], (*fallenBack)->device());
+  EXPECT_EQ(j["last_fallback_reason"], "run_failed");
+  EXPECT_NE(j["reason"].get<std::string>().find("fell back from the NPU to the CPU (run_failed)"),
+            std::string::npos)
+      << j.dump();
+  EXPECT_EQ(sample(npuInfo), "absent") << "the NPU's series left: " << registry.render();
+  EXPECT_EQ(sample(fmt::format("vigil_backend_info{{backend=\"{}\",device=\"{}\",reason=\"{}\"}}",
+                               (*fallenBack)->name(), (*fallenBack)->device(),
+                               j["reason"].get<std::string>())),
+            "1")
+      << registry.render();
+
+  // A successful retry after retryAfter: back on the NPU; the last reason stays for the record.
+  script_->steady = Outcome::kOk;
+  now_ += std::chrono::seconds(61);
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_TRUE(status.poll());
+  EXPECT_EQ(status.json()["name"], "npu");
+  EXPECT_EQ(status.json()["last_fallback_reason"], "run_failed");
+  EXPECT_EQ(sample(npuInfo), "1") << registry.render();
+}
+
+// NaN from the NPU: the invalid_output series counts it.
+TEST_F(FaultTest, DaemonBackendStatusCountsInvalidOutputFallbacks) {
+  Registry registry;
+  BackendStatus status(registry);
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  status.reset("auto", **autoBackend, "");
+  const auto before = npuStats().fallbackCount(FallbackReason::kInvalidOutput);
+  script_->outcomes = {Outcome::kNan};
+  Tensor out;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_TRUE(status.poll());
+  EXPECT_EQ(status.json()["last_fallback_reason"], "invalid_output");
+  EXPECT_NE(registry.render().find(fmt::format(
+                "vigil_backend_fallback_total{{reason=\"invalid_output\"}} {}\n", before + 1)),
+            std::string::npos)
+      << registry.render();
+}
+
+// A backend that does not switch (cpu, npu) is reported as configured.
+TEST_F(FaultTest, DaemonBackendStatusOfAFixedBackend) {
+  Registry registry;
+  BackendStatus status(registry);
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu);
+  status.reset("npu", **npu, "configured: npu");
+  EXPECT_EQ(status.json()["name"], "npu");
+  EXPECT_EQ(status.json()["reason"], "configured: npu");
+  EXPECT_FALSE(status.poll());
+}
+
 // ---------------------------------------------------------------------------------------------
 // The real XRT library under its noop shim.
 #ifdef VIGIL_WITH_XRT
@@ -302,6 +403,87 @@ TEST_F(NoopXrtTest, KernelNameMustMatch) {
   ASSERT_FALSE(loaded);
   EXPECT_NE(loaded.error().message.find("no kernel named NOT_THERE"), std::string::npos)
       << loaded.error().message;
+}
+
+// The ELF flows need XRT's ELF API, which Debian 12's XRT 2.13 headers lack: the load error
+// names the flow and the XRT version it needs.
+TEST_F(NoopXrtTest, ElfFlowsFailToLoadNamingTheFlowAndTheXrtTheyNeed) {
+  for (const auto& [flow, version] :
+       {std::pair{"xclbin+elf", "XRT >= 2.16"}, std::pair{"full-elf", "XRT >= 2.19"}}) {
+    NpuStageSpec spec = *manifest_.npuStage()->npu;
+    spec.flow = flow;
+    auto rt = makeXrtRuntime();
+    ASSERT_TRUE(rt->openDevice());
+    auto loaded = rt->load(spec, manifest_.directory());
+    ASSERT_FALSE(loaded) << flow;
+    EXPECT_EQ(loaded.error().code, ErrorCode::kUnsupported);
+    const std::string& m = loaded.error().message;
+    EXPECT_NE(m.find(std::string("flow ") + flow + " needs " + version), std::string::npos) << m;
+    EXPECT_NE(m.find("XRT " + xrtVersion() + " headers"), std::string::npos) << m;
+  }
+}
+
+// `vigil bench --backend cpu,npu` under the noop shim with recorded outputs: the report's
+// fields (not speed: nothing runs on an NPU, and the report says so).
+TEST_F(NoopXrtTest, BenchCpuNpuChecksEveryNpuOutputAndSaysNoop) {
+  VIGIL_REQUIRE_COCO();
+  TempDir replay;
+  testing::Recorder rec(manifest_);
+  rec.recordCanary(replay.path(), false);
+  auto images = testing::cocoImages(3);
+  for (const auto& p : images) rec.record(rec.input(cv::imread(p.string())), replay.path());
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+
+  BenchCommandOptions options;
+  options.detector.model = npuBundle().string();
+  options.detector.backend = "cpu,npu";
+  options.warmup = 1;
+  options.iterations = 2;
+  options.batches = {1, 2};
+  options.json = true;
+  for (const auto& p : images) options.paths.push_back(p.string());
+  std::ostringstream out;
+  ASSERT_EQ(runBenchCommand(options, out), 0) << out.str();
+  auto j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j["backends"].size(), 2U);
+  const auto& cpu = j["backends"][0];
+  const auto& npu = j["backends"][1];
+  EXPECT_EQ(cpu["backend"], "cpu");
+  EXPECT_EQ(npu["backend"], "npu");
+  EXPECT_FALSE(cpu.contains("npu_check"));
+  for (const auto& b : j["backends"]) {
+    ASSERT_EQ(b["batches"].size(), 2U);
+    EXPECT_EQ(b["batches"][0]["batch"], 1);
+    EXPECT_EQ(b["batches"][1]["batch"], 2);
+    for (const auto& m : b["batches"]) {
+      EXPECT_GT(m["ms"]["inference"]["median"].get<double>(), 0);
+      EXPECT_GE(m["ms"]["inference"]["p95"].get<double>(),
+                m["ms"]["inference"]["median"].get<double>());
+      EXPECT_GT(m["process_cpu_utilisation"].get<double>(), 0);
+    }
+    EXPECT_EQ(b["iterations"], 2);
+    EXPECT_EQ(b["warmup"], 1);
+  }
+  // Every NPU output of the run, warm-up included: (1 + 2 frames) x (1 warm-up + 2 measured
+  // batches), finite, compared with the CPU reference of the same stage; the replayed outputs
+  // are that reference, packed.
+  const auto& check = npu["npu_check"];
+  EXPECT_EQ(check["outputs_compared_with_cpu"], 9) << check.dump();
+  EXPECT_LE(check["max_abs_diff_to_cpu"].get<double>(), 1e-4) << check.dump();
+  EXPECT_EQ(check["invalid_outputs"], 0);
+  EXPECT_EQ(check["fallbacks_to_cpu"], 0);
+  EXPECT_TRUE(check["noop_shim"].get<bool>());
+
+  options.json = false;
+  std::ostringstream text;
+  ASSERT_EQ(runBenchCommand(options, text), 0) << text.str();
+  EXPECT_NE(text.str().find("nothing runs on an NPU; the npu times below are not NPU speed"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("batch 2 (frames back to back; ms per frame)"), std::string::npos);
+  EXPECT_NE(text.str().find("compared with the CPU reference of the same stage, max abs diff"),
+            std::string::npos)
+      << text.str();
 }
 
 TEST_F(NoopXrtTest, RecordedOutputsThroughRealXrtGiveTheCpuDetections) {

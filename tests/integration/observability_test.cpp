@@ -113,7 +113,9 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
         "vigil_camera_frames_gated_total{camera=\"campus\"} 0",
         "vigil_camera_motion_state{camera=\"campus\",state=\"off\"} 1",
         "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
-        "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0"}) {
+        "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0",
+        "vigil_backend_fallback_total{reason=\"canary_failed\"} 0",
+        "vigil_backend_fallback_total{reason=\"run_failed\"} 0"}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << "\n" << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
@@ -143,6 +145,8 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   json s = vigil.status();
   EXPECT_EQ(s["backend"]["name"], "cpu");
   EXPECT_EQ(s["backend"]["reason"], "configured: cpu");
+  EXPECT_EQ(s["backend"]["configured"], "cpu");
+  EXPECT_TRUE(s["backend"]["last_fallback_reason"].is_null());
   EXPECT_EQ(s["cameras"][0]["name"], "campus");
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
   EXPECT_EQ(s["cameras"][0]["motion"]["state"], "off") << "no motion section: no gating";

@@ -255,6 +255,33 @@ TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDeviceWithAvailability) {
       "vigil/door/left/person");
 }
 
+TEST(EventPublisherTest, StatusAttributesAreRetainedAndEveryEntityNamesThem) {
+  EventPublisherSettings settings;
+  settings.snapshots = true;
+  PublisherRig rig(settings, {door({leftHalf()})});
+  EXPECT_TRUE(rig.sink.on("vigil/status/attributes").empty()) << "none set yet";
+  int entities = 0;
+  for (const Message& m : rig.sink.messages) {
+    if (m.topic.rfind("homeassistant/", 0) != 0) continue;
+    EXPECT_EQ(json::parse(m.payload)["json_attributes_topic"], "vigil/status/attributes")
+        << m.topic;
+    ++entities;
+  }
+  EXPECT_EQ(entities, 5);
+
+  const std::string cpu = R"({"name":"cpu","last_fallback_reason":"canary_failed"})";
+  rig.publisher.setStatusAttributes(cpu);
+  const Message* sent = rig.sink.last("vigil/status/attributes");
+  ASSERT_NE(sent, nullptr);
+  EXPECT_EQ(sent->payload, cpu);
+  EXPECT_TRUE(sent->retained);
+  rig.sink.messages.clear();
+  rig.publisher.setStatusAttributes(cpu);
+  EXPECT_TRUE(rig.sink.messages.empty()) << "unchanged attributes are not sent again";
+  rig.publisher.announce();  // a reconnect: the broker may have lost them
+  EXPECT_EQ(rig.sink.on("vigil/status/attributes"), std::vector<std::string>{cpu});
+}
+
 TEST(EventPublisherTest, SnapshotIsTheBestFrameAsJpegOncePerBestFrame) {
   EventPublisherSettings settings;
   settings.snapshots = true;

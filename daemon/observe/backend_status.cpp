@@ -1,0 +1,85 @@
+#include "daemon/observe/backend_status.h"
+
+#include <fmt/format.h>
+
+namespace vigil {
+
+BackendStatus::BackendStatus(Registry& registry, const NpuStats& stats)
+    : stats_(stats),
+      info_(registry.gauge("vigil_backend_info",
+                           "The inference backend in use now (value 1), its device and why; "
+                           "changes when auto falls back from the NPU to the CPU and back",
+                           {"backend", "device", "reason"})) {
+  auto& fallbacks = registry.callbackCounter(
+      "vigil_backend_fallback_total",
+      "Times auto fell back from the NPU to the CPU, by reason: npu_unavailable (no device, "
+      "permission, XRT, design), canary_failed, invalid_output (NaN/Inf), run_failed (errors "
+      "or timeouts through the whole recovery ladder)",
+      {"reason"});
+  for (std::size_t i = 0; i < static_cast<std::size_t>(FallbackReason::kCount); ++i) {
+    const auto reason = static_cast<FallbackReason>(i);
+    fallbacks.add({std::string(fallbackReasonName(reason))},
+                  [&stats = stats_, reason]() -> std::optional<double> {
+                    return static_cast<double>(stats.fallbackCount(reason));
+                  });
+  }
+}
+
+void BackendStatus::reset(const std::string& configured, const InferenceBackend& backend,
+                          std::string reason) {
+  configured_ = configured;
+  reason_ = std::move(reason);
+  name_ = std::string(backend.name());
+  device_ = backend.device();
+  sides_ = autoBackendSides(backend);
+  inUse_ = current();
+  publishInfo();
+}
+
+BackendStatus::InUse BackendStatus::current() const {
+  InUse u;
+  u.lastFallback = stats_.lastFallbackReason();
+  if (!sides_) {
+    u.name = name_;
+    u.device = device_;
+    u.reason = reason_;
+    return u;
+  }
+  if (stats_.npuActive.load(std::memory_order_relaxed)) {
+    u.name = "npu";
+    u.device = sides_->npuDevice;
+    u.reason = "auto: the NPU passed its canary";
+  } else {
+    u.name = sides_->cpuName;
+    u.device = sides_->cpuDevice;
+    u.reason = fmt::format("auto: fell back from the NPU to the CPU ({}); the NPU is retried later",
+                           u.lastFallback ? fallbackReasonName(*u.lastFallback) : "not started");
+  }
+  return u;
+}
+
+bool BackendStatus::poll() {
+  InUse now = current();
+  if (now == inUse_) return false;
+  inUse_ = std::move(now);
+  publishInfo();
+  return true;
+}
+
+void BackendStatus::publishInfo() {
+  info_.remove(infoLabels_);
+  infoLabels_ = {inUse_.name, inUse_.device, inUse_.reason};
+  info_.labels(infoLabels_)->set(1);
+}
+
+nlohmann::json BackendStatus::json() const {
+  return {{"name", inUse_.name},
+          {"device", inUse_.device},
+          {"reason", inUse_.reason},
+          {"configured", configured_},
+          {"last_fallback_reason", inUse_.lastFallback
+                                       ? nlohmann::json(fallbackReasonName(*inUse_.lastFallback))
+                                       : nlohmann::json(nullptr)}};
+}
+
+}  // namespace vigil

@@ -1,0 +1,111 @@
+// `vigil run` with `backend: auto` on the NPU bundle, under XRT's noop shim replaying a wrong
+// canary output: the NPU is refused at start and auto runs on the CPU, and the daemon says so
+// everywhere the issue asks for: vigil_backend_fallback_total{reason} and vigil_backend_info on
+// /metrics (checked by the real promtool), /api/status, and the MQTT status attributes that
+// every Home Assistant entity points at (a real mosquitto).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "tests/http_get.h"
+#include "tests/mosquitto_broker.h"
+#include "tests/mqtt_subscriber.h"
+#include "tests/npu/npu_fixtures.h"
+#include "tests/process.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+constexpr const char* kPromtool = "/usr/bin/promtool";
+
+std::filesystem::path clip() { return testing::videosDir() / "TUD-Campus.mp4"; }
+
+TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  VIGIL_REQUIRE_MOSQUITTO();
+  if (!std::filesystem::exists(clip())) GTEST_SKIP() << "clip absent: " << clip();
+  if (!testing::NoopXrt::available()) GTEST_SKIP() << "libxrt_noop.so.2 absent";
+  testing::NoopXrt noop;  // the environment the daemon inherits
+  auto manifest = loadModelManifest(testing::npuBundle());
+  ASSERT_TRUE(manifest) << manifest.error().message;
+  TempDir replay;
+  testing::Recorder rec(*manifest);
+  rec.recordCanary(replay.path(), true);  // the NPU returns wrong numbers
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+
+  testing::MosquittoBroker broker;
+  ASSERT_TRUE(broker.start());
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\ndetector:\n  model: " << testing::npuBundle().string()
+      << "\n  backend: auto\nhttp:\n  listen: 127.0.0.1:0\nmqtt:\n  url: " << broker.url()
+      << "\n  client_id: vigil-test\ncameras:\n  - {name: door, source: 'file:" << clip().string()
+      << "', loop: true, detect_fps: 2}\n";
+  testing::ChildProcess vigil(
+      {VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string()},
+      dir.path() / "vigil.log");
+  ASSERT_TRUE(vigil.waitForLog("/api/status on http://127.0.0.1:", 120s)) << vigil.log();
+  std::smatch m;
+  const std::string log = vigil.log();
+  ASSERT_TRUE(std::regex_search(log, m, std::regex("on http://127\\.0\\.0\\.1:(\\d+)/"))) << log;
+  const int port = std::stoi(m[1]);
+  EXPECT_NE(log.find("FALLING BACK TO THE CPU (canary_failed)"), std::string::npos) << log;
+
+  auto reply = testing::httpGet(port, "/api/status");
+  ASSERT_TRUE(reply && reply->status == 200);
+  const json backend = json::parse(reply->body)["backend"];
+  EXPECT_EQ(backend["configured"], "auto");
+  const std::string inUse = backend["name"].get<std::string>();
+  EXPECT_TRUE(inUse == "cpu" || inUse == "cpu-ort") << backend.dump();
+  EXPECT_EQ(backend["last_fallback_reason"], "canary_failed") << backend.dump();
+  EXPECT_NE(backend["reason"].get<std::string>().find("canary_failed"), std::string::npos);
+
+  auto metrics = testing::httpGet(port, "/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  for (const std::string& series :
+       std::vector<std::string>{"vigil_backend_fallback_total{reason=\"canary_failed\"} 1\n",
+                                "vigil_backend_fallback_total{reason=\"npu_unavailable\"} 0\n",
+                                "vigil_backend_fallback_total{reason=\"invalid_output\"} 0\n",
+                                "vigil_backend_fallback_total{reason=\"run_failed\"} 0\n",
+                                "vigil_backend_info{backend=\"" + inUse + "\""}) {
+    EXPECT_NE(metrics->body.find(series), std::string::npos) << series << metrics->body;
+  }
+  EXPECT_EQ(metrics->body.find("vigil_backend_fallbacks_total"), std::string::npos);
+  EXPECT_EQ(metrics->body.find("vigil_backend_info{backend=\"npu\""), std::string::npos);
+  if (access(kPromtool, X_OK) == 0) {
+    std::ofstream(dir.path() / "metrics.txt") << metrics->body;
+    testing::ChildProcess promtool(
+        {"/bin/sh", "-c",
+         std::string(kPromtool) + " check metrics < " + (dir.path() / "metrics.txt").string()},
+        dir.path() / "promtool.log");
+    auto rc = promtool.wait(30s);
+    ASSERT_TRUE(rc.has_value());
+    EXPECT_EQ(*rc, 0) << promtool.log();
+  } else {
+    ADD_FAILURE() << "promtool is not installed (apt-get install prometheus)";
+  }
+
+  // MQTT: the retained attributes, and every entity names them.
+  auto attributes = testing::retainedOn(broker.url(), "vigil/status/attributes");
+  ASSERT_TRUE(attributes.has_value()) << vigil.log();
+  const json a = json::parse(*attributes);
+  EXPECT_EQ(a["name"], inUse);
+  EXPECT_EQ(a["last_fallback_reason"], "canary_failed");
+  auto discovery = testing::retainedOn(broker.url(),
+                                       "homeassistant/binary_sensor/vigil-test/door_person/config");
+  ASSERT_TRUE(discovery.has_value());
+  EXPECT_EQ(json::parse(*discovery)["json_attributes_topic"], "vigil/status/attributes");
+
+  vigil.signal(SIGTERM);
+  auto rc = vigil.wait(60s);
+  ASSERT_TRUE(rc.has_value());
+  EXPECT_EQ(*rc, 0) << vigil.log();
+}
+
+}  // namespace
+}  // namespace vigil
