@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan+UBSan, build-fuzz/) and runs each for a bounded
 # time, starting from the checked-in corpus (tests/fuzz/corpus/<target>/).
 #   scripts/fuzz.sh [--seconds N] [target...]     (default 60 s each, every target)
-# CI runs it with --seconds 60; for a real search run it for hours:
+# CI runs it with --seconds 30; for a real search run it for hours:
 #   scripts/fuzz.sh --seconds 3600 http_request_fuzzer
 # New interesting inputs go to build-fuzz/corpus/<target>/ (not into the source tree). A crash
 # or hang stops with exit 1 and leaves its input in build-fuzz/crashes/<target>/: fix the bug,
