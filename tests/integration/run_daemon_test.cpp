@@ -1,12 +1,25 @@
 // `vigil run` as a user runs it: the real binary, real clips replayed as cameras, broken
 // sources next to good ones, and the signals systemd sends.
+#include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <thread>
+#include <vector>
 
 #include "tests/model_paths.h"
+#include "tests/notify_socket.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
 
@@ -16,6 +29,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::ChildProcess;
 using testing::modelDir;
+using testing::NotifySocket;
 using testing::videosDir;
 
 std::string clip(const char* name) { return (videosDir() / name).string(); }
@@ -101,6 +115,170 @@ TEST(RunDaemonTest, BrokenSourcesRetryAndNeverStallTheGoodCamera) {
     return n;
   };
   EXPECT_EQ(count("[cam=refused] source lost"), 1U) << log;
+}
+
+// An MJPEG-over-HTTP camera whose network goes quiet: every connection gets `frames` JPEGs at
+// 20 fps, then nothing, and the connection stays open (no FIN, no RST) until the server is
+// destroyed, as when a camera hangs or a link drops silently.
+class StallingMjpegServer {
+ public:
+  explicit StallingMjpegServer(int frames) : frames_(frames) {
+    cv::Mat picture(240, 320, CV_8UC3, cv::Scalar(40, 90, 160));
+    cv::circle(picture, {160, 120}, 60, cv::Scalar(200, 200, 30), -1);
+    cv::imencode(".jpg", picture, jpeg_);
+    listen_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (bind(listen_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        listen(listen_, 4) == 0 &&
+        getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);
+    }
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~StallingMjpegServer() {
+    stopping_ = true;
+    shutdown(listen_, SHUT_RDWR);  // wakes accept()
+    thread_.join();
+    close(listen_);
+    for (int fd : held_) close(fd);
+  }
+  StallingMjpegServer(const StallingMjpegServer&) = delete;
+  StallingMjpegServer& operator=(const StallingMjpegServer&) = delete;
+
+  int port() const { return port_; }
+  // When each connection came in and when its frames ran out.
+  struct Connection {
+    std::chrono::steady_clock::time_point accepted, stalled;
+  };
+  std::vector<Connection> connections() const {
+    std::lock_guard lock(mutex_);
+    return connections_;
+  }
+
+ private:
+  void serve() {
+    while (!stopping_) {
+      int fd = accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      Connection c{std::chrono::steady_clock::now(), {}};
+      // The request head; its content does not matter.
+      std::string request;
+      char buffer[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0) break;
+        request.append(buffer, static_cast<std::size_t>(n));
+      }
+      sendAll(fd,
+              "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=frame\r\n"
+              "\r\n");
+      for (int i = 0; i < frames_ && !stopping_; ++i) {
+        sendAll(fd, "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " +
+                        std::to_string(jpeg_.size()) + "\r\n\r\n" +
+                        std::string(jpeg_.begin(), jpeg_.end()) + "\r\n");
+        std::this_thread::sleep_for(50ms);
+      }
+      c.stalled = std::chrono::steady_clock::now();
+      std::lock_guard lock(mutex_);
+      connections_.push_back(c);
+      held_.push_back(fd);
+    }
+  }
+  static void sendAll(int fd, const std::string& data) {
+    for (std::size_t sent = 0; sent < data.size();) {
+      ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+
+  const int frames_;
+  std::vector<std::uint8_t> jpeg_;
+  int listen_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  std::vector<Connection> connections_;
+  std::vector<int> held_;
+  std::thread thread_;
+};
+
+TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  StallingMjpegServer server(40);
+  ASSERT_NE(server.port(), 0);
+  std::ofstream(dir.path() / "cameras.yaml")
+      << header() << "http: {enabled: false}\ncameras:\n"
+      << "  - {name: good, source: 'file:" << clip("TUD-Campus.mp4")
+      << "', loop: true, detect_fps: 4}\n"
+      << "  - {name: stalled, source: 'http://127.0.0.1:" << server.port()
+      << "/mjpeg', detect_fps: 1}\n";
+  NotifySocket notify(dir.path() / "notify");
+  ASSERT_TRUE(notify.bound());
+  setenv("NOTIFY_SOCKET", (dir.path() / "notify").c_str(), 1);
+  setenv("WATCHDOG_USEC", "2000000", 1);  // a ping every second while every thread is healthy
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(),
+                      "--summary-json", (dir.path() / "summary.json").string()},
+                     dir.path() / "log");
+  unsetenv("NOTIFY_SOCKET");
+  unsetenv("WATCHDOG_USEC");
+  ASSERT_TRUE(notify.waitFor("READY=1", 60s)) << vigil.log();
+  ASSERT_TRUE(vigil.waitForLog("[cam=stalled] streaming", 30s)) << vigil.log();
+  ASSERT_TRUE(vigil.waitForLog("[cam=stalled] source lost, reconnecting with backoff", 30s))
+      << vigil.log();
+
+  // While it stalls, retries and stalls again, systemd's watchdog keeps being fed. Pings sent
+  // before this point are drained first, so that only those of the stalls are counted.
+  while (notify.receive(100ms)) {
+  }
+  std::size_t pings = 0;
+  const auto watched = std::chrono::steady_clock::now();
+  while (server.connections().size() < 3 && std::chrono::steady_clock::now() - watched < 60s) {
+    if (auto m = notify.receive(500ms); m && *m == "WATCHDOG=1") ++pings;
+  }
+  const double watchedSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - watched).count();
+  auto connections = server.connections();
+  ASSERT_GE(connections.size(), 3U) << vigil.log();
+  EXPECT_GE(static_cast<double>(pings), watchedSeconds / 2)
+      << pings << " pings in " << watchedSeconds << " s\n"
+      << vigil.log();
+  // No reconnect storm: each new connection comes after the previous one went quiet and the
+  // stall was noticed.
+  std::string quiet;  // from a connection going quiet to the next one, for the record
+  for (std::size_t i = 1; i < connections.size(); ++i) {
+    EXPECT_GT(connections[i].accepted, connections[i - 1].stalled) << "connection " << i;
+    const std::chrono::duration<double> gap = connections[i].accepted - connections[i - 1].stalled;
+    quiet += fmt::format(" {:.2f}", gap.count());
+  }
+
+  // Stop while the stalled camera sits in a read that gets nothing.
+  std::this_thread::sleep_for(500ms);
+  const auto start = std::chrono::steady_clock::now();
+  vigil.signal(SIGTERM);
+  auto status = vigil.wait(10s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_LT(took, 2s) << vigil.log();
+  std::printf(
+      "stalled stream: %zu connections, quiet to the next one (s):%s; %zu watchdog pings "
+      "in %.1f s; stopped in %.2f s\n",
+      connections.size(), quiet.c_str(), pings, watchedSeconds,
+      std::chrono::duration<double>(took).count());
+
+  const std::string log = vigil.log();
+  EXPECT_EQ(log.find("withholding the systemd watchdog ping"), std::string::npos) << log;
+  EXPECT_NE(log.find("stalled for 2000 ms"), std::string::npos) << log;
+  auto summary = readJson(dir.path() / "summary.json");
+  EXPECT_GE(summary["cameras"]["good"]["detected"].get<int>(), 20) << log;
+  EXPECT_EQ(summary["cameras"]["good"]["reconnects"], 0) << log;
+  EXPECT_GE(summary["cameras"]["stalled"]["captured"].get<int>(), 1) << log;
+  EXPECT_GE(summary["cameras"]["stalled"]["reconnects"].get<int>(), 2) << log;
 }
 
 TEST(RunDaemonTest, SigtermStopsWithinTwoSeconds) {

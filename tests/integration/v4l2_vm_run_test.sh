@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # `vigil run` against real V4L2 devices: Debian's kernel with 3 vivid webcams in a QEMU VM
-# (scripts/v4l2-vm). Every camera must capture and be detected on; /dev/video1 is unplugged
-# mid-stream with vivid's `disconnect` control and must come back while the others go on.
+# (scripts/v4l2-vm), a mosquitto broker beside the daemon, the cameras named through stable
+# /dev/v4l/by-id links. The guest job (v4l2_vm_run_job.py) then injects, one after the other:
+# one camera unplugged (vivid's disconnect control) with a sequence-number wrap armed for its
+# return; corrupt buffers (V4L2_BUF_FLAG_ERROR) and driver-dropped buffers on the two others;
+# every instance unbound at once and bound again under new device numbers. The host side
+# (v4l2_vm_run_check.py) prints each step's evidence with PASS/FAIL.
 #   VIGIL_VM_WORK=$PWD/build/v4l2-vm VIGIL_BINARY=$PWD/build/vigil bash tests/integration/v4l2_vm_run_test.sh
 # Exit 0 pass, 1 fail, 77 skip (no kernel package or host tools; VIGIL_VM_REQUIRED=1 fails).
 set -uo pipefail
@@ -17,6 +21,10 @@ skip() {
 [[ -x ${VIGIL_BINARY:-} ]] || fail "VIGIL_BINARY is not an executable: '${VIGIL_BINARY:-}'"
 model=${VIGIL_MODEL_DIR:-$root/models/yolox-nano}
 [[ -f $model/yolox_nano.onnx ]] || skip "model weights not installed in $model"
+# The guest runs the host's own programs (its / is shared read-only): these must be installed.
+for tool in mosquitto mosquitto_sub v4l2-ctl /usr/bin/python3; do
+  command -v "$tool" > /dev/null || skip "$tool is not installed (the guest job uses it)"
+done
 
 "$vm/mkbase.sh" > "$VIGIL_VM_WORK.mkbase.log" 2>&1
 case $? in
@@ -42,56 +50,27 @@ done
 mkdir -p "$job/model"
 cp "$model/model.yaml" "$model/yolox_nano.onnx" "$job/model/"
 # Inference under TCG emulation takes about 6 s a frame, so detection is slow on purpose here:
-# the scheduler shares it fairly, which is part of what this test checks.
+# the scheduler shares it fairly, which is part of what this test checks. The cameras are named
+# through stable links (/dev/v4l/by-id/...), which the guest job keeps the way udev would.
 cat > "$job/cameras.yaml" <<EOF
 version: 1
 detector: {model: $job/model, min_score: 0.3}
+mqtt: {url: "mqtt://127.0.0.1:1883"}
 cameras:
-  - {name: cam0, source: /dev/video0, format: yuyv, width: 640, height: 480, fps: 10, detect_fps: 1}
-  - {name: cam1, source: /dev/video1, format: auto, width: 640, height: 480, fps: 10, detect_fps: 1}
-  - {name: cam2, source: /dev/video2, format: yuyv, width: 640, height: 480, fps: 10, detect_fps: 1}
+  - {name: cam0, source: /dev/v4l/by-id/vivid-000-video-index0, format: yuyv, width: 640, height: 480, fps: 5, detect_fps: 1}
+  - {name: cam1, source: /dev/v4l/by-id/vivid-001-video-index0, format: auto, width: 640, height: 480, fps: 5, detect_fps: 1}
+  - {name: cam2, source: /dev/v4l/by-id/vivid-002-video-index0, format: yuyv, width: 640, height: 480, fps: 5, detect_fps: 1}
 EOF
-cat > "$job/job.sh" <<EOF
-#!/bin/sh
-# In the VM: run the daemon, unplug /dev/video1 after 35 s, let it come back, stop after 80 s.
-LD_LIBRARY_PATH="$job/lib" "$job/vigil" run --config cameras.yaml --duration 80 --summary-json summary.json > vigil.log 2>&1 &
-pid=\$!
-sleep 35
-echo "job: disconnecting /dev/video1"
-v4l2-ctl -d /dev/video1 -c disconnect=1
-wait \$pid
-rc=\$?
-echo "job: vigil exit \$rc"
-exit \$rc
-EOF
-chmod +x "$job/job.sh"
+cp "$root/tests/integration/v4l2_vm_run_job.py" "$job/job.py"
 echo "== run-vivid.sh -n 3 (job $job)"
-"$vm/run-vivid.sh" -n 3 -t 180 "$job" ./job.sh
+"$vm/run-vivid.sh" -n 3 -t 420 "$job" /usr/bin/python3 job.py
 rc=$?
 echo "== vigil log (from the VM):"
 cat "$job/vigil.log" 2>/dev/null
+echo "== MQTT seen by a subscriber in the VM:"
+cat "$job/mqtt.log" 2>/dev/null
 [[ $rc -eq 0 ]] || fail "the job exited $rc"
 [[ -f $job/summary.json ]] || fail "no summary.json"
-python3 - "$job/summary.json" "$job/vigil.log" <<'PY' || fail "assertions on the summary failed"
-import json, sys
-s = json.load(open(sys.argv[1]))
-log = open(sys.argv[2]).read()
-ok = True
-def check(cond, what):
-    global ok
-    print(("ok:   " if cond else "FAIL: ") + what)
-    ok = ok and cond
-for name, c in sorted(s["cameras"].items()):
-    check(c["captured"] >= 100, f"{name} captured {c['captured']} frames (>= 100)")
-    check(c["detected"] >= 1, f"{name} detected on {c['detected']} frames (>= 1)")
-    check(c["state"] == "streaming", f"{name} streaming at the end ({c['state']})")
-check(s["cameras"]["cam1"]["reconnects"] >= 1, f"cam1 reconnected after the unplug ({s['cameras']['cam1']['reconnects']})")
-check(s["cameras"]["cam0"]["reconnects"] == 0 and s["cameras"]["cam2"]["reconnects"] == 0,
-      "cam0 and cam2 never lost their device")
-check("[cam=cam1] source lost, reconnecting with backoff" in log, "the unplug is logged")
-check("[cam=cam0] source lost" not in log and "[cam=cam2] source lost" not in log, "no other camera lost")
-check("YUYV" in log, "the negotiated pixel format is logged")
-sys.exit(0 if ok else 1)
-PY
+python3 "$root/tests/integration/v4l2_vm_run_check.py" "$job" || fail "assertions on the evidence failed"
 rm -rf "$job"
-echo "PASS: 3 vivid cameras captured and detected; the unplugged one came back"
+echo "PASS: 3 vivid cameras captured and detected; every fault step passed (evidence above)"
