@@ -762,6 +762,9 @@ class Daemon {
     presenceTimer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       publisher_->tick(std::chrono::system_clock::now());
+      for (const auto& [name, camera] : cameras_) {
+        publisher_->setCameraAvailable(name, camera->channel()->counters().up.load());
+      }
       updateRates();
       if (backendStatus_->poll()) onBackendChanged();
       tickPresence();
@@ -948,7 +951,10 @@ class Daemon {
     // Cameras first, so no thread offers frames to a stopped scheduler.
     for (auto& [name, camera] : cameras_) camera->stop();
     if (worker_) worker_->stop();
-    if (publisher_) publisher_->endAll(std::chrono::system_clock::now());
+    if (publisher_) {
+      publisher_->endAll(std::chrono::system_clock::now());
+      for (const auto& [name, camera] : cameras_) publisher_->setCameraAvailable(name, false);
+    }
     // Clean stop: status offline, then a clean disconnect, so the broker sends no last will.
     if (mqtt_) mqtt_->stop(publisher_->statusTopic(), "offline");
   }

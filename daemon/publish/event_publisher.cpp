@@ -156,6 +156,7 @@ void EventPublisher::clearCamera(const CameraState& camera) {
   send(personTopic(prefix, camera.spec.name, ""), "", true);
   send(countTopic(prefix, camera.spec.name, ""), "", true);
   send(snapshotTopic(prefix, camera.spec.name), "", true);
+  send(cameraStatusTopic(prefix, camera.spec.name), "", true);
   for (const ZoneSpec& zone : camera.spec.zones) {
     send(personTopic(prefix, camera.spec.name, zone.name), "", true);
     send(countTopic(prefix, camera.spec.name, zone.name), "", true);
@@ -181,6 +182,10 @@ void EventPublisher::announce() {
     if (settings_.snapshots && !camera.snapshotJpeg.empty()) {
       send(snapshotTopic(settings_.topicPrefix, name), camera.snapshotJpeg, true);
     }
+    if (camera.available) {
+      send(cameraStatusTopic(settings_.topicPrefix, name), *camera.available ? "online" : "offline",
+           true);
+    }
   }
 }
 
@@ -188,6 +193,16 @@ void EventPublisher::setStatusAttributes(std::string json) {
   if (json == statusAttributes_) return;
   statusAttributes_ = std::move(json);
   if (announced_) send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
+}
+
+void EventPublisher::setCameraAvailable(std::string_view camera, bool available) {
+  auto it = cameras_.find(camera);
+  if (it == cameras_.end() || it->second.available == available) return;
+  it->second.available = available;
+  if (announced_) {
+    send(cameraStatusTopic(settings_.topicPrefix, it->second.spec.name),
+         available ? "online" : "offline", true);
+  }
 }
 
 void EventPublisher::onHomeAssistantStatus(std::string_view payload) {

@@ -53,6 +53,7 @@ struct ObservedFrame {
 // Turns frame results into presence state and events, and publishes them (topics under
 // `topicPrefix`, default "vigil"):
 //   <prefix>/status                  retained online (offline is the client's will and stop)
+//   <prefix>/<camera>/status         retained online while the camera delivers frames, else offline
 //   <prefix>/status/attributes       retained JSON: the backend in use and its last fallback
 //                                    (setStatusAttributes), every entity's HA attributes
 //   <prefix>/<camera>/person         retained ON / OFF          (and <camera>/<zone>/person)
@@ -95,6 +96,9 @@ class EventPublisher {
   // The daemon's status attributes (a JSON object, see BackendStatus::json()): published retained
   // now (once announced) and again by every announce().
   void setStatusAttributes(std::string json);
+  // The camera delivers frames (true) or is lost (false); publishes <camera>/status on a
+  // change. Unknown cameras are ignored.
+  void setCameraAvailable(std::string_view camera, bool available);
   // Home Assistant's birth message: re-announce when it says "online".
   void onHomeAssistantStatus(std::string_view payload);
 
@@ -116,6 +120,7 @@ class EventPublisher {
     std::optional<std::uint64_t> candidateSequence;
     std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
     std::string snapshotJpeg;                        // the last one published, for announce()
+    std::optional<bool> available;                   // nullopt: not reported yet
   };
 
   CameraState& addCamera(const PublishedCamera& spec);

@@ -23,6 +23,10 @@ std::string snapshotTopic(const std::string& prefix, const std::string& camera) 
 
 std::string statusTopic(const std::string& prefix) { return prefix + "/status"; }
 
+std::string cameraStatusTopic(const std::string& prefix, const std::string& camera) {
+  return prefix + "/" + camera + "/status";
+}
+
 std::string statusAttributesTopic(const std::string& prefix) {
   return statusTopic(prefix) + "/attributes";
 }
@@ -86,9 +90,17 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
   const std::string where = ref.zone.empty() ? camera.name : camera.name + " " + ref.zone;
   nlohmann::json p = {
       {"unique_id", s.instance + "_" + objectId(camera, ref)},
-      {"availability_topic", statusTopic(s.topicPrefix)},
-      {"payload_available", "online"},
-      {"payload_not_available", "offline"},
+      // Available while Vigil runs *and* the camera delivers frames: an unplugged camera's
+      // entities turn unavailable in Home Assistant instead of showing a stale OFF.
+      {"availability",
+       nlohmann::json::array(
+           {{{"topic", statusTopic(s.topicPrefix)},
+             {"payload_available", "online"},
+             {"payload_not_available", "offline"}},
+            {{"topic", cameraStatusTopic(s.topicPrefix, camera.name)},
+             {"payload_available", "online"},
+             {"payload_not_available", "offline"}}})},
+      {"availability_mode", "all"},
       {"json_attributes_topic", statusAttributesTopic(s.topicPrefix)},
       {"qos", s.qos},
       {"device",

@@ -36,13 +36,15 @@ std::string countTopic(const std::string& prefix, const std::string& camera,
                        const std::string& zone);
 std::string snapshotTopic(const std::string& prefix, const std::string& camera);
 std::string statusTopic(const std::string& prefix);
+// <prefix>/<camera>/status: online while the camera delivers frames, offline while it is lost.
+std::string cameraStatusTopic(const std::string& prefix, const std::string& camera);
 // The daemon's status attributes (JSON), every entity's json_attributes_topic.
 std::string statusAttributesTopic(const std::string& prefix);
 std::string eventsTopic(const std::string& prefix);
 
 // Per camera: an occupancy binary_sensor and a count sensor, the same per zone, and an image
-// entity when snapshots are on. All share one device, take availability from
-// <topicPrefix>/status and attributes (the backend in use, its last fallback) from
+// entity when snapshots are on. All share one device, are available while both
+// <topicPrefix>/status and <topicPrefix>/<camera>/status say online, and take attributes (the backend in use, its last fallback) from
 // <topicPrefix>/status/attributes.
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
                                                 const DiscoveredCamera& camera);

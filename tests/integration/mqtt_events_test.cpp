@@ -2,6 +2,7 @@
 // clip, Home Assistant discovery, the last will after kill -9, a broker restart, credentials.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -80,6 +81,13 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   EXPECT_EQ(received.front().topic, "vigil/status");
   EXPECT_EQ(on(received, "vigil/status"), (std::vector<std::string>{"online", "offline"}));
   EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "offline");
+  // The camera's own availability: offline until its first frame (or online at once), online
+  // while the clip plays, offline at the stop.
+  auto cameraStatus = on(received, "vigil/door/status");
+  ASSERT_FALSE(cameraStatus.empty()) << vigil.log();
+  EXPECT_NE(std::find(cameraStatus.begin(), cameraStatus.end(), "online"), cameraStatus.end());
+  EXPECT_EQ(cameraStatus.back(), "offline");
+  EXPECT_EQ(retainedOn(broker.url(), "vigil/door/status"), "offline");
 
   // OFF before the first detection, ON with the person, OFF again at the clean stop.
   auto states = on(received, "vigil/door/person");
@@ -126,7 +134,8 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
     if (r.topic.rfind("homeassistant/", 0) != 0) continue;
     ++configs;
     json p = json::parse(r.payload);
-    EXPECT_EQ(p["availability_topic"], "vigil/status") << r.topic;
+    EXPECT_EQ(p["availability"][0]["topic"], "vigil/status") << r.topic;
+    EXPECT_TRUE(hasTopic(received, p["availability"][1]["topic"])) << r.topic;
     std::string state = p.contains("state_topic") ? p["state_topic"] : p["image_topic"];
     EXPECT_TRUE(hasTopic(received, state)) << r.topic << " names " << state;
   }

@@ -175,6 +175,18 @@ step("bind: all come back, vivid-001 and vivid-002 under new numbers, through th
 status_msgs = [line.split(" ", 1)[1] for line in mqtt if line.startswith("vigil/status ")]
 person_on = [line for line in mqtt if re.match(r"vigil/[^/ ]+/person ON", line)]
 cams = summary.get("cameras", {})
+
+
+def camera_status(name):
+    """The payloads of vigil/<camera>/status in order (retained, sent on every change)."""
+    return [line.split(" ", 1)[1] for line in mqtt if line.startswith(f"vigil/{name}/status ")]
+
+
+def downs(seq):
+    """Times the camera went from online to offline before the stop's final offline."""
+    return sum(1 for a, b in zip(seq[:-1], seq[1:-1] + [None]) if (a, b) == ("online", "offline"))
+
+
 step("whole run: every camera detected on, no false person, daemon online until the stop", [
     (all(cams.get(n, {}).get("captured", 0) >= 100 for n in names),
      "captured " + ", ".join(f"{n}={cams.get(n, {}).get('captured')}" for n in names)),
@@ -185,6 +197,11 @@ step("whole run: every camera detected on, no false person, daemon online until 
     (status_msgs[:1] == ["online"] and status_msgs[-1:] == ["offline"]
      and "offline" not in status_msgs[:-1],
      f"vigil/status: {' -> '.join(status_msgs)} (online throughout the faults)"),
+    (all(downs(camera_status(n)) >= (2 if n == "cam1" else 1)
+         and camera_status(n)[-1:] == ["offline"] for n in names),
+     "vigil/<camera>/status went offline and online again at each fault (cam1: unplug and "
+     "unbind; the others: unbind), offline at the stop: "
+     + "; ".join(f"{n}: {' -> '.join(camera_status(n))}" for n in names)),
     ("YUYV" in log, "the negotiated pixel format is logged"),
     (figure("stop_s") is not None, f"SIGTERM to exit: {figure('stop_s')} s (waits for the "
      "inference in flight, several seconds under TCG)"),

@@ -231,9 +231,14 @@ TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDeviceWithAvailability) {
     json p = json::parse(m.payload);
     byTopic[m.topic] = p;
     EXPECT_TRUE(uniqueIds.insert(p["unique_id"].get<std::string>()).second) << m.topic;
-    EXPECT_EQ(p["availability_topic"], "vigil/status");
-    EXPECT_EQ(p["payload_available"], "online");
-    EXPECT_EQ(p["payload_not_available"], "offline");
+    EXPECT_EQ(p["availability_mode"], "all");
+    ASSERT_EQ(p["availability"].size(), 2U) << m.topic;
+    EXPECT_EQ(p["availability"][0]["topic"], "vigil/status");
+    EXPECT_EQ(p["availability"][1]["topic"], "vigil/door/status");
+    for (const json& a : p["availability"]) {
+      EXPECT_EQ(a["payload_available"], "online");
+      EXPECT_EQ(a["payload_not_available"], "offline");
+    }
     EXPECT_EQ(p["device"]["identifiers"], json::array({"vigil_garage-box"}));
     EXPECT_EQ(p["device"]["sw_version"], "1.2.3");
     EXPECT_FALSE(p["name"].get<std::string>().empty());
@@ -280,6 +285,28 @@ TEST(EventPublisherTest, StatusAttributesAreRetainedAndEveryEntityNamesThem) {
   EXPECT_TRUE(rig.sink.messages.empty()) << "unchanged attributes are not sent again";
   rig.publisher.announce();  // a reconnect: the broker may have lost them
   EXPECT_EQ(rig.sink.on("vigil/status/attributes"), std::vector<std::string>{cpu});
+}
+
+TEST(EventPublisherTest, CameraStatusFollowsTheCameraAndIsRepublishedAndCleared) {
+  PublisherRig rig(EventPublisherSettings{});
+  EXPECT_TRUE(rig.sink.on("vigil/door/status").empty()) << "nothing known before the first report";
+  rig.publisher.setCameraAvailable("door", true);
+  rig.publisher.setCameraAvailable("door", true);  // unchanged: not sent again
+  rig.publisher.setCameraAvailable("door", false);
+  rig.publisher.setCameraAvailable("door", true);
+  rig.publisher.setCameraAvailable("no-such-camera", false);
+  EXPECT_EQ(rig.sink.on("vigil/door/status"),
+            (std::vector<std::string>{"online", "offline", "online"}));
+  EXPECT_TRUE(rig.sink.last("vigil/door/status")->retained);
+  EXPECT_TRUE(rig.sink.on("vigil/no-such-camera/status").empty());
+
+  rig.sink.messages.clear();
+  rig.publisher.announce();  // a reconnect: the broker may have lost it
+  EXPECT_EQ(rig.sink.on("vigil/door/status"), std::vector<std::string>{"online"});
+
+  rig.sink.messages.clear();
+  rig.publisher.setCameras({});  // removed: its retained status is deleted
+  EXPECT_EQ(rig.sink.on("vigil/door/status"), std::vector<std::string>{""});
 }
 
 TEST(EventPublisherTest, SnapshotIsTheBestFrameAsJpegOncePerBestFrame) {
