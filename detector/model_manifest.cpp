@@ -262,7 +262,16 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
     r.fail(node["min_xrt_version"], YamlReader::join(path, "min_xrt_version"),
            fmt::format("must be major.minor such as 2.17, got '{}'", version));
   }
-  if (n.flow != "full-elf") n.xclbin = requireListedFile(r, m, node, path, "xclbin");
+  // full-elf: the ELF carries the design (PDIs) too; an xclbin beside it would be ignored.
+  if (n.flow == "full-elf") {
+    if (node["xclbin"]) {
+      r.fail(node["xclbin"], YamlReader::join(path, "xclbin"),
+             "flow full-elf takes no xclbin: the ELF carries the whole design");
+    }
+  } else {
+    n.xclbin = requireListedFile(r, m, node, path, "xclbin");
+  }
+  // xclbin+insts: the instruction stream (insts.bin); the ELF flows: the ELF.
   n.instructions = requireListedFile(r, m, node, path, "instructions");
   n.kernel = r.getString(node, path, "kernel");
   n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 10, 600000, 2000));
@@ -294,7 +303,15 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
       arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, 1 << 30));
     } else if (role == "instructions") {
       arg.role = NpuArgRole::kInstructions;
-      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 4, std::int64_t{1} << 30));
+      if (n.flow == "xclbin+insts") {
+        arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 4, std::int64_t{1} << 30));
+      } else if (a["bytes"]) {
+        // The ELF flows keep the kernel's instruction slot but pass 0 in it.
+        r.fail(a["bytes"], YamlReader::join(p, "bytes"),
+               fmt::format("flow {} has no instruction buffer (the instructions are in the ELF "
+                           "and this argument is passed 0): remove bytes",
+                           n.flow));
+      }
     } else if (role == "instruction_count") {
       arg.role = NpuArgRole::kInstructionCount;
       arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, std::int64_t{1} << 28));

@@ -69,8 +69,8 @@ struct NpuStageSpec {
   int minXrtMajor = 2;  // min_xrt_version "major.minor"
   int minXrtMinor = 0;
   std::string xclbin;             // a manifest file (flows with an xclbin)
-  std::string instructions;       // a manifest file: insts.bin or an ELF
-  std::string kernel;             // kernel name, matched as a prefix
+  std::string instructions;       // a manifest file: insts.bin, or the ELF of the ELF flows
+  std::string kernel;             // kernel name: an xclbin prefix; full-elf: the ELF's, exact
   int timeoutMs = 2000;           // per run; above the driver's 2 s TDR
   float canaryTolerance = 1e-3F;  // max abs difference, dequantized
   int canaryIntervalS = 600;      // 0: only at start

@@ -7,9 +7,12 @@ extends the source manifest: stage `backbone` (marked for the NPU when an xclbin
 stage `head` (always on the CPU), the NPU section (target, flow, minimum XRT version, kernel,
 argument table, device tensors with dtype and quantization), and the sha256 of every file.
 
-The daemon never compiles anything: the xclbin and instruction stream are built offline (IRON /
-mlir-aie) and passed in with --xclbin/--instructions. Without them the bundle has no NPU section
-and runs on the CPU only, split exactly as the NPU would run it.
+The daemon never compiles anything: the xclbin and instruction stream (or instruction ELF, or
+for --flow full-elf the one ELF alone) are built offline (IRON / mlir-aie) and passed in with
+--xclbin/--instructions. Without them the bundle has no NPU section and runs on the CPU only,
+split exactly as the NPU would run it. The argument table follows the mlir-aie convention
+(opcode 3, instruction slot, count, then inputs and outputs from index 3); in the ELF flows the
+instruction slot and count are passed 0. Edit it for a design with another convention.
 
 Uses Debian's python3-onnx (onnx.utils.Extractor) and python3-yaml; run with /usr/bin/python3.
 
@@ -95,7 +98,8 @@ def main():
     ap.add_argument("--cut", required=True, help="comma-separated tensor names: backbone outputs")
     ap.add_argument("--out", required=True, help="bundle directory to write (must not exist)")
     ap.add_argument("--xclbin", help="precompiled NPU design (marks the backbone for the NPU)")
-    ap.add_argument("--instructions", help="instruction stream (insts.bin) for --xclbin")
+    ap.add_argument("--instructions",
+                    help="instruction stream (insts.bin), or the ELF for the ELF flows")
     ap.add_argument("--target", default="npu1", choices=["npu1", "npu2"])
     ap.add_argument("--flow", default="xclbin+insts", choices=["xclbin+insts", "xclbin+elf", "full-elf"])
     ap.add_argument("--min-xrt", default="2.13", help="minimum XRT version (major.minor)")
@@ -120,8 +124,12 @@ def main():
     src_model = os.path.join(src_dir, stage["file"])
     if not os.path.isfile(src_model):
         fail(f"{src_model}: model file missing (scripts/fetch-model.sh installs it)")
-    if bool(args.xclbin) != bool(args.instructions):
+    full_elf = args.flow == "full-elf"
+    if full_elf and args.xclbin:
+        fail("--flow full-elf takes no --xclbin: the ELF carries the whole design")
+    if not full_elf and bool(args.xclbin) != bool(args.instructions):
         fail("--xclbin and --instructions go together")
+    for_npu = bool(args.instructions)
     if os.path.exists(args.out):
         fail(f"{args.out}: already exists; refusing to overwrite a bundle")
 
@@ -169,11 +177,15 @@ def main():
         "outputs": stage["outputs"],
     }
 
-    if args.xclbin:
-        for src, dst in ((args.xclbin, "design.xclbin"), (args.instructions, "insts.bin")):
+    if for_npu:
+        insts = "insts.bin" if args.flow == "xclbin+insts" else "insts.elf"
+        copies = [(args.instructions, insts)]
+        if not full_elf:
+            copies.insert(0, (args.xclbin, "design.xclbin"))
+        for src, dst in copies:
             shutil.copyfile(src, os.path.join(args.out, dst))
             add_file(dst, f"precompiled NPU design, {os.path.basename(src)}")
-        n_words = os.path.getsize(os.path.join(args.out, "insts.bin")) // 4
+        n_words = os.path.getsize(os.path.join(args.out, insts)) // 4
 
         def device_spec(t):
             spec = {"name": t["name"], "shape": list(t["shape"]), "layout": args.device_layout,
@@ -193,6 +205,10 @@ def main():
             {"index": 0, "role": "opcode", "value": 3},
             {"index": 1, "role": "instructions", "bytes": n_words * 4},
             {"index": 2, "role": "instruction_count", "value": n_words},
+        ] if args.flow == "xclbin+insts" else [
+            {"index": 0, "role": "opcode", "value": 3},
+            {"index": 1, "role": "instructions"},
+            {"index": 2, "role": "instruction_count", "value": 0},
         ]
         for i, t in enumerate(dev_in + dev_out):
             role = "input" if i < len(dev_in) else "output"
@@ -238,7 +254,7 @@ def main():
             "flow": args.flow,
             "min_xrt_version": args.min_xrt,
             "xclbin": "design.xclbin",
-            "instructions": "insts.bin",
+            "instructions": insts,
             "kernel": args.kernel,
             "timeout_ms": args.timeout_ms,
             "canary_tolerance": args.tolerance,
@@ -248,10 +264,12 @@ def main():
             "outputs": dev_out,
             "canary": canary,
         }
+        if full_elf:
+            del backbone["npu"]["xclbin"]
 
     bundle = {
         "schema": 1,
-        "name": manifest["name"] + ("-npu" if args.xclbin else "-split"),
+        "name": manifest["name"] + ("-npu" if for_npu else "-split"),
         "description": f"{manifest.get('description', '')}; split at {args.cut} by split-model.py",
         "license": manifest.get("license", ""),
         "files": files,
@@ -262,7 +280,7 @@ def main():
     with open(os.path.join(args.out, "model.yaml"), "w") as f:
         f.write("# Written by scripts/split-model.py; see models/yolox-nano/model.yaml for the format.\n")
         yaml.safe_dump(bundle, f, sort_keys=False, default_flow_style=None, width=100)
-    print(f"split-model: wrote {args.out} ({'NPU backbone' if args.xclbin else 'CPU only'})")
+    print(f"split-model: wrote {args.out} ({'NPU backbone' if for_npu else 'CPU only'})")
 
 
 if __name__ == "__main__":

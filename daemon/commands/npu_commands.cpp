@@ -90,6 +90,9 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
                      npu->npu->canaryExpected.empty() ? "WITHOUT expected output"
                                                       : "with expected output"));
     if (npu->npu->canaryExpected.empty()) ok = false;
+#ifdef VIGIL_WITH_XRT
+    if (!xrtRunsFlow(npu->npu->flow)) line("problem", elfFlowUnsupported(npu->npu->flow).message);
+#endif
   }
   if (ok) line("bundle", "valid: every file matches its sha256");
   if (ok && options.runCanary) {

@@ -23,6 +23,29 @@
 #else
 #include <experimental/xrt_xclbin.h>
 #endif
+// The ELF flows, on the modern path only (../shared/notes/npu-xrt.md 1.2-1.4):
+//   VIGIL_XRT_ELF       xclbin+elf: xrt::elf, xrt::module, xrt::ext::kernel(ctx, module, name),
+//                       xrt::ext::bo; XRT 2.16-2.18 have them under experimental/;
+//   VIGIL_XRT_FULL_ELF  full-elf: hw_context(device, elf), xrt::ext::kernel(ctx, name); XRT 2.19,
+//                       the release that also moved the headers to xrt/experimental/.
+#if defined(VIGIL_XRT_MODERN) && __has_include(<xrt/experimental/xrt_elf.h>)
+#define VIGIL_XRT_ELF 1
+#define VIGIL_XRT_FULL_ELF 1
+#include <xrt/experimental/xrt_elf.h>
+#include <xrt/experimental/xrt_ext.h>
+#include <xrt/experimental/xrt_module.h>
+#elif defined(VIGIL_XRT_MODERN) && __has_include(<experimental/xrt_elf.h>)
+#define VIGIL_XRT_ELF 1
+#include <experimental/xrt_elf.h>
+#include <experimental/xrt_ext.h>
+#include <experimental/xrt_module.h>
+#endif
+#if defined(VIGIL_XRT_REQUIRE_FULL_ELF) && !defined(VIGIL_XRT_FULL_ELF)
+#error "VIGIL_XRT_REQUIRE_FULL_ELF: the ELF flows are not compiled (no xrt/experimental/xrt_elf.h)"
+#endif
+#if defined(VIGIL_XRT_FULL_ELF) && XRT_VERSION_CODE < XRT_VERSION(2, 19)
+#error "xrt/experimental/xrt_elf.h before XRT 2.19: hw_context(device, elf) may be missing"
+#endif
 
 namespace vigil {
 
@@ -31,11 +54,25 @@ std::string xrtVersion() {
 }
 
 std::string xrtApiLevel() {
-#ifdef VIGIL_XRT_MODERN
-  return "modern (register_xclbin + hw_context)";
+#if defined(VIGIL_XRT_FULL_ELF)
+  return "modern (register_xclbin + hw_context; flows xclbin+insts, xclbin+elf, full-elf)";
+#elif defined(VIGIL_XRT_ELF)
+  return "modern (register_xclbin + hw_context; flows xclbin+insts, xclbin+elf)";
+#elif defined(VIGIL_XRT_MODERN)
+  return "modern (register_xclbin + hw_context; flow xclbin+insts)";
 #else
   return "legacy (load_xclbin, XRT 2.13: noop shim / Alveo only)";
 #endif
+}
+
+bool xrtRunsFlow(std::string_view flow) {
+#ifdef VIGIL_XRT_ELF
+  if (flow == "xclbin+elf") return true;
+#endif
+#ifdef VIGIL_XRT_FULL_ELF
+  if (flow == "full-elf") return true;
+#endif
+  return flow == "xclbin+insts";
 }
 
 Error elfFlowUnsupported(std::string_view flow) {
@@ -43,10 +80,17 @@ Error elfFlowUnsupported(std::string_view flow) {
   // from the ELF alone (2.19). See ../shared/notes/npu-xrt.md, "Which XRT release has what".
   const char* needs = flow == "full-elf" ? "XRT >= 2.19 (hw_context from an ELF, xrt::ext::kernel)"
                                          : "XRT >= 2.16 (xrt::elf, xrt::module, xrt::ext::kernel)";
-#if __has_include(<xrt/experimental/xrt_elf.h>) || __has_include(<experimental/xrt_elf.h>)
-  const std::string have =
-      fmt::format("this build (XRT {} headers) has the ELF API but runs the xclbin+insts flow only",
-                  xrtVersion());
+#if defined(VIGIL_XRT_ELF)
+  // Only full-elf can land here: XRT 2.16-2.18 headers.
+  const std::string have = fmt::format(
+      "this build was compiled against XRT {} headers, which have xrt::elf but no hardware "
+      "context made from an ELF, and runs the xclbin+insts and xclbin+elf flows only",
+      xrtVersion());
+#elif __has_include(<xrt/experimental/xrt_elf.h>) || __has_include(<experimental/xrt_elf.h>)
+  const std::string have = fmt::format(
+      "this build (XRT {} headers) has the ELF API but uses the legacy API path "
+      "(VIGIL_XRT_FORCE_LEGACY), which runs the xclbin+insts flow only",
+      xrtVersion());
 #else
   const std::string have = fmt::format(
       "this build was compiled against XRT {} headers, which lack the ELF API "
@@ -74,7 +118,7 @@ class XrtRuntime final : public NpuRuntime {
 
   Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& dir) override {
     spec_ = &spec;
-    if (spec.flow != "xclbin+insts") return tl::unexpected(elfFlowUnsupported(spec.flow));
+    if (!xrtRunsFlow(spec.flow)) return tl::unexpected(elfFlowUnsupported(spec.flow));
     auto mismatches = bundleMismatches(spec.target, spec.minXrtMajor, spec.minXrtMinor,
                                        XRT_MAJOR(XRT_VERSION_CODE), XRT_MINOR(XRT_VERSION_CODE),
                                        probeNpuEnvironment());
@@ -83,18 +127,31 @@ class XrtRuntime final : public NpuRuntime {
       for (std::size_t i = 1; i < mismatches.size(); ++i) all += "; " + mismatches[i];
       return makeError(ErrorCode::kUnsupported, "{}", all);
     }
-    auto path = (dir / spec.xclbin).string();
-    return guard("load " + path, [&] {
-      xrt::xclbin xclbin(path);
-      std::string name;
-      for (const auto& k : xclbin.get_kernels()) {
-        if (k.get_name().rfind(spec.kernel, 0) == 0) name = k.get_name();
+    // The file the hardware context is made from: the xclbin, or for full-elf the ELF.
+    const std::string design =
+        (dir / (spec.flow == "full-elf" ? spec.instructions : spec.xclbin)).string();
+    return guard("load " + design, [&] {
+#ifdef VIGIL_XRT_FULL_ELF
+      if (spec.flow == "full-elf") {
+        // The ELF is the whole design; the kernel name is the ELF's, matched exactly.
+        xrt::elf elf(design);
+        context_ = xrt::hw_context(device_, elf);
+        kernel_ = xrt::ext::kernel(context_, spec.kernel);
+        return;
       }
-      if (name.empty()) {
-        throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", spec.kernel));
-      }
+#endif
+      xrt::xclbin xclbin(design);
+      const std::string name = kernelNamed(xclbin, spec.kernel);
 #ifdef VIGIL_XRT_MODERN
       device_.register_xclbin(xclbin);
+#ifdef VIGIL_XRT_ELF
+      if (spec.flow == "xclbin+elf") {
+        module_ = xrt::module(xrt::elf((dir / spec.instructions).string()));
+        context_ = xrt::hw_context(device_, xclbin.get_uuid());
+        kernel_ = xrt::ext::kernel(context_, module_, name);
+        return;
+      }
+#endif
       context_ = xrt::hw_context(device_, xclbin.get_uuid());
       kernel_ = xrt::kernel(context_, name);
 #else
@@ -117,6 +174,11 @@ class XrtRuntime final : public NpuRuntime {
             run_.set_arg(a.index, static_cast<std::uint32_t>(a.value));
             break;
           case NpuArgRole::kInstructions: {
+            if (elfFlow()) {
+              // The ELF carries the instructions; its kernel keeps the slot, passed 0.
+              run_.set_arg(a.index, std::uint32_t{0});
+              break;
+            }
             if (instructions_.size() != a.bytes) {
               throw std::runtime_error(fmt::format("{} has {} bytes, the manifest says {}",
                                                    spec_->instructions, instructions_.size(),
@@ -130,7 +192,7 @@ class XrtRuntime final : public NpuRuntime {
             break;
           }
           default: {
-            xrt::bo bo(device_, a.bytes, XRT_BO_FLAGS_HOST_ONLY, kernel_.group_id(a.index));
+            xrt::bo bo = dataBuffer(a);
             run_.set_arg(a.index, bo);
             buffers_[a.index] = std::move(bo);
           }
@@ -188,6 +250,9 @@ class XrtRuntime final : public NpuRuntime {
       run_ = xrt::run();
       buffers_.clear();
       kernel_ = xrt::kernel();
+#ifdef VIGIL_XRT_ELF
+      module_ = xrt::module();
+#endif
 #ifdef VIGIL_XRT_MODERN
       context_ = xrt::hw_context();
 #endif
@@ -211,6 +276,29 @@ class XrtRuntime final : public NpuRuntime {
 #else
     return "legacy";
 #endif
+  }
+
+  bool elfFlow() const { return spec_->flow != "xclbin+insts"; }
+
+  // The full name of the xclbin's kernel that starts with `prefix` (aiecc appends an instance).
+  static std::string kernelNamed(const xrt::xclbin& xclbin, const std::string& prefix) {
+    std::string name;
+    for (const auto& k : xclbin.get_kernels()) {
+      if (k.get_name().rfind(prefix, 0) == 0) name = k.get_name();
+    }
+    if (name.empty()) {
+      throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
+    }
+    return name;
+  }
+
+  // A data buffer (input, output, scratch): HOST_ONLY in the argument's memory group, or for
+  // the ELF flows an xrt::ext::bo, which needs no group.
+  xrt::bo dataBuffer(const NpuArgument& a) {
+#ifdef VIGIL_XRT_ELF
+    if (elfFlow()) return xrt::ext::bo(device_, a.bytes);
+#endif
+    return xrt::bo(device_, a.bytes, XRT_BO_FLAGS_HOST_ONLY, kernel_.group_id(a.index));
   }
 
   template <typename Fn>
@@ -239,6 +327,9 @@ class XrtRuntime final : public NpuRuntime {
   xrt::device device_;
 #ifdef VIGIL_XRT_MODERN
   xrt::hw_context context_;
+#endif
+#ifdef VIGIL_XRT_ELF
+  xrt::module module_;  // xclbin+elf: the kernel's instructions, kept as long as the kernel
 #endif
   xrt::kernel kernel_;
   xrt::run run_;

@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
 
 #include "detector/detector.h"
 #include "detector/verify.h"
@@ -106,18 +109,26 @@ TEST(SplitModelTest, ScriptRefusesATensorTheModelDoesNotHave) {
 namespace vigil {
 namespace {
 
-// The bundle's model.yaml with one textual replacement, in a temp dir; returns the load error.
-std::string manifestErrorWith(const std::string& from, const std::string& to) {
+// The bundle's model.yaml with textual replacements (each the first match), in a temp dir;
+// returns the load error, or "loaded".
+std::string manifestErrorWith(
+    std::initializer_list<std::pair<std::string_view, std::string_view>> replacements) {
   auto bytes = testing::readBytes(testing::npuBundle() / "model.yaml");
   std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  auto pos = text.find(from);
-  EXPECT_NE(pos, std::string::npos) << from;
-  if (pos == std::string::npos) return "";
-  text.replace(pos, from.size(), to);
+  for (const auto& [from, to] : replacements) {
+    auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos == std::string::npos) return "";
+    text.replace(pos, from.size(), to);
+  }
   TempDir dir;
   std::ofstream(dir.path() / "model.yaml") << text;
   auto m = loadModelManifest(dir.path());
   return m ? std::string("loaded") : m.error().message;
+}
+
+std::string manifestErrorWith(std::string_view from, std::string_view to) {
+  return manifestErrorWith({{from, to}});
 }
 
 TEST(NpuManifestTest, ErrorsSayFileLineAndKey) {
@@ -136,6 +147,35 @@ TEST(NpuManifestTest, ErrorsSayFileLineAndKey) {
   EXPECT_NE(e.find("'other.xclbin' is not listed under files"), std::string::npos) << e;
   e = manifestErrorWith("role: opcode", "role: weights");
   EXPECT_NE(e.find("unknown role 'weights'"), std::string::npos) << e;
+}
+
+// The ELF flows: `instructions` names the ELF (listed with its sha256); the kernel's
+// instruction slot stays in the argument table but has no buffer; full-elf has no xclbin.
+TEST(NpuManifestTest, ElfFlowsNeedTheElfAndNoInstructionBufferFullElfNoXclbin) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  const std::pair<std::string_view, std::string_view> noBytes{"role: instructions, bytes: 256}",
+                                                              "role: instructions}"};
+  EXPECT_EQ(manifestErrorWith({{"flow: xclbin+insts", "flow: xclbin+elf"}, noBytes}), "loaded");
+  EXPECT_EQ(
+      manifestErrorWith(
+          {{"flow: xclbin+insts", "flow: full-elf"}, {"    xclbin: design.xclbin\n", ""}, noBytes}),
+      "loaded");
+
+  std::string e = manifestErrorWith("flow: xclbin+insts", "flow: xclbin+elf");
+  EXPECT_NE(e.find("model.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("stages[0].npu.arguments[1].bytes: flow xclbin+elf has no instruction buffer"),
+            std::string::npos)
+      << e;
+  e = manifestErrorWith({{"flow: xclbin+insts", "flow: full-elf"}, noBytes});
+  EXPECT_NE(e.find("stages[0].npu.xclbin: flow full-elf takes no xclbin"), std::string::npos) << e;
+  e = manifestErrorWith({{"flow: xclbin+insts", "flow: xclbin+elf"},
+                         noBytes,
+                         {"instructions: insts.bin", "instructions: insts.elf"}});
+  EXPECT_NE(e.find("'insts.elf' is not listed under files"), std::string::npos) << e;
+  // xclbin+insts still needs the instruction buffer's size.
+  e = manifestErrorWith(noBytes.first, noBytes.second);
+  EXPECT_NE(e.find("stages[0].npu.arguments[1]"), std::string::npos) << e;
+  EXPECT_NE(e.find("bytes"), std::string::npos) << e;
 }
 
 TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Compile-only check of the XRT backend's modern API path (register_xclbin, hw_context, wait2)
-# against Debian sid's libxrt-dev headers, fetched with apt-get download into the build tree
-# (a private sources list; nothing is installed). Debian 12 has only XRT 2.13, whose legacy
-# path the normal build compiles. Exit 77 (skip) when sid cannot be reached.
+# with the ELF flows (xclbin+elf, full-elf) against Debian sid's libxrt-dev headers (2.25),
+# fetched with apt-get download into the build tree (a private sources list; nothing is
+# installed). Debian 12 has only XRT 2.13, whose legacy path the normal build compiles; the
+# 2.16-2.18 branch (headers under experimental/) is compiled by neither. Exit 77 (skip) when
+# sid cannot be reached.
 set -euo pipefail
 src=${VIGIL_SOURCE_DIR:?}
 work=${VIGIL_XRT_SID_WORK:?}
@@ -24,8 +26,10 @@ if [[ ! -f "$work/x/usr/include/xrt/xrt_hw_context.h" ]]; then
   dpkg -x "$work"/libxrt-dev_*.deb "$work/x"
 fi
 echo "headers: $(ls "$work"/libxrt-dev_*.deb 2>/dev/null || echo cached)"
-# VIGIL_XRT_REQUIRE_MODERN turns a silent fall-back to the legacy path into an #error.
+# VIGIL_XRT_REQUIRE_MODERN and VIGIL_XRT_REQUIRE_FULL_ELF turn a silent fall-back to the legacy
+# path, or to a build without the ELF flows, into an #error.
 g++ -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -I"$src" \
   -isystem "$work/x/usr/include" -DVIGIL_WITH_XRT -DVIGIL_XRT_REQUIRE_MODERN \
+  -DVIGIL_XRT_REQUIRE_FULL_ELF \
   "$src/detector/npu/xrt_runtime.cpp"
-echo "modern XRT path compiles against $(grep -ho 'XRT_DRIVER_VERSION "[^"]*"' -r "$work/x/usr/include/xrt" | head -1)"
+echo "modern XRT path with the ELF flows compiles against $(grep -ho 'XRT_DRIVER_VERSION "[^"]*"' -r "$work/x/usr/include/xrt" | head -1)"
