@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan+UBSan, build-fuzz/) and runs each for a bounded
 # time, starting from the checked-in corpus (tests/fuzz/corpus/<target>/).
 #   scripts/fuzz.sh [--seconds N] [target...]     (default 60 s each, every target)
+# VIGIL_CMAKE_ARGS adds configure arguments (e.g. a compiler launcher such as ccache).
 # CI runs it with --seconds 30; for a real search run it for hours:
 #   scripts/fuzz.sh --seconds 3600 http_request_fuzzer
 # New interesting inputs go to build-fuzz/corpus/<target>/ (not into the source tree). A crash
@@ -25,7 +26,7 @@ done
 build=build-fuzz
 echo "=== fuzz: configure and build in $build (clang, libFuzzer, ASan+UBSan)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DVIGIL_FUZZ=ON -DVIGIL_WERROR=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo ${VIGIL_CMAKE_ARGS:-} > /dev/null
 cmake --build "$build" --target "${targets[@]}"
 
 status=0
