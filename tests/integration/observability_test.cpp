@@ -13,6 +13,7 @@
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
+#include "tests/promtool.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {
@@ -23,7 +24,6 @@ using nlohmann::json;
 using testing::ChildProcess;
 using testing::httpGet;
 
-constexpr const char* kPromtool = "/usr/bin/promtool";
 constexpr const char* kPrometheus = "/usr/bin/prometheus";
 constexpr const char* kChromium = "/usr/bin/chromium";
 
@@ -121,18 +121,7 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
       << "no NPU here: the series is absent, not 0";
 
-  if (access(kPromtool, X_OK) == 0) {
-    std::ofstream(dir.path() / "metrics.txt") << metrics->body;
-    ChildProcess promtool(
-        {"/bin/sh", "-c",
-         std::string(kPromtool) + " check metrics < " + (dir.path() / "metrics.txt").string()},
-        dir.path() / "promtool.log");
-    auto rc = promtool.wait(30s);
-    ASSERT_TRUE(rc.has_value());
-    EXPECT_EQ(*rc, 0) << promtool.log();
-  } else {
-    ADD_FAILURE() << "promtool is not installed (apt-get install prometheus)";
-  }
+  testing::expectPromtoolAccepts(metrics->body, dir.path());
 
   auto health = httpGet(vigil.port(), "/healthz");
   ASSERT_TRUE(health.has_value());
