@@ -356,6 +356,16 @@ class NoopXrtTest : public ::testing::Test {
     noop_ = std::make_unique<testing::NoopXrt>();
     manifest_ = std::move(*loadModelManifest(npuBundle()));
   }
+  // Records a good canary and the backbone outputs of the first `count` COCO photographs into
+  // `dir` and points the noop shim's replay at it; returns the photographs.
+  std::vector<std::filesystem::path> replayCoco(const TempDir& dir, std::size_t count) {
+    testing::Recorder rec(manifest_);
+    rec.recordCanary(dir.path(), false);
+    auto images = testing::cocoImages(count);
+    for (const auto& p : images) rec.record(rec.input(cv::imread(p.string())), dir.path());
+    ::setenv("VIGIL_NOOP_REPLAY_DIR", dir.path().c_str(), 1);
+    return images;
+  }
   std::unique_ptr<testing::NoopXrt> noop_;
   ModelManifest manifest_;
 };
@@ -428,11 +438,7 @@ TEST_F(NoopXrtTest, ElfFlowsFailToLoadNamingTheFlowAndTheXrtTheyNeed) {
 TEST_F(NoopXrtTest, BenchCpuNpuChecksEveryNpuOutputAndSaysNoop) {
   VIGIL_REQUIRE_COCO();
   TempDir replay;
-  testing::Recorder rec(manifest_);
-  rec.recordCanary(replay.path(), false);
-  auto images = testing::cocoImages(3);
-  for (const auto& p : images) rec.record(rec.input(cv::imread(p.string())), replay.path());
-  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+  auto images = replayCoco(replay, 3);
 
   BenchCommandOptions options;
   options.detector.model = npuBundle().string();
@@ -489,11 +495,7 @@ TEST_F(NoopXrtTest, BenchCpuNpuChecksEveryNpuOutputAndSaysNoop) {
 TEST_F(NoopXrtTest, RecordedOutputsThroughRealXrtGiveTheCpuDetections) {
   VIGIL_REQUIRE_COCO();
   TempDir replay;
-  testing::Recorder rec(manifest_);
-  rec.recordCanary(replay.path(), false);
-  auto images = testing::cocoImages(8);
-  for (const auto& p : images) rec.record(rec.input(cv::imread(p.string())), replay.path());
-  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+  auto images = replayCoco(replay, 8);
 
   DetectorOptions cpuOptions;
   cpuOptions.model = npuBundle();
