@@ -18,8 +18,10 @@ packages=(
   libxrt-dev uuid-dev python3-onnx python3-numpy python3-yaml
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
-  # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh); g++ brings ASan, UBSan and TSan
-  clang
+  # libFuzzer and clang's sanitizer runtimes (scripts/fuzz.sh): in Debian 12 they are only a
+  # recommendation of clang's, which --no-install-recommends skips; g++ brings its own
+  # ASan, UBSan and TSan
+  clang libclang-rt-dev
   # the status page in a real browser (headless)
   chromium
   # the Debian package and its checks; systemd-analyze checks the unit
