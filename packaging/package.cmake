@@ -13,6 +13,8 @@ if(VIGIL_ORT_BUNDLED)
   install(FILES ${VIGIL_ORT_ROOT}/VERSION DESTINATION ${CMAKE_INSTALL_DOCDIR}
           RENAME onnxruntime-version.txt)
   set_target_properties(vigil PROPERTIES INSTALL_RPATH /usr/lib/vigil)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/lintian-overrides
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME vigil)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${VIGIL_ORT_ROOT}/lib)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/config/cameras.yaml DESTINATION /etc/vigil)
