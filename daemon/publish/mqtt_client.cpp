@@ -235,16 +235,23 @@ std::string MqttClient::lastError() const {
 }
 
 void MqttClient::start() {
-  std::lock_guard lock(mutex_);
-  if (started_ || stopped_) return;
-  if (!client_) {
-    logger("mqtt")->error("{}", lastError_);
-    return;
+  std::function<void(std::string topic, std::string payload)> handler;
+  {
+    std::lock_guard lock(mutex_);
+    if (started_ || stopped_) return;
+    if (!client_) {
+      logger("mqtt")->error("{}", lastError_);
+      return;
+    }
+    started_ = true;
+    handler = onMessage_;
+    nextAttempt_ = std::chrono::steady_clock::now();
   }
-  started_ = true;
-  if (onMessage_) {
+  // Paho is never called with mutex_ held: its threads take their own lock, then mutex_ in
+  // onDelivered (ThreadSanitizer reports the opposite order as a potential deadlock).
+  if (handler) {
     // Set once here, before any connect: Paho calls it from its own thread.
-    client_->set_message_callback([handler = onMessage_](mqtt::const_message_ptr message) {
+    client_->set_message_callback([handler](mqtt::const_message_ptr message) {
       if (!message) return;
       try {
         handler(message->get_topic(), message->to_string());
@@ -254,7 +261,6 @@ void MqttClient::start() {
       }
     });
   }
-  nextAttempt_ = std::chrono::steady_clock::now();
   worker_ = std::thread([this] { run(); });
   pthread_setname_np(worker_.native_handle(), "mqtt");
 }
