@@ -105,6 +105,8 @@ const CameraCounterMetric kCameraCounterMetrics[] = {
      "Frames lost because every frame buffer was in use"},
     {&CameraCounters::decodeErrors, "vigil_camera_decode_errors_total",
      "Corrupt frames the source reported"},
+    {&CameraCounters::lost, "vigil_camera_frames_lost_total",
+     "Frames the device produced but never delivered (gaps in V4L2 sequence numbers)"},
     {&CameraCounters::detected, "vigil_camera_frames_detected_total",
      "Frames the detector processed"},
     {&CameraCounters::reconnects, "vigil_camera_reconnects_total",
@@ -697,6 +699,7 @@ class Daemon {
             {"skipped", c.skipped.load()},
             {"dropped", c.dropped.load()},
             {"decode_errors", c.decodeErrors.load()},
+            {"lost", c.lost.load()},
             {"reconnects", c.reconnects.load()},
             {"gated", c.gated.load()}}},
           {"motion",
@@ -970,10 +973,11 @@ class Daemon {
       double p99 = percentile(v.latencyMs, 0.99);
       log_->info(
           "[cam={}] {} captured, {} detected ({:.2f}/s), {} skipped, {} dropped, {} gated, {} "
-          "decode errors, {} reconnects, latency p50 {:.0f} ms p99 {:.0f} ms",
+          "decode errors, {} lost, {} reconnects, latency p50 {:.0f} ms p99 {:.0f} ms",
           name, c.captured.load(), c.detected.load(),
           seconds > 0 ? static_cast<double>(c.detected.load()) / seconds : 0.0, c.skipped.load(),
-          c.dropped.load(), c.gated.load(), c.decodeErrors.load(), c.reconnects.load(), p50, p99);
+          c.dropped.load(), c.gated.load(), c.decodeErrors.load(), c.lost.load(),
+          c.reconnects.load(), p50, p99);
       nlohmann::json events = nlohmann::json::array();
       for (const auto& [start, sequence] : v.events) {
         events.push_back({{"start", isoUtc(start)}, {"start_frame", sequence}});
@@ -984,6 +988,7 @@ class Daemon {
           {"skipped", c.skipped.load()},
           {"dropped", c.dropped.load()},
           {"decode_errors", c.decodeErrors.load()},
+          {"lost", c.lost.load()},
           {"reconnects", c.reconnects.load()},
           {"gated", c.gated.load()},
           {"gated_detector_seconds_estimate", v.gatedSeconds},

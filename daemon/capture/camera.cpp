@@ -122,6 +122,12 @@ void Camera::run() {
   auto delay = backoff_.initial;
   bool everStreamed = false;
   Frame scratch;  // receives frames that are dropped because the pool is empty
+  std::uint64_t lostCounted = 0;
+  auto countLost = [&] {
+    const std::uint64_t lost = source->framesLost();
+    if (lost > lostCounted) counters.lost.fetch_add(lost - lostCounted, std::memory_order_relaxed);
+    lostCounted = lost;
+  };
   const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(5.0 / config_.fps));
   const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
@@ -153,9 +159,11 @@ void Camera::run() {
         // Every frame is in use (the detector holds one, the slot another): drop this one.
         counters.dropped.fetch_add(1, std::memory_order_relaxed);
         (void)source->read(scratch, kReadTimeout);
+        countLost();
         continue;
       }
       auto ok = source->read(**handle, kReadTimeout);
+      countLost();
       if (ok) {
         lastFrame = SteadyClock::now();
         counters.captured.fetch_add(1, std::memory_order_relaxed);

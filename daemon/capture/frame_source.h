@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,10 @@ class FrameSource {
   virtual Expected<void> read(Frame& frame, std::chrono::milliseconds timeout) = 0;
   // Releases the device or stream; open() may be called again afterwards.
   virtual void close() = 0;
+  // Frames the device produced but never handed over (V4L2 sequence gaps: the driver had no
+  // free buffer, or dropped them), since this source was made; not reset by close(). 0 for
+  // sources without a frame counter of their own.
+  virtual std::uint64_t framesLost() const { return 0; }
 };
 
 }  // namespace vigil

@@ -159,7 +159,10 @@ class V4l2Source final : public FrameSource {
     }
   }
 
+  std::uint64_t framesLost() const override { return lost_; }
+
   void close() override {
+    lastSequence_.reset();  // a new stream numbers its buffers from 0 again
     if (fd_ < 0) return;
     // Best effort from here on: after an unplug every call fails with ENODEV, and the fd must
     // still be released so the node can be reused.
@@ -492,6 +495,8 @@ class V4l2Source final : public FrameSource {
       return makeError(ErrorCode::kUnavailable, "{}: the driver returned buffer {} of {}",
                        camera_.location, buf.index, buffers_.size());
     }
+    if (lastSequence_) lost_ += v4l2SequenceGap(*lastSequence_, buf.sequence);
+    lastSequence_ = buf.sequence;
     const Mapping& mapping = buffers_[buf.index];
     Expected<void> converted;
     if ((buf.flags & V4L2_BUF_FLAG_ERROR) != 0) {
@@ -530,12 +535,20 @@ class V4l2Source final : public FrameSource {
   std::size_t bytesPerLine_ = 0;
   std::string description_;
   std::string offered_;  // the device's formats, for error messages
+  std::optional<std::uint32_t> lastSequence_;  // of this stream's latest buffer
+  std::uint64_t lost_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<FrameSource> makeV4l2Source(const CameraConfig& camera) {
   return std::make_unique<V4l2Source>(camera);
+}
+
+std::uint32_t v4l2SequenceGap(std::uint32_t previous, std::uint32_t current) {
+  const std::uint32_t step = current - previous;  // modulo 2^32: a wrap is a small step
+  if (step == 0 || step > 0x80000000U) return 0;
+  return step - 1;
 }
 
 Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::uint8_t> data,

@@ -26,6 +26,8 @@ struct CameraConfig;
 //  Format auto: MJPEG for 1280x720 and above when offered (YUYV at that size exceeds USB 2
 //  bandwidth on most webcams), otherwise YUYV, otherwise MJPEG. A size the driver adjusts is
 //  accepted and logged; SourceInfo carries the real size and frame rate.
+// framesLost(): the gaps in the buffers' sequence numbers (v4l2SequenceGap) since the source
+//  was made, each stream counted from its first buffer; a corrupt buffer is no gap.
 // read(): kTimeout when no frame came within the timeout; kUnavailable when the device is
 //  gone or failed (poll error/hang-up, DQBUF ENODEV/EIO): close() and reopen later;
 //  kInvalidData "corrupt frame" for a frame to skip. No allocation once the frame's image has
@@ -39,6 +41,11 @@ std::unique_ptr<FrameSource> makeV4l2Source(const CameraConfig& camera);
 // then holds no usable picture); another pixel format is kUnsupported. Never throws.
 Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::uint8_t> data,
                                int width, int height, std::size_t bytesPerLine, cv::Mat& out);
+
+// Frames missing between two buffers of one stream, from their 32-bit V4L2 sequence numbers
+// (which wrap): current - previous - 1 modulo 2^32. A number that did not move forward (equal,
+// or more than 2^31 behind, as after a restart of the driver's counter) counts none.
+std::uint32_t v4l2SequenceGap(std::uint32_t previous, std::uint32_t current);
 
 // When a buffer's picture was taken: its timestamp when the driver stamps buffers on the
 // monotonic clock (the steady_clock on Linux), `now` otherwise (realtime or unknown clocks

@@ -181,6 +181,8 @@ after = metrics()
 for cam in ("cam0", "cam2"):
     result(f"inject_{cam}_captured", metric(after, "frames_captured_total", cam)
            - metric(before, "frames_captured_total", cam))
+    result(f"inject_{cam}_lost", metric(after, "frames_lost_total", cam)
+           - metric(before, "frames_lost_total", cam))
 result("inject_cam0_decode_errors", metric(after, "decode_errors_total", "cam0"))
 snap("injected")
 

@@ -350,5 +350,17 @@ TEST(V4l2CaptureTimeTest, MonotonicBufferTimestampsAreUsedOthersAreNot) {
   EXPECT_EQ(v4l2CaptureTime(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC, 0, 0, now), now);
 }
 
+TEST(V4l2SequenceGapTest, CountsTheNumbersSkippedAcrossTheWrapAndNothingBackwards) {
+  EXPECT_EQ(v4l2SequenceGap(41, 42), 0U);
+  EXPECT_EQ(v4l2SequenceGap(41, 45), 3U);
+  // vivid's wrap_sequence_number: 2^32 - 1 is followed by 0, then 1.
+  EXPECT_EQ(v4l2SequenceGap(0xFFFFFFFFU, 0), 0U);
+  EXPECT_EQ(v4l2SequenceGap(0xFFFFFFFEU, 1), 2U);
+  // The same number again, or a counter that went back (a driver restart), loses nothing.
+  EXPECT_EQ(v4l2SequenceGap(42, 42), 0U);
+  EXPECT_EQ(v4l2SequenceGap(42, 7), 0U);
+  EXPECT_EQ(v4l2SequenceGap(5, 0xFFFFFFF0U), 0U);
+}
+
 }  // namespace
 }  // namespace vigil
