@@ -36,7 +36,9 @@ std::filesystem::path clip() { return testing::videosDir() / "one-by-one-person-
   } while (0)
 
 std::string config(const MosquittoBroker& broker, const std::string& mqttExtra, bool loop = false) {
+  // No HTTP server: the default port would collide with another test running beside this one.
   return "version: 1\n"
+         "http: {enabled: false}\n"
          "detector:\n  model: " +
          testing::modelDir().string() +
          "\n"

@@ -41,8 +41,10 @@ std::string clip(const char* name) { return (videosDir() / name).string(); }
       GTEST_SKIP() << "clips absent: " << videosDir();    \
   } while (0)
 
+// No HTTP server: the default port would collide with another test running beside this one.
 std::string header() {
-  return "version: 1\ndetector:\n  model: " + modelDir().string() + "\n  min_score: 0.4\n";
+  return "version: 1\ndetector:\n  model: " + modelDir().string() +
+         "\n  min_score: 0.4\nhttp: {enabled: false}\n";
 }
 
 nlohmann::json readJson(const std::filesystem::path& p) {
@@ -212,7 +214,7 @@ TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) 
   StallingMjpegServer server(40);
   ASSERT_NE(server.port(), 0);
   std::ofstream(dir.path() / "cameras.yaml")
-      << header() << "http: {enabled: false}\ncameras:\n"
+      << header() << "cameras:\n"
       << "  - {name: good, source: 'file:" << clip("TUD-Campus.mp4")
       << "', loop: true, detect_fps: 4}\n"
       << "  - {name: stalled, source: 'http://127.0.0.1:" << server.port()
