@@ -71,23 +71,38 @@ class Server {
   std::thread thread_;
 };
 
+// A connected socket to the server. libFuzzer's timer signal (SIGALRM, installed without
+// SA_RESTART) can interrupt a blocking connect(); the attempt then goes on in the kernel, so
+// start over on a fresh socket (the server sees one empty connection, which it must survive too).
+int connectTo(unsigned short port) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) std::abort();
+    timeval timeout{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+    const int err = errno;
+    ::close(fd);
+    if (err != EINTR) {
+      errno = err;
+      std::perror("http fuzzer: connect");
+      std::abort();
+    }
+  }
+  std::fprintf(stderr, "http fuzzer: connect interrupted 100 times in a row\n");
+  std::abort();
+}
+
 // One connection: send `data`, half-close, read until the server closes (or 5 s pass, which
 // means it hung: abort so the fuzzer reports it). Closed with a reset so that hundreds of
 // thousands of runs leave no TIME_WAIT sockets behind.
 void exchange(unsigned short port, const std::uint8_t* data, std::size_t size) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) std::abort();
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    std::perror("http fuzzer: connect");
-    std::abort();
-  }
+  const int fd = connectTo(port);
   std::size_t sent = 0;
   while (sent < size) {
     ssize_t n = ::send(fd, data + sent, size - sent, MSG_NOSIGNAL);
