@@ -115,6 +115,19 @@ const CameraCounterMetric kCameraCounterMetrics[] = {
      "Frames motion gating held back from the detector (detections that would have run "
      "without it)"},
 };
+
+// A camera's frame counters as /api/status ("frames") and --summary-json name them.
+nlohmann::json frameCounts(const CameraCounters& c) {
+  return {{"captured", c.captured.load()},
+          {"detected", c.detected.load()},
+          {"skipped", c.skipped.load()},
+          {"dropped", c.dropped.load()},
+          {"decode_errors", c.decodeErrors.load()},
+          {"lost", c.lost.load()},
+          {"reconnects", c.reconnects.load()},
+          {"gated", c.gated.load()}};
+}
+
 constexpr MetricText kCameraUp{"vigil_camera_up", "1 while the camera delivers frames"};
 constexpr MetricText kPersonPresent{"vigil_person_present",
                                     "1 while a person is present (after min_frames)"};
@@ -693,15 +706,7 @@ class Daemon {
            {{"p50", percentile(v.latencyMs, 0.5)},
             {"p99", percentile(v.latencyMs, 0.99)},
             {"samples", v.latencyMs.size()}}},
-          {"frames",
-           {{"captured", c.captured.load()},
-            {"detected", c.detected.load()},
-            {"skipped", c.skipped.load()},
-            {"dropped", c.dropped.load()},
-            {"decode_errors", c.decodeErrors.load()},
-            {"lost", c.lost.load()},
-            {"reconnects", c.reconnects.load()},
-            {"gated", c.gated.load()}}},
+          {"frames", frameCounts(c)},
           {"motion",
            {{"enabled", camera->config().motion.enabled},
             {"state", motionStateName(static_cast<MotionState>(c.motionState.load()))},
@@ -982,19 +987,12 @@ class Daemon {
       for (const auto& [start, sequence] : v.events) {
         events.push_back({{"start", isoUtc(start)}, {"start_frame", sequence}});
       }
-      cameras[name] = {
-          {"captured", c.captured.load()},
-          {"detected", c.detected.load()},
-          {"skipped", c.skipped.load()},
-          {"dropped", c.dropped.load()},
-          {"decode_errors", c.decodeErrors.load()},
-          {"lost", c.lost.load()},
-          {"reconnects", c.reconnects.load()},
-          {"gated", c.gated.load()},
-          {"gated_detector_seconds_estimate", v.gatedSeconds},
-          {"state", cameraStateName(states.at(name))},
-          {"latency_ms", {{"p50", p50}, {"p99", p99}, {"samples", v.latencyMs.size()}}},
-          {"person_events", events}};
+      nlohmann::json entry = frameCounts(c);
+      entry.update({{"gated_detector_seconds_estimate", v.gatedSeconds},
+                    {"state", cameraStateName(states.at(name))},
+                    {"latency_ms", {{"p50", p50}, {"p99", p99}, {"samples", v.latencyMs.size()}}},
+                    {"person_events", events}});
+      cameras[name] = std::move(entry);
     }
     if (options_.summaryJson.empty()) return;
     nlohmann::json summary = {{"seconds", seconds},
