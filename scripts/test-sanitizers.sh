@@ -32,7 +32,11 @@ for kind in "${kinds[@]}"; do
     -DVIGIL_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" ${VIGIL_CMAKE_ARGS:-} > /dev/null
   cmake --build "$dir"
-  for binary in vigil_unit_tests vigil_integration_tests vigil_npu_tests; do
+  # Every GoogleTest binary tests/CMakeLists.txt builds, so a new one is not left out here.
+  mapfile -t binaries < <(find "$dir/tests" -maxdepth 1 -name 'vigil_*_tests' -type f \
+    -executable -printf '%f\n' | sort)
+  ((${#binaries[@]})) || { echo "test-sanitizers: no test binary in $dir/tests" >&2; exit 1; }
+  for binary in "${binaries[@]}"; do
     echo "=== $kind: $binary (every test, one process)"
     if ! (cd "$dir/tests" && timeout 1800 "./$binary" --gtest_brief=1); then
       echo "test-sanitizers: $kind: $binary failed (a test failed or the sanitizer reported)" >&2
