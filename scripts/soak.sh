@@ -4,12 +4,15 @@
 # Samples the daemon's resident memory, open file descriptors and threads every 10 s and
 # checks, at the end:
 #   - each of the three is within 5% of its value after warm-up (the first fifth of the run,
-#     at least 60 s), i.e. nothing grows with time;
+#     at least 60 s), i.e. nothing grows with time; each value is the median of a minute of
+#     samples (the first after warm-up, the last), so one sample taken mid-burst decides nothing;
 #   - no MQTT message was dropped (vigil_mqtt_messages_dropped_total 0) and the subscriber got
 #     at least as many as Vigil counts as delivered;
 #   - Prometheus scraped it successfully the whole time (up == 1 at every scrape).
 #   scripts/soak.sh [--minutes 60] [--out DIR]        (CI runs --minutes 5)
-# Exit 0 when every check holds, 1 otherwise; the samples stay in DIR/samples.csv.
+# Exit 0 when every check holds, 1 otherwise; the samples stay in DIR/samples.csv, with the
+# daemon's live heap (vigil_heap_in_use_bytes) beside the resident size: RSS growing while the
+# live heap stays flat is the allocator keeping memory, not a leak.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -78,23 +81,29 @@ prometheus --config.file="$out/prometheus.yml" --storage.tsdb.path="$out/tsdb" \
 scrape_from=$(date +%s)
 echo "soak: vigil pid $vigil, $minutes min, 4 cameras, broker :$mqtt_port, prometheus :$prom_port, out $out"
 
-echo "t_s,rss_kib,fds,threads" > "$out/samples.csv"
+echo "t_s,rss_kib,fds,threads,heap_in_use_kib,rss_anon_kib,rss_file_kib" > "$out/samples.csv"
 start=$(date +%s)
 metrics=""
 scrape_to=$scrape_from
 while kill -0 "$vigil" 2>/dev/null; do
   now=$(($(date +%s) - start))
+  rss="" anon="" file="" threads="" fds=""
   if [[ -r /proc/$vigil/status ]]; then
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
+    # Of which anonymous (heap, stacks) and file-backed (library code and data paged in).
+    anon=$(awk '/^RssAnon:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
+    file=$(awk '/^RssFile:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
     threads=$(awk '/^Threads:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
     fds=$(find "/proc/$vigil/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-    [[ -n $rss && -n $threads ]] && echo "$now,$rss,$fds,$threads" >> "$out/samples.csv"
   fi
   # The last /metrics before the daemon stops, for the MQTT counters.
+  heap=""
   if ((now < seconds - 5)); then
     metrics=$(curl -sf "http://127.0.0.1:$http_port/metrics" || true)
     [[ -n $metrics ]] && printf '%s\n' "$metrics" > "$out/metrics.txt" && scrape_to=$(date +%s)
+    heap=$(awk '$1 == "vigil_heap_in_use_bytes" {printf "%d", $2 / 1024}' <<< "$metrics")
   fi
+  [[ -n $rss && -n $threads ]] && echo "$now,$rss,$fds,$threads,$heap,$anon,$file" >> "$out/samples.csv"
   sleep 10
 done
 wait "$vigil" || { echo "FAIL soak: vigil exited with $?; log $out/vigil.log"; tail -20 "$out/vigil.log"; exit 1; }
@@ -112,22 +121,35 @@ python3 - "$out" "$seconds" "$scrapes" "$failed" "$window" <<'PY'
 import csv, sys
 out, seconds, scrapes, failed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 window = int(sys.argv[5])
-rows = [{k: int(v) for k, v in r.items()} for r in csv.DictReader(open(f"{out}/samples.csv"))]
+rows = [{k: int(v) if v else None for k, v in r.items()}
+        for r in csv.DictReader(open(f"{out}/samples.csv"))]
 warm = max(60, seconds // 5)
 after = [r for r in rows if r["t_s"] >= warm]
+minute = 6  # samples, 10 s apart
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else None
 ok = True
 def check(cond, text):
     global ok
     print(("PASS " if cond else "FAIL ") + text)
     ok &= cond
-check(len(after) >= 2, f"{len(rows)} samples, {len(after)} after the {warm} s warm-up")
-if len(after) >= 2:
+check(len(after) >= 2 * minute, f"{len(rows)} samples, {len(after)} after the {warm} s warm-up")
+if len(after) >= 2 * minute:
     for key, unit in (("rss_kib", "KiB"), ("fds", ""), ("threads", "")):
-        base, end = after[0][key], after[-1][key]
+        base, end = median(r[key] for r in after[:minute]), median(r[key] for r in after[-minute:])
         peak = max(r[key] for r in after)
         growth = (end - base) / base * 100 if base else 0
         check(abs(growth) <= 5, f"{key}: {base} {unit} after warm-up, {end} {unit} at the end "
-              f"({growth:+.1f}%), peak {peak} {unit}")
+              f"({growth:+.1f}%, medians of a minute), peak {peak} {unit}")
+    for key, text in (("rss_anon_kib", "anonymous resident (heap, stacks)"),
+                      ("rss_file_kib", "file-backed resident (libraries paged in)"),
+                      ("heap_in_use_kib", "live heap (vigil_heap_in_use_bytes)")):
+        base = median(r[key] for r in after[:minute])
+        end = median(r[key] for r in after[-minute:])
+        if base and end:
+            print(f"INFO {text}: {base} KiB after warm-up, {end} KiB at the end "
+                  f"({(end - base) / base * 100:+.1f}%)")
 metrics = {}
 for line in open(f"{out}/metrics.txt"):
     if line.startswith("vigil_mqtt_messages_"):

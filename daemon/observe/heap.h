@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+
+// What glibc's allocator holds, and giving back what it keeps.
+//
+// glibc keeps memory that threads free in their arenas instead of returning it to the kernel;
+// it gives back only the free top of an arena. Vigil's capture and inference threads allocate
+// and free megabyte-sized frames and tensors many times a second (OpenCV and FFmpeg inside), so
+// freed chunks sit below live ones and the resident size creeps up for an hour while the live
+// heap stays flat (docs/reliability.md, Soak: heaptrack's live heap flat within 0.1 MiB over
+// 20 minutes while RSS grew 5%). The daemon hands the free pages back once a minute.
+namespace vigil {
+
+class Registry;
+
+struct HeapUsage {
+  std::size_t inUse = 0;      // handed out by malloc and not yet freed (arenas and mmap)
+  std::size_t freeKept = 0;   // freed, in the arenas' free lists (resident until released)
+};
+
+// mallinfo2(): every arena, summed. Near zero under a sanitizer, whose allocator is not glibc's.
+HeapUsage heapUsage();
+
+// malloc_trim(0): returns the whole free pages of every arena to the kernel (madvise), not only
+// each arena's top. Takes each arena's lock in turn; milliseconds at Vigil's heap sizes.
+void releaseFreeHeap();
+
+// vigil_heap_in_use_bytes and vigil_heap_free_bytes, read at render time: RSS growing while
+// in-use stays flat is the allocator keeping memory, not a leak.
+void registerHeapMetrics(Registry& registry);
+
+}  // namespace vigil
