@@ -23,9 +23,10 @@ struct HeapUsage {
 HeapUsage heapUsage();
 
 // malloc_trim(0): returns the whole free pages of every arena to the kernel (madvise), not only
-// each arena's top. Holds each arena's lock in turn while it works: on the 2-vCPU VM, 30-70 ms
-// to give back 120 MiB of a 128 MiB heap, 0.3 ms with nothing to give (5 runs); the daemon's
-// arenas keep about 15-18 MiB free between releases (vigil_heap_free_bytes in the soak).
+// each arena's top. Holds each arena's lock in turn while it works; the daemon's arenas keep
+// about 15-18 MiB free between releases (vigil_heap_free_bytes in the soak), which takes 4.4 ms
+// to give back (build/bench/vigil_heap_bench: median of 5, 2-vCPU VM beside a CI run; 120 MiB:
+// 42 ms; nothing to give: 0.13 us).
 void releaseFreeHeap();
 
 // vigil_heap_in_use_bytes and vigil_heap_free_bytes, read at render time: RSS growing while
