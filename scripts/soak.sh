@@ -89,11 +89,11 @@ while kill -0 "$vigil" 2>/dev/null; do
   now=$(($(date +%s) - start))
   rss="" anon="" file="" threads="" fds=""
   if [[ -r /proc/$vigil/status ]]; then
-    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
-    # Of which anonymous (heap, stacks) and file-backed (library code and data paged in).
-    anon=$(awk '/^RssAnon:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
-    file=$(awk '/^RssFile:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
-    threads=$(awk '/^Threads:/ {print $2}' "/proc/$vigil/status" 2>/dev/null || true)
+    # One read of the file: resident memory, of which anonymous (heap, stacks) and file-backed
+    # (library code and data paged in), and threads, all of the same moment.
+    read -r rss anon file threads < <(awk '/^(VmRSS|RssAnon|RssFile|Threads):/ {v[$1] = $2}
+      END {print v["VmRSS:"], v["RssAnon:"], v["RssFile:"], v["Threads:"]}' \
+      "/proc/$vigil/status" 2>/dev/null) || true
     fds=$(find "/proc/$vigil/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
   fi
   # The last /metrics before the daemon stops, for the MQTT counters.
