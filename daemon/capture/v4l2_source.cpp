@@ -59,32 +59,38 @@ bool hasJpegEnd(std::span<const std::uint8_t> data) {
   return false;
 }
 
-// The picture size a JPEG's frame header (SOF0..SOF15) declares, or nullopt when the header
-// cannot be found. Walks the marker segments from the start; every segment before the frame
-// header carries its length.
+// The picture size a JPEG's frame header (SOF0..SOF15) declares, or nullopt when there is none
+// before the scan. Reads the markers the way libjpeg's marker reader does (jdmarker.c: next_marker
+// and read_markers), so that the header checked here is the one the decoder will use: bytes
+// between segments that start no marker are skipped (libjpeg warns "extraneous bytes"), as are
+// FF fill bytes and a stuffed FF 00; RSTn and TEM stand alone without a length; every other
+// marker carries its segment's length. Reading an RST's next two bytes as a length would hop
+// over the decoder's header to another one further on.
 std::optional<cv::Size> jpegDeclaredSize(std::span<const std::uint8_t> data) {
   std::size_t i = 2;  // after FF D8
-  while (i + 4 <= data.size()) {
-    if (data[i] != 0xFF) return std::nullopt;
-    const std::uint8_t marker = data[i + 1];
-    if (marker == 0xFF) {  // fill byte
-      ++i;
-      continue;
-    }
-    const std::size_t length = (std::size_t{data[i + 2]} << 8) | data[i + 3];
+  while (true) {
+    while (i < data.size() && data[i] != 0xFF) ++i;
+    while (i < data.size() && data[i] == 0xFF) ++i;
+    if (i >= data.size()) return std::nullopt;
+    const std::uint8_t marker = data[i++];
+    if (marker == 0x00) continue;                                        // FF 00: not a marker
+    if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;  // RSTn, TEM
+    // A second SOI (libjpeg refuses it), or scan data or the end before any frame header.
+    if (marker == 0xD8 || marker == 0xDA || marker == 0xD9) return std::nullopt;
+    if (i + 2 > data.size()) return std::nullopt;
+    const std::size_t length = (std::size_t{data[i]} << 8) | data[i + 1];
     if (length < 2) return std::nullopt;
     const bool frameHeader =
         marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
     if (frameHeader) {
-      if (length < 7 || i + 9 > data.size()) return std::nullopt;
-      const int height = (data[i + 5] << 8) | data[i + 6];
-      const int width = (data[i + 7] << 8) | data[i + 8];
+      // length, precision, height, width
+      if (length < 7 || i + 7 > data.size()) return std::nullopt;
+      const int height = (data[i + 3] << 8) | data[i + 4];
+      const int width = (data[i + 5] << 8) | data[i + 6];
       return cv::Size(width, height);
     }
-    if (marker == 0xDA || marker == 0xD9) return std::nullopt;  // scan data before a header
-    i += 2 + length;
+    i += length;
   }
-  return std::nullopt;
 }
 
 // Colours no camera picture will have in both corners at once (see decodeV4l2Frame).
@@ -592,6 +598,13 @@ Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::u
       if (out.empty() || out.type() != CV_8UC3 ||
           (marked && out.data == storage && out.size() == size && cornersMarked(out))) {
         return makeError(ErrorCode::kInvalidData, "corrupt frame: JPEG does not decode");
+      }
+      // Should the header read above ever differ from the decoder's, a picture of another size
+      // is still not a frame of this stream.
+      if (out.cols != width || out.rows != height) {
+        return makeError(ErrorCode::kInvalidData,
+                         "corrupt frame: JPEG decoded to {}x{}, the stream is {}x{}", out.cols,
+                         out.rows, width, height);
       }
       return {};
     }

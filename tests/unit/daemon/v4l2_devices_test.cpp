@@ -280,6 +280,14 @@ std::vector<std::uint8_t> jpeg(int width, int height) {
   return bytes;
 }
 
+// Where a JPEG's frame header (FF C0) begins: the segments before it all carry lengths.
+std::size_t frameHeaderAt(const std::vector<std::uint8_t>& bytes) {
+  std::size_t at = 2;
+  while (!(bytes[at] == 0xFF && bytes[at + 1] == 0xC0))
+    at += 2 + ((bytes[at + 2] << 8) | bytes[at + 3]);
+  return at;
+}
+
 TEST(DecodeV4l2FrameTest, MjpegDecodesIntoTheSameStorage) {
   auto bytes = jpeg(64, 48);
   cv::Mat out;
@@ -320,15 +328,50 @@ TEST(DecodeV4l2FrameTest, JpegOfAnotherSizeThanTheStreamIsACorruptFrame) {
   // A damaged frame header declaring 60000x60000 is refused before the decoder would
   // allocate 10 GB for it.
   auto bytes = jpeg(64, 48);
-  std::size_t sof = 2;
-  while (!(bytes[sof] == 0xFF && bytes[sof + 1] == 0xC0))
-    sof += 2 + ((bytes[sof + 2] << 8) | bytes[sof + 3]);
+  const std::size_t sof = frameHeaderAt(bytes);
   bytes[sof + 5] = bytes[sof + 7] = 0xEA;
   bytes[sof + 6] = bytes[sof + 8] = 0x60;
   r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, bytes, 64, 48, 0, out);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message, "corrupt frame: JPEG says 60000x60000, the stream is 64x48");
   EXPECT_TRUE(out.empty());
+}
+
+TEST(DecodeV4l2FrameTest, SizeCheckedIsTheOneTheDecoderReadsPastStandaloneMarkers) {
+  // SOI, then RST0, which has no length. Its next two bytes, read as one, would hop over the
+  // whole 32x48 picture to a 64x48 frame header placed after it; the decoder reads the
+  // 32x48 one. (Found by frame_decode_fuzzer: the decode "succeeded" at the wrong size.)
+  const auto small = jpeg(32, 48);
+  const auto large = jpeg(64, 48);
+  // The "length" counts itself: its two bytes plus the picture after the picture's SOI.
+  const std::size_t hop = 2 + (small.size() - 2);
+  std::vector<std::uint8_t> bytes = {0xFF, 0xD8, 0xFF, 0xD0};
+  bytes.push_back(static_cast<std::uint8_t>(hop >> 8));
+  bytes.push_back(static_cast<std::uint8_t>(hop & 0xFF));
+  bytes.insert(bytes.end(), small.begin() + 2, small.end());
+  const std::size_t sof = frameHeaderAt(large);
+  bytes.insert(bytes.end(), large.begin() + static_cast<std::ptrdiff_t>(sof),
+               large.begin() + static_cast<std::ptrdiff_t>(sof + 19));
+  bytes.insert(bytes.end(), {0xFF, 0xD9});
+  cv::Mat out;
+  auto r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, bytes, 64, 48, 0, out);
+  ASSERT_FALSE(r.has_value()) << out.cols << "x" << out.rows;
+  EXPECT_EQ(r.error().message, "corrupt frame: JPEG says 32x48, the stream is 64x48");
+}
+
+TEST(DecodeV4l2FrameTest, StrayBytesBetweenSegmentsDecodeAsTheDecoderAllows) {
+  // Bytes that start no marker, a stuffed FF 00 and an RST between two segments: libjpeg
+  // warns and decodes, so the frame is delivered rather than dropped.
+  auto bytes = jpeg(64, 48);
+  const std::size_t app0End = 4 + ((bytes[4] << 8) | bytes[5]);
+  ASSERT_EQ(bytes[app0End], 0xFF);
+  const std::vector<std::uint8_t> stray = {0x12, 0x34, 0xFF, 0x00, 0x56, 0xFF, 0xD3};
+  bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(app0End), stray.begin(), stray.end());
+  cv::Mat out;
+  auto r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, bytes, 64, 48, 0, out);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(out.size(), cv::Size(64, 48));
+  EXPECT_NEAR(out.at<cv::Vec3b>(20, 30)[2], 200, 4);
 }
 
 TEST(DecodeV4l2FrameTest, OtherPixelFormatsAreUnsupported) {
