@@ -265,7 +265,7 @@ TEST(DecodeV4l2FrameTest, YuyvHonoursBytesPerLineAndReusesStorage) {
 
 TEST(DecodeV4l2FrameTest, ShortYuyvBufferIsACorruptFrame) {
   auto bytes = yuyvHalves(8, 4, 0);
-  bytes.resize(bytes.size() - 1);
+  bytes.pop_back();  // one byte short
   cv::Mat out;
   auto r = decodeV4l2Frame(V4L2_PIX_FMT_YUYV, bytes, 8, 4, 16, out);
   ASSERT_FALSE(r.has_value());
