@@ -280,11 +280,15 @@ std::vector<std::uint8_t> jpeg(int width, int height) {
   return bytes;
 }
 
+// The bytes of the JPEG segment whose marker is at `at`: the marker and its length-counted rest.
+std::size_t segmentSize(const std::vector<std::uint8_t>& bytes, std::size_t at) {
+  return 2 + ((std::size_t{bytes[at + 2]} << 8) | bytes[at + 3]);
+}
+
 // Where a JPEG's frame header (FF C0) begins: the segments before it all carry lengths.
 std::size_t frameHeaderAt(const std::vector<std::uint8_t>& bytes) {
   std::size_t at = 2;
-  while (!(bytes[at] == 0xFF && bytes[at + 1] == 0xC0))
-    at += 2 + ((bytes[at + 2] << 8) | bytes[at + 3]);
+  while (!(bytes[at] == 0xFF && bytes[at + 1] == 0xC0)) at += segmentSize(bytes, at);
   return at;
 }
 
@@ -351,7 +355,7 @@ TEST(DecodeV4l2FrameTest, SizeCheckedIsTheOneTheDecoderReadsPastStandaloneMarker
   bytes.insert(bytes.end(), small.begin() + 2, small.end());
   const std::size_t sof = frameHeaderAt(large);
   bytes.insert(bytes.end(), large.begin() + static_cast<std::ptrdiff_t>(sof),
-               large.begin() + static_cast<std::ptrdiff_t>(sof + 19));
+               large.begin() + static_cast<std::ptrdiff_t>(sof + segmentSize(large, sof)));
   bytes.insert(bytes.end(), {0xFF, 0xD9});
   cv::Mat out;
   auto r = decodeV4l2Frame(V4L2_PIX_FMT_MJPEG, bytes, 64, 48, 0, out);
@@ -363,7 +367,7 @@ TEST(DecodeV4l2FrameTest, StrayBytesBetweenSegmentsDecodeAsTheDecoderAllows) {
   // Bytes that start no marker, a stuffed FF 00 and an RST between two segments: libjpeg
   // warns and decodes, so the frame is delivered rather than dropped.
   auto bytes = jpeg(64, 48);
-  const std::size_t app0End = 4 + ((bytes[4] << 8) | bytes[5]);
+  const std::size_t app0End = 2 + segmentSize(bytes, 2);  // after SOI and APP0
   ASSERT_EQ(bytes[app0End], 0xFF);
   const std::vector<std::uint8_t> stray = {0x12, 0x34, 0xFF, 0x00, 0x56, 0xFF, 0xD3};
   bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(app0End), stray.begin(), stray.end());
