@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <mqtt/async_client.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,23 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include "tests/wait.h"
+
 // A test's own MQTT subscriber (Paho, independent of Vigil's client) and helpers to wait for
 // what arrives. Tests that use it link PahoMqttCpp::paho-mqttpp3.
 namespace vigil::testing {
 
-using namespace std::chrono_literals;
-
-inline constexpr auto kWait = 10s;  // generous: the machine is shared and may be slow
-
-inline bool waitUntil(const std::function<bool()>& condition,
-                      std::chrono::milliseconds limit = kWait) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
-}
+// Paho's own calls (connect, subscribe, publish) wait this long for the broker.
+inline constexpr auto kBrokerReply = 30s;
 
 struct Received {
   std::string topic;
@@ -51,7 +43,9 @@ class Subscriber {
   Subscriber(std::string url, std::string topicFilter, Options options)
       : url_(std::move(url)), filter_(std::move(topicFilter)), options_(std::move(options)) {
     static std::atomic<int> counter{0};
-    if (options_.clientId.empty()) options_.clientId = "sub-" + std::to_string(++counter);
+    if (options_.clientId.empty()) {
+      options_.clientId = "sub-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
+    }
     std::string uri = url_;
     if (uri.starts_with("mqtts://")) uri = "ssl://" + uri.substr(8);
     if (uri.starts_with("mqtt://")) uri = "tcp://" + uri.substr(7);
@@ -69,7 +63,7 @@ class Subscriber {
   ::testing::AssertionResult connect() {
     try {
       mqtt::connect_options_builder builder;
-      builder.clean_session(options_.cleanSession).connect_timeout(5s);
+      builder.clean_session(options_.cleanSession).connect_timeout(20s);
       if (!options_.username.empty()) {
         builder.user_name(options_.username).password(options_.password);
       }
@@ -77,17 +71,30 @@ class Subscriber {
         builder.ssl(mqtt::ssl_options_builder().trust_store(options_.caFile).finalize());
       }
       client_->start_consuming();
-      client_->connect(builder.finalize())->wait_for(kWait);
-      client_->subscribe(filter_, 1)->wait_for(kWait);
-      return ::testing::AssertionSuccess();
+      if (!client_->connect(builder.finalize())->wait_for(kBrokerReply)) {
+        return ::testing::AssertionFailure() << "subscriber: no CONNACK from " << url_;
+      }
+      return subscribe(filter_);
     } catch (const mqtt::exception& e) {
       return ::testing::AssertionFailure() << "subscriber cannot connect: " << e.what();
     }
   }
 
+  // Subscribes to one more topic filter on the connected client.
+  ::testing::AssertionResult subscribe(const std::string& filter) {
+    try {
+      if (!client_->subscribe(filter, 1)->wait_for(kBrokerReply)) {
+        return ::testing::AssertionFailure() << "subscriber: no SUBACK for " << filter;
+      }
+      return ::testing::AssertionSuccess();
+    } catch (const mqtt::exception& e) {
+      return ::testing::AssertionFailure() << "cannot subscribe to " << filter << ": " << e.what();
+    }
+  }
+
   // Collects messages until `done(received)` holds or the limit passes.
   bool waitFor(const std::function<bool(const std::vector<Received>&)>& done,
-               std::chrono::milliseconds limit = kWait) {
+               std::chrono::milliseconds limit = kDeadline) {
     auto deadline = std::chrono::steady_clock::now() + limit;
     while (!done(received_)) {
       if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -100,14 +107,8 @@ class Subscriber {
     return true;
   }
 
-  bool waitForCount(std::size_t count, std::chrono::milliseconds limit = kWait) {
+  bool waitForCount(std::size_t count, std::chrono::milliseconds limit = kDeadline) {
     return waitFor([count](const auto& r) { return r.size() >= count; }, limit);
-  }
-
-  // Drains for `quiet` and returns everything received.
-  const std::vector<Received>& drain(std::chrono::milliseconds quiet) {
-    waitFor([](const auto&) { return false; }, quiet);
-    return received_;
   }
 
   const std::vector<Received>& received() const { return received_; }
@@ -116,7 +117,10 @@ class Subscriber {
   ::testing::AssertionResult publish(const std::string& topic, const std::string& payload,
                                      bool retained) {
     try {
-      client_->publish(topic, payload.data(), payload.size(), 1, retained)->wait_for(kWait);
+      if (!client_->publish(topic, payload.data(), payload.size(), 1, retained)
+               ->wait_for(kBrokerReply)) {
+        return ::testing::AssertionFailure() << "subscriber: no PUBACK for " << topic;
+      }
       return ::testing::AssertionSuccess();
     } catch (const mqtt::exception& e) {
       return ::testing::AssertionFailure() << "cannot publish to " << topic << ": " << e.what();
@@ -131,22 +135,54 @@ class Subscriber {
   std::vector<Received> received_;
 };
 
-// The retained payload a fresh subscription to `topic` gets, if any within `limit`.
-inline std::optional<std::string> retainedOn(const std::string& url, const std::string& topic,
-                                             Subscriber::Options options = {},
-                                             std::chrono::milliseconds limit = 2s) {
+// The payload retained on `topic` at this moment, or nullopt when none is. Decided, not
+// guessed from a quiet moment: a fresh subscription to the topic and to a probe topic of its
+// own, then a message to the probe. The broker sends a subscription's retained messages before
+// anything published after it, so when the probe arrives, whatever is retained has arrived
+// too. A broker that does not answer is an empty optional as well (the subscriber's
+// assertion says why).
+inline std::optional<std::string> retainedNow(const std::string& url, const std::string& topic,
+                                              Subscriber::Options options = {}) {
+  static std::atomic<int> probes{0};
+  const std::string probe =
+      "vigil-test-probe/" + std::to_string(getpid()) + "/" + std::to_string(++probes);
   Subscriber subscriber(url, topic, options);
-  if (!subscriber.connect()) return std::nullopt;
-  if (!subscriber.waitFor([](const auto& r) { return !r.empty(); }, limit)) return std::nullopt;
-  const auto& first = subscriber.received().front();
-  if (!first.retained) return std::nullopt;
-  return first.payload;
+  if (!subscriber.connect() || !subscriber.subscribe(probe)) return std::nullopt;
+  if (!subscriber.publish(probe, "probe", false)) return std::nullopt;
+  if (!subscriber.waitFor([&](const auto& r) {
+        return std::any_of(r.begin(), r.end(), [&](const Received& m) { return m.topic == probe; });
+      })) {
+    return std::nullopt;
+  }
+  for (const Received& m : subscriber.received()) {
+    if (m.topic == probe) break;
+    if (m.topic == topic && m.retained) return m.payload;
+  }
+  return std::nullopt;
 }
 
-// Polls fresh subscriptions until the retained payload on `topic` is `expected`.
+// Waits until a payload retained on `topic` satisfies `accept` (any payload by default) and
+// returns it; nullopt when none did within `limit`.
+inline std::optional<std::string> waitForRetained(
+    const std::string& url, const std::string& topic,
+    const std::function<bool(const std::string&)>& accept = [](const std::string&) { return true; },
+    Subscriber::Options options = {}, std::chrono::milliseconds limit = kDeadline) {
+  std::optional<std::string> payload;
+  const bool found = waitUntil(
+      [&] {
+        payload = retainedNow(url, topic, options);
+        return payload && accept(*payload);
+      },
+      limit, 100ms);
+  return found ? payload : std::nullopt;
+}
+
+// Waits until the payload retained on `topic` is `expected`.
 inline bool retainedBecomes(const std::string& url, const std::string& topic,
                             const std::string& expected, Subscriber::Options options = {}) {
-  return waitUntil([&] { return retainedOn(url, topic, options, 500ms) == expected; });
+  return waitForRetained(
+             url, topic, [&](const std::string& p) { return p == expected; }, options)
+      .has_value();
 }
 
 inline std::vector<std::string> payloadsOn(const std::vector<Received>& received,

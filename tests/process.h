@@ -1,12 +1,16 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/wait.h"
 
 namespace vigil::testing {
 
@@ -46,20 +52,40 @@ class ChildProcess {
   bool started() const { return pid_ > 0; }
   void signal(int sig) const { kill(pid_, sig); }
 
-  // The exit status, or nullopt if it is still running after `limit`.
-  std::optional<int> wait(std::chrono::milliseconds limit) {
-    auto end = std::chrono::steady_clock::now() + limit;
-    while (!status_) {
-      int status = 0;
-      pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        break;
+  // The exit status, or nullopt if it is still running after `limit`. Blocks on a pidfd, so
+  // it returns the moment the process exits, not at the next poll.
+  std::optional<int> wait(std::chrono::milliseconds limit = kDeadline) {
+    if (status_ || pid_ <= 0) return status_;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+    for (;;) {
+      if (reap()) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
-      if (std::chrono::steady_clock::now() > end) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    if (pidfd >= 0) close(pidfd);
     return status_;
+  }
+
+  // Sends `sig` and waits for the exit. `took` runs on the test's own clock from the moment
+  // before the signal is sent to the moment the exit is seen: what a promise such as "SIGTERM
+  // stops within 2 s" is about, measured without the test's polling in it.
+  struct Stopped {
+    std::optional<int> status;  // nullopt: still running after the limit
+    std::chrono::steady_clock::duration took;
+  };
+  Stopped stop(int sig = SIGTERM, std::chrono::milliseconds limit = kDeadline) {
+    const auto sent = std::chrono::steady_clock::now();
+    signal(sig);
+    auto status = wait(limit);
+    return Stopped{status, std::chrono::steady_clock::now() - sent};
   }
 
   std::string log() const {
@@ -70,16 +96,18 @@ class ChildProcess {
   }
 
   // Waits until the log contains `text` (true) or `limit` passes (false).
-  bool waitForLog(const std::string& text, std::chrono::milliseconds limit) const {
-    auto end = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < end) {
-      if (log().find(text) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return log().find(text) != std::string::npos;
+  bool waitForLog(const std::string& text, std::chrono::milliseconds limit = kDeadline) const {
+    return waitUntil([&] { return log().find(text) != std::string::npos; }, limit, 50ms);
   }
 
  private:
+  bool reap() {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+    status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+  }
+
   std::filesystem::path logFile_;
   pid_t pid_ = -1;
   std::optional<int> status_;

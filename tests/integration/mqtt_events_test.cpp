@@ -22,17 +22,21 @@ using testing::ChildProcess;
 using testing::MosquittoBroker;
 using testing::Received;
 using testing::retainedBecomes;
-using testing::retainedOn;
+using testing::retainedNow;
 using testing::Subscriber;
+using testing::waitForRetained;
 
 // People walk up one at a time; the first is detected about 6 s in.
-std::filesystem::path clip() { return testing::videosDir() / "one-by-one-person-detection.mp4"; }
+std::filesystem::path oneByOneClip() {
+  return testing::videosDir() / "one-by-one-person-detection.mp4";
+}
 
-#define VIGIL_REQUIRE_CLIP_AND_BROKER()                                              \
-  do {                                                                               \
-    VIGIL_REQUIRE_MODEL();                                                           \
-    VIGIL_REQUIRE_MOSQUITTO();                                                       \
-    if (!std::filesystem::exists(clip())) GTEST_SKIP() << "clip absent: " << clip(); \
+#define VIGIL_REQUIRE_CLIP_AND_BROKER()                  \
+  do {                                                   \
+    VIGIL_REQUIRE_MODEL();                               \
+    VIGIL_REQUIRE_MOSQUITTO();                           \
+    if (!std::filesystem::exists(oneByOneClip()))        \
+      GTEST_SKIP() << "clip absent: " << oneByOneClip(); \
   } while (0)
 
 std::string config(const MosquittoBroker& broker, const std::string& mqttExtra, bool loop = false) {
@@ -47,7 +51,7 @@ std::string config(const MosquittoBroker& broker, const std::string& mqttExtra, 
          "cameras:\n"
          "  - name: door\n"
          "    source: 'file:" +
-         clip().string() + "'\n    detect_fps: 5\n    loop: " + (loop ? "true" : "false") +
+         oneByOneClip().string() + "'\n    detect_fps: 5\n    loop: " + (loop ? "true" : "false") +
          "\n"
          "    presence: {min_frames: 2, clear_after: 2}\n"
          "    zones:\n"
@@ -70,26 +74,36 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   ASSERT_TRUE(subscriber.connect());
   TempDir dir;
   std::ofstream(dir.path() / "cameras.yaml") << config(broker, "  snapshots: true\n");
-  ChildProcess vigil(
-      {VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(), "--duration", "14"},
-      dir.path() / "log");
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string()},
+                     dir.path() / "log");
   ASSERT_TRUE(vigil.started());
-  auto status = vigil.wait(90s);
-  ASSERT_TRUE(status.has_value()) << vigil.log();
-  EXPECT_EQ(*status, 0) << vigil.log();
-  const auto& received = subscriber.drain(1s);
+  // The first person walks in about 6 s into the clip: wait for the ON, its event and its
+  // snapshot, then stop the daemon cleanly.
+  ASSERT_TRUE(subscriber.waitFor([](const auto& r) {
+    return std::ranges::count(on(r, "vigil/door/person"), "ON") > 0 &&
+           hasTopic(r, "vigil/events") && hasTopic(r, "vigil/door/person/snapshot");
+  })) << vigil.log();
+  auto stopped = vigil.stop(SIGTERM);
+  ASSERT_TRUE(stopped.status.has_value()) << vigil.log();
+  EXPECT_EQ(*stopped.status, 0) << vigil.log();
+  // "offline" on vigil/status is the last message of a clean stop: everything before it has
+  // arrived once it has (one connection, QoS 1, in order).
+  ASSERT_TRUE(subscriber.waitFor([](const auto& r) {
+    return std::ranges::count(on(r, "vigil/status"), "offline") > 0;
+  })) << vigil.log();
+  const auto& received = subscriber.received();
 
   ASSERT_FALSE(received.empty()) << vigil.log();
   EXPECT_EQ(received.front().topic, "vigil/status");
   EXPECT_EQ(on(received, "vigil/status"), (std::vector<std::string>{"online", "offline"}));
-  EXPECT_EQ(retainedOn(broker.url(), "vigil/status"), "offline");
+  EXPECT_EQ(retainedNow(broker.url(), "vigil/status"), "offline");
   // The camera's own availability: offline until its first frame (or online at once), online
   // while the clip plays, offline at the stop.
   auto cameraStatus = on(received, "vigil/door/status");
   ASSERT_FALSE(cameraStatus.empty()) << vigil.log();
   EXPECT_NE(std::find(cameraStatus.begin(), cameraStatus.end(), "online"), cameraStatus.end());
   EXPECT_EQ(cameraStatus.back(), "offline");
-  EXPECT_EQ(retainedOn(broker.url(), "vigil/door/status"), "offline");
+  EXPECT_EQ(retainedNow(broker.url(), "vigil/door/status"), "offline");
 
   // OFF before the first detection, ON with the person, OFF again at the clean stop.
   auto states = on(received, "vigil/door/person");
@@ -168,15 +182,15 @@ TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
   // The broker restarts empty; Vigil reconnects and publishes its state again.
   ASSERT_TRUE(broker.restart());
   EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online")) << vigil.log();
-  auto state = retainedOn(broker.url(), "vigil/door/person");
+  auto state = waitForRetained(broker.url(), "vigil/door/person");
   ASSERT_TRUE(state.has_value()) << "state not republished: " << vigil.log();
   EXPECT_TRUE(*state == "ON" || *state == "OFF") << *state;
-  EXPECT_TRUE(retainedOn(broker.url(), "homeassistant/sensor/vigil-test/door_person_count/config")
-                  .has_value());
+  EXPECT_TRUE(
+      waitForRetained(broker.url(), "homeassistant/sensor/vigil-test/door_person_count/config")
+          .has_value());
 
   // A crash: the broker publishes the last will.
-  vigil.signal(SIGKILL);
-  ASSERT_TRUE(vigil.wait(5s).has_value());
+  ASSERT_TRUE(vigil.stop(SIGKILL).status.has_value());
   EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "offline"));
 }
 
@@ -189,16 +203,14 @@ TEST(MqttEventsTest, WrongPasswordIsLoggedAndRetriedRightOneFromTheEnvironmentWo
   std::ofstream(dir.path() / "wrong.yaml")
       << config(broker, "  username: vigil\n  password_file: wrong-password\n", true);
   {
-    ChildProcess vigil(
-        {VIGIL_BINARY, "run", "--config", (dir.path() / "wrong.yaml").string(), "--duration", "6"},
-        dir.path() / "wrong.log");
+    ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "wrong.yaml").string()},
+                       dir.path() / "wrong.log");
     ASSERT_TRUE(vigil.started());
-    auto status = vigil.wait(60s);
-    ASSERT_TRUE(status.has_value());
-    EXPECT_EQ(*status, 0) << "a refused broker does not stop the daemon: " << vigil.log();
-    EXPECT_NE(vigil.log().find("not authorized (bad user name or password)"), std::string::npos)
-        << vigil.log();
-    EXPECT_NE(vigil.log().find("retrying"), std::string::npos);
+    EXPECT_TRUE(vigil.waitForLog("not authorized (bad user name or password)")) << vigil.log();
+    EXPECT_TRUE(vigil.waitForLog("retrying")) << vigil.log();
+    auto stopped = vigil.stop(SIGTERM);
+    ASSERT_TRUE(stopped.status.has_value());
+    EXPECT_EQ(*stopped.status, 0) << "a refused broker does not stop the daemon: " << vigil.log();
     EXPECT_EQ(vigil.log().find("hunter2"), std::string::npos) << "a password is never logged";
   }
   std::ofstream(dir.path() / "env.yaml") << config(broker, "  username: vigil\n", true);
@@ -210,8 +222,7 @@ TEST(MqttEventsTest, WrongPasswordIsLoggedAndRetriedRightOneFromTheEnvironmentWo
   EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online",
                               Subscriber::Options{.username = "vigil", .password = "right"}))
       << vigil.log();
-  vigil.signal(SIGTERM);
-  ASSERT_TRUE(vigil.wait(10s).has_value());
+  ASSERT_TRUE(vigil.stop(SIGTERM).status.has_value());
 }
 
 }  // namespace

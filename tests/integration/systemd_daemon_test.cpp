@@ -46,17 +46,18 @@ TEST(SystemdDaemonTest, ReadyReloadWatchdogStopAndJournalPriorities) {
   unsetenv("JOURNAL_STREAM");
   ASSERT_TRUE(vigil.started());
 
-  ASSERT_TRUE(notify.waitFor("READY=1", 60s)) << vigil.log();
+  ASSERT_TRUE(notify.waitFor("READY=1", testing::kDeadline)) << vigil.log();
   EXPECT_EQ(notify.messages.back(), "READY=1\nSTATUS=1 camera(s), backend cpu");
-  EXPECT_TRUE(notify.waitFor("WATCHDOG=1", 5s)) << "pings at half of WatchdogSec";
+  EXPECT_TRUE(notify.waitFor("WATCHDOG=1", testing::kDeadline)) << "pings at half of WatchdogSec";
 
   vigil.signal(SIGHUP);
-  EXPECT_TRUE(notify.waitFor("RELOADING=1", 10s));
-  EXPECT_TRUE(notify.waitFor("READY=1", 10s)) << "the reload ends with READY=1 again";
+  EXPECT_TRUE(notify.waitFor("RELOADING=1", testing::kDeadline));
+  EXPECT_TRUE(notify.waitFor("READY=1", testing::kDeadline))
+      << "the reload ends with READY=1 again";
 
   vigil.signal(SIGTERM);
-  EXPECT_TRUE(notify.waitFor("STOPPING=1", 10s));
-  auto status = vigil.wait(10s);
+  EXPECT_TRUE(notify.waitFor("STOPPING=1", testing::kDeadline));
+  auto status = vigil.wait();
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(*status, 0);
 

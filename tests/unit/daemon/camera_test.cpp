@@ -7,6 +7,8 @@
 #include <deque>
 #include <thread>
 
+#include "tests/wait.h"
+
 namespace vigil {
 namespace {
 
@@ -67,16 +69,6 @@ CameraConfig config() {
 
 BackoffPolicy fastBackoff() { return BackoffPolicy{10ms, 40ms, 200ms}; }
 
-template <typename Pred>
-bool waitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
-
 TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
@@ -85,7 +77,7 @@ TEST(CameraTest, StreamsFramesIntoTheScheduler) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kStreaming; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kStreaming; }));
   auto job = scheduler.next(2000ms);
   ASSERT_TRUE(job.has_value());
   EXPECT_EQ(job->camera->name(), "test");
@@ -107,7 +99,7 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 5; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 5; }));
   EXPECT_EQ(camera.state(), CameraState::kStreaming);
   {
     std::lock_guard lock(script->mutex);
@@ -117,7 +109,8 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
     std::lock_guard lock(script->mutex);
     script->reads = {ErrorCode::kUnavailable};
   }
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().reconnects.load() == 1; }));
+  ASSERT_TRUE(
+      testing::waitUntil([&] { return camera.channel()->counters().reconnects.load() == 1; }));
   EXPECT_EQ(camera.channel()->counters().reconnects.load(), 1U)
       << "the first open after failures is not a reconnect; the reopen after the loss is";
   camera.stop();
@@ -132,7 +125,7 @@ TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 3; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 3; }));
   EXPECT_EQ(camera.channel()->counters().decodeErrors.load(), 3U);
   EXPECT_EQ(camera.channel()->counters().reconnects.load(), 0U);
   camera.stop();
@@ -148,12 +141,13 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(200, ErrorCode::kTimeout);  // 400 ms of timeouts > 200 ms stall limit
   }
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().reconnects.load() >= 1; }));
+  ASSERT_TRUE(
+      testing::waitUntil([&] { return camera.channel()->counters().reconnects.load() >= 1; }));
   EXPECT_NE(camera.lastError(), "");
   camera.stop();
 }
@@ -166,20 +160,22 @@ TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.channel()->counters().captured.load() > 2; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 2; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads = {ErrorCode::kEndOfStream};
   }
-  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kEnded; }));
-  std::this_thread::sleep_for(100ms);
-  {
-    std::lock_guard lock(script->mutex);
-    EXPECT_EQ(script->openCalls, 1);
-  }
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kEnded; }));
+  // No reopen: given ten times the fast backoff's first delay to do the wrong thing.
+  EXPECT_TRUE(testing::holdsFor(
+      [&] {
+        std::lock_guard lock(script->mutex);
+        return script->openCalls == 1;
+      },
+      100ms));
   auto start = std::chrono::steady_clock::now();
   camera.stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 1000ms);
+  EXPECT_WITHIN(std::chrono::steady_clock::now() - start, 1000ms);
 }
 
 TEST(CameraTest, StopIsPromptDuringBackoff) {
@@ -191,10 +187,10 @@ TEST(CameraTest, StopIsPromptDuringBackoff) {
       [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
       BackoffPolicy{30000ms, 30000ms, 5000ms});
   camera.start();
-  ASSERT_TRUE(waitFor([&] { return camera.state() == CameraState::kReconnecting; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kReconnecting; }));
   auto start = std::chrono::steady_clock::now();
   camera.stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 1000ms);
+  EXPECT_WITHIN(std::chrono::steady_clock::now() - start, 1000ms);
 }
 
 }  // namespace

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/wait.h"
+
 namespace vigil {
 namespace {
 
@@ -187,17 +189,6 @@ class HttpServerTest : public ::testing::Test {
       thread_.join();
     }
     server_.reset();
-  }
-
-  // Polls `condition` until it holds or `limit` passes.
-  template <typename F>
-  static bool eventually(F condition, std::chrono::milliseconds limit = 5s) {
-    auto end = Clock::now() + limit;
-    while (!condition()) {
-      if (Clock::now() > end) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return true;
   }
 
   unsigned short port() const { return server_->port(); }
@@ -393,7 +384,7 @@ TEST_F(HttpServerTest, StalledClientIsClosedAfterReadTimeoutWhileOthersAreServed
   EXPECT_TRUE(slow.closedByServer());
   EXPECT_LT(Clock::now() - begin, 5s) << "closed by the server's timeout, not the client's";
   EXPECT_TRUE(slow.pending().empty()) << "no answer on a timeout";
-  EXPECT_TRUE(eventually([&] { return counters().readTimeouts.load() == 1; }));
+  EXPECT_TRUE(testing::waitUntil([&] { return counters().readTimeouts.load() == 1; }));
 }
 
 TEST_F(HttpServerTest, IdleKeepAliveConnectionIsClosedWithoutCountingATimeout) {
@@ -405,7 +396,7 @@ TEST_F(HttpServerTest, IdleKeepAliveConnectionIsClosedWithoutCountingATimeout) {
   ASSERT_TRUE(c.send(get("/hello")));
   ASSERT_TRUE(c.readResponse());
   EXPECT_TRUE(c.closedByServer());
-  EXPECT_TRUE(eventually([&] { return counters().open.load() == 0; }));
+  EXPECT_TRUE(testing::waitUntil([&] { return counters().open.load() == 0; }));
   EXPECT_EQ(counters().readTimeouts.load(), 0U);
 }
 
@@ -431,7 +422,7 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreRefusedAndServiceResumes) {
     clients.push_back(std::make_unique<Client>(port()));
     ASSERT_TRUE(clients.back()->connected()) << i;
   }
-  ASSERT_TRUE(eventually(
+  ASSERT_TRUE(testing::waitUntil(
       [&] { return counters().accepted.load() + counters().rejected.load() == kSockets; }, 20s));
   EXPECT_EQ(counters().accepted.load(), kLimit);
   EXPECT_EQ(counters().rejected.load(), kSockets - kLimit);
@@ -441,7 +432,7 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreRefusedAndServiceResumes) {
   std::vector<pollfd> fds;
   for (const auto& c : clients) fds.push_back(pollfd{c->fd(), POLLIN, 0});
   std::size_t readable = 0;
-  eventually(
+  testing::waitUntil(
       [&] {
         ::poll(fds.data(), fds.size(), 100);
         readable = static_cast<std::size_t>(
@@ -459,7 +450,7 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreRefusedAndServiceResumes) {
   EXPECT_EQ(answered503, kSockets - kLimit);
 
   clients.clear();
-  ASSERT_TRUE(eventually([&] { return counters().open.load() == 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return counters().open.load() == 0; }));
   Client fresh(port());
   ASSERT_TRUE(fresh.send(get("/hello")));
   auto r = fresh.readResponse();
@@ -523,7 +514,7 @@ TEST_F(HttpServerTest, StopClosesOpenConnections) {
   ASSERT_TRUE(c.readResponse());
   asio::post(io_, [this] { server_->stop(); });
   EXPECT_TRUE(c.closedByServer());
-  EXPECT_TRUE(eventually([&] { return counters().open.load() == 0; }));
+  EXPECT_TRUE(testing::waitUntil([&] { return counters().open.load() == 0; }));
 }
 
 }  // namespace
