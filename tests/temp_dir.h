@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -33,5 +34,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Writes `text` to `path`, creating its parent directories: the tests' fixture trees.
+inline void writeFile(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 }  // namespace vigil

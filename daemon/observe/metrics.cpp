@@ -437,7 +437,7 @@ std::optional<std::string> readFile(const std::filesystem::path& path) {
   return std::move(s).str();
 }
 
-std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
+std::optional<std::uint64_t> parseLeadingUnsigned(std::string_view text) {
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc{} || end == text.data()) return std::nullopt;
@@ -472,7 +472,7 @@ class StatFields {
 
   std::optional<std::uint64_t> field(std::size_t n) const {
     if (n < 3 || fields_.size() < n - 2) return std::nullopt;
-    return parseUnsigned(fields_[n - 3]);
+    return parseLeadingUnsigned(fields_[n - 3]);
   }
 
  private:
@@ -515,7 +515,7 @@ void registerProcessMetrics(Registry& registry, const std::filesystem::path& roo
         if (!text) return std::nullopt;
         std::vector<std::string_view> f = fields(*text);
         if (f.size() < 2) return std::nullopt;
-        auto pages = parseUnsigned(f[1]);
+        auto pages = parseLeadingUnsigned(f[1]);
         if (!pages) return std::nullopt;
         return static_cast<double>(*pages) * pageSize();
       });
@@ -528,7 +528,7 @@ void registerProcessMetrics(Registry& registry, const std::filesystem::path& roo
         if (!startTicks || !stat) return std::nullopt;
         std::size_t at = stat->find("\nbtime ");
         if (at == std::string::npos) return std::nullopt;
-        auto bootTime = parseUnsigned(std::string_view(*stat).substr(at + 7));
+        auto bootTime = parseLeadingUnsigned(std::string_view(*stat).substr(at + 7));
         if (!bootTime) return std::nullopt;
         return static_cast<double>(*bootTime) + static_cast<double>(*startTicks) / ticksPerSecond();
       });

@@ -62,7 +62,7 @@ std::string_view trim(std::string_view s) {
 }
 
 // The whole (trimmed) text must be one unsigned decimal number.
-std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
+std::optional<std::uint64_t> parseWholeUnsigned(std::string_view text) {
   text = trim(text);
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -73,7 +73,7 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
 std::optional<std::uint64_t> readUnsigned(const fs::path& path) {
   FileText file = readSmallFile(path);
   if (!file.text) return std::nullopt;
-  return parseUnsigned(*file.text);
+  return parseWholeUnsigned(*file.text);
 }
 
 std::string describeError(int error) {
@@ -88,7 +88,7 @@ std::vector<fs::path> hwmonDirs(const fs::path& root) {
        it.increment(ec)) {
     std::string name = it->path().filename().string();
     if (!name.starts_with("hwmon")) continue;
-    auto index = parseUnsigned(std::string_view(name).substr(5));
+    auto index = parseWholeUnsigned(std::string_view(name).substr(5));
     if (index) found.emplace_back(*index, it->path());
   }
   std::sort(found.begin(), found.end());
@@ -119,7 +119,7 @@ HwmonChoice findHwmon(const fs::path& root, std::string_view driver,
         }
         continue;
       }
-      if (!parseUnsigned(*text.text)) {
+      if (!parseWholeUnsigned(*text.text)) {
         problems.push_back(fmt::format("{}: not a number", path.string()));
         continue;
       }
@@ -159,7 +159,7 @@ FdinfoClient parseFdinfo(std::string_view text) {
       client.clientId = std::string(value);
     } else if (key.starts_with("drm-engine-") && value.ends_with(" ns")) {
       // drm-engine-capacity-<name> carries no unit, so the " ns" check leaves it out.
-      if (auto ns = parseUnsigned(value.substr(0, value.size() - 3))) {
+      if (auto ns = parseWholeUnsigned(value.substr(0, value.size() - 3))) {
         client.busyNs = client.busyNs.value_or(0) + *ns;
       }
     }
@@ -203,7 +203,7 @@ PowerMonitor::PowerMonitor(PowerMonitorOptions options) : root_(std::move(option
                               ? " (root-only since Linux 5.10, CVE-2020-8694; grant read access "
                                 "with a udev rule or run the daemon with access)"
                               : "");
-  } else if (!parseUnsigned(*energy.text)) {
+  } else if (!parseWholeUnsigned(*energy.text)) {
     energyLine = fmt::format("missing: {}: not a number", (rapl / "energy_uj").string());
   } else {
     std::optional<std::uint64_t> maxRange = readUnsigned(rapl / "max_energy_range_uj");

@@ -12,15 +12,15 @@ namespace vigil {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 using nlohmann::json;
 
 // 2023-11-14T22:13:20Z
-const Clock::time_point kT0{std::chrono::milliseconds{1'700'000'000'000}};
+const WallClock::time_point kT0{std::chrono::milliseconds{1'700'000'000'000}};
 constexpr int kWidth = 1000;
 constexpr int kHeight = 500;
 
-Clock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
+WallClock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
 
 struct Message {
   std::string topic;
@@ -393,7 +393,7 @@ TEST(EventPublisherTest, WithoutASinkStateIsStillKept) {
 TEST(EventPublisherTest, IsoUtcHasMillisecondsAndZ) {
   EXPECT_EQ(isoUtc(kT0), "2023-11-14T22:13:20.000Z");
   EXPECT_EQ(isoUtc(at(1234)), "2023-11-14T22:13:21.234Z");
-  EXPECT_EQ(isoUtc(Clock::time_point{}), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(isoUtc(WallClock::time_point{}), "1970-01-01T00:00:00.000Z");
 }
 
 }  // namespace

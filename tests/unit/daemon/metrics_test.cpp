@@ -19,11 +19,6 @@
 namespace vigil {
 namespace {
 
-void writeFile(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 TEST(MetricsFormat, ValuesParseInPrometheus) {
   EXPECT_EQ(formatMetricValue(0), "0");
   EXPECT_EQ(formatMetricValue(1), "1");

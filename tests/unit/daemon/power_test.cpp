@@ -14,11 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void writeFile(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 // A machine's sysfs and procfs, as much of them as the test writes.
 class FakeTree {
  public:
