@@ -22,6 +22,7 @@
 #include "daemon/capture/camera.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/model_location.h"
 #include "daemon/observe/backend_status.h"
 #include "daemon/observe/heap.h"
 #include "daemon/observe/http_server.h"
@@ -58,8 +59,7 @@ std::string backendReason(const DetectorConfig& c, const Detector& d) {
 
 DetectorOptions detectorOptions(const DetectorConfig& c) {
   DetectorOptions o;
-  o.model = c.model.empty() ? std::filesystem::path(VIGIL_DEFAULT_MODEL_DIR)
-                            : std::filesystem::path(c.model);
+  o.model = c.model.empty() ? builtInModelDir() : std::filesystem::path(c.model);
 #ifdef VIGIL_WITH_XRT
   o.backend = c.backend;
 #else

@@ -1,9 +1,10 @@
 # Installation layout and the Debian package (CPack DEB). Build the package with
-# scripts/build-deb.sh, which configures a release build whose default model directory is
-# /var/lib/vigil/models/yolox-nano (the weights are fetched there after installation).
+# scripts/build-deb.sh, from the same build tree as everything else: the installed executable is
+# build/installed/vigil, whose default model directory is VIGIL_INSTALLED_MODEL_DIR
+# (/var/lib/vigil/models/yolox-nano; the weights are fetched there after installation).
 include(GNUInstallDirs)
 
-install(TARGETS vigil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS vigil_installed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # ONNX Runtime from the distribution (Debian 13+) is a package dependency found by
 # dpkg-shlibdeps. The one fetched on Debian 12 (scripts/fetch-onnxruntime.sh) is not packaged
 # there, so the package carries it privately in /usr/lib/vigil, where vigil's RUNPATH looks.
@@ -12,7 +13,7 @@ if(VIGIL_ORT_BUNDLED)
   install(FILES ${VIGIL_ORT_LIBRARY_FILE} DESTINATION lib/vigil)
   install(FILES ${VIGIL_ORT_ROOT}/VERSION DESTINATION ${CMAKE_INSTALL_DOCDIR}
           RENAME onnxruntime-version.txt)
-  set_target_properties(vigil PROPERTIES INSTALL_RPATH /usr/lib/vigil)
+  set_target_properties(vigil_installed PROPERTIES INSTALL_RPATH /usr/lib/vigil)
   install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/lintian-overrides
           DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME vigil)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${VIGIL_ORT_ROOT}/lib)

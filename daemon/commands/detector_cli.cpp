@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "daemon/log.h"
+#include "daemon/model_location.h"
 
 namespace vigil {
 
@@ -28,7 +29,7 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
 
 std::string defaultModelPath() {
   if (const char* env = std::getenv("VIGIL_MODEL"); env != nullptr && *env != '\0') return env;
-  return VIGIL_DEFAULT_MODEL_DIR;
+  return builtInModelDir().string();
 }
 
 DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {

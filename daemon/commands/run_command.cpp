@@ -6,6 +6,7 @@
 
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/model_location.h"
 #include "detector/model_manifest.h"
 
 namespace vigil {
@@ -32,8 +33,9 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
     return 1;
   }
   for (const std::string& warning : config->warnings) log->warn("{}", warning);
-  std::filesystem::path model =
-      config->detector.model.empty() ? VIGIL_DEFAULT_MODEL_DIR : config->detector.model;
+  std::filesystem::path model = config->detector.model.empty()
+                                    ? builtInModelDir()
+                                    : std::filesystem::path(config->detector.model);
   auto manifest = loadModelManifest(model);
   if (!manifest) {
     log->error("{}: detector.model: {}", options.file, manifest.error().message);

@@ -1,0 +1,62 @@
+#include "daemon/commands/command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "daemon/commands/bench_command.h"
+#include "daemon/commands/cameras_command.h"
+#include "daemon/commands/detect_command.h"
+#include "daemon/commands/eval_command.h"
+#include "daemon/commands/npu_commands.h"
+#include "daemon/commands/run_command.h"
+#include "daemon/log.h"
+
+namespace vigil {
+
+int runCommandLine(int argc, char** argv) {
+  CLI::App app{"Vigil: always-on person detection"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging");
+
+  DetectCommandOptions detect;
+  EvalCommandOptions eval;
+  BenchCommandOptions bench;
+  RunOptions run;
+  CheckConfigOptions checkConfig;
+  CamerasCommandOptions cameras;
+  addRunCommand(app, run);
+  addCheckConfigCommand(app, checkConfig);
+  addCamerasCommand(app, cameras);
+  addDetectCommand(app, detect);
+  addEvalCommand(app, eval);
+  addBenchCommand(app, bench);
+  DoctorCommandOptions doctor;
+  StageRunOptions stageRun;
+  addDoctorCommand(app, doctor);
+  addStageRunCommand(app, stageRun);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2, like the other input errors; --help and --version exit 0.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (verbose) setLogLevel(spdlog::level::debug);
+
+  if (app.got_subcommand("run")) return runDaemon(run);
+  if (app.got_subcommand("check-config")) {
+    return runCheckConfigCommand(checkConfig, std::cout);
+  }
+  if (app.got_subcommand("cameras")) return runCamerasCommand(cameras, std::cout);
+  if (app.got_subcommand("detect")) return runDetectCommand(detect, std::cout);
+  if (app.got_subcommand("eval")) return runEvalCommand(eval, std::cout);
+  if (app.got_subcommand("bench")) return runBenchCommand(bench, std::cout);
+  if (app.got_subcommand("doctor")) return runDoctorCommand(doctor, std::cout);
+  if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
+  return 2;
+}
+
+}  // namespace vigil
