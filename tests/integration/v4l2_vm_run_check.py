@@ -68,6 +68,13 @@ print("== steps in the VM (guest uptime):")
 print(read("steps.log"), end="")
 
 
+step("the VM: 2 vivid devices stream 10 frames of 640x480 YUYV each with v4l2-ctl at once", [
+    (figure(f"smoke_video{d}_exit") == 0 and figure(f"smoke_video{d}_bytes") == 10 * 640 * 480 * 2,
+     f"/dev/video{d}: v4l2-ctl exit {figure(f'smoke_video{d}_exit')}, "
+     f"{figure(f'smoke_video{d}_bytes')} bytes (10 frames are {10 * 640 * 480 * 2})")
+    for d in (0, 1)
+])
+
 start, start_health = snap("start")
 step("start: every camera streams through its stable link", [
     (all(start.get(n, {}).get("up") for n in names),

@@ -1,7 +1,8 @@
 """The guest side of vm.v4l2_run (v4l2_vm_run_test.sh): runs inside the VM with 3 vivid webcams,
 cwd = the job directory, which holds vigil, its libraries, the model and cameras.yaml.
 
-It starts a broker and the daemon, then injects the faults one after the other, polling /metrics
+It first streams from two devices with v4l2-ctl alone (the VM works), then starts a broker and
+the daemon, then injects the faults one after the other, polling /metrics
 for each outcome, and leaves the evidence in the job directory for the host side
 (v4l2_vm_run_check.py):
   steps.log     what was done when (seconds since the job started), one line each
@@ -139,6 +140,23 @@ def unlink_cameras():
 
 for f in ("steps.log", "results.json"):
     pathlib.Path(f).unlink(missing_ok=True)
+
+# 0. The VM itself (what vm.v4l2_smoke did in a boot of its own): two devices stream 10 frames
+#    of 640x480 YUYV at the same time with v4l2-ctl, before anything of Vigil's runs. The
+#    frames go to the guest's /tmp: writing them back to the host over 9p would add seconds.
+smoke = {}
+for d in (0, 1):
+    smoke[d] = subprocess.Popen(
+        ["v4l2-ctl", "--device", f"/dev/video{d}",
+         "--set-fmt-video=width=640,height=480,pixelformat=YUYV", "--stream-mmap",
+         "--stream-count=10", f"--stream-to=/tmp/video{d}.yuv"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+for d, p in smoke.items():
+    result(f"smoke_video{d}_exit", p.wait(60))
+    yuv = pathlib.Path(f"/tmp/video{d}.yuv")
+    result(f"smoke_video{d}_bytes", yuv.stat().st_size if yuv.exists() else 0)
+    yuv.unlink(missing_ok=True)
+
 link_cameras()
 broker = subprocess.Popen(["mosquitto", "-p", "1883"], stdout=open("mosquitto.log", "w"),
                           stderr=subprocess.STDOUT)
