@@ -233,21 +233,19 @@ TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) 
   TempDir dir;
   StallingMjpegServer server(40);
   ASSERT_NE(server.port(), 0);
-  std::ofstream(dir.path() / "cameras.yaml")
-      << header() << "cameras:\n"
-      << "  - {name: good, source: 'file:" << videoFile("TUD-Campus.mp4")
-      << "', loop: true, detect_fps: 4}\n"
-      << "  - {name: stalled, source: 'http://127.0.0.1:" << server.port()
-      << "/mjpeg', detect_fps: 1}\n";
   NotifySocket notify(dir.path() / "notify");
   ASSERT_TRUE(notify.bound());
   setenv("NOTIFY_SOCKET", (dir.path() / "notify").c_str(), 1);
   setenv("WATCHDOG_USEC", "2000000", 1);  // a ping every second while every thread is healthy
-  ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string(),
-                      "--summary-json", (dir.path() / "summary.json").string()},
-                     dir.path() / "log");
+  VigilDaemon daemon(dir.path(),
+                     header() + "cameras:\n" + "  - {name: good, source: 'file:" +
+                         videoFile("TUD-Campus.mp4") + "', loop: true, detect_fps: 4}\n" +
+                         "  - {name: stalled, source: 'http://127.0.0.1:" +
+                         std::to_string(server.port()) + "/mjpeg', detect_fps: 1}\n",
+                     {"--summary-json", (dir.path() / "summary.json").string()});
   unsetenv("NOTIFY_SOCKET");
   unsetenv("WATCHDOG_USEC");
+  ChildProcess& vigil = daemon.process();
   ASSERT_TRUE(notify.waitFor("READY=1", kDeadline)) << vigil.log();
   ASSERT_TRUE(vigil.waitForLog("[cam=stalled] streaming")) << vigil.log();
   ASSERT_TRUE(vigil.waitForLog("[cam=stalled] source lost, reconnecting with backoff"))
@@ -279,8 +277,13 @@ TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) 
     quiet += fmt::format(" {:.2f}", gap.count());
   }
 
-  // Stop while the stalled camera sits in a read that gets nothing: the third connection is
-  // listed once its frames ran out, so it is stalled now.
+  // The good camera detects all along: 20 frames while the other stalls and retries.
+  ASSERT_TRUE(daemon.waitForStatus(detectedAtLeast({"good"}, 20))) << vigil.log();
+  // Stop while the stalled camera sits in a read that gets nothing: a connection is listed once
+  // its frames ran out, so the moment a new one is listed, it has just stalled.
+  const std::size_t listed = server.connections().size();
+  ASSERT_TRUE(testing::waitUntil([&] { return server.connections().size() > listed; }))
+      << vigil.log();
   auto [status, took] = vigil.stop(SIGTERM);
   ASSERT_TRUE(status.has_value()) << vigil.log();
   EXPECT_EQ(*status, 0) << vigil.log();
