@@ -40,7 +40,7 @@ inline ::testing::AssertionResult runTool(const std::vector<std::string>& argv,
                                           const std::filesystem::path& logFile) {
   ChildProcess child(argv, logFile);
   if (!child.started()) return ::testing::AssertionFailure() << "cannot start " << argv[0];
-  auto status = child.wait(std::chrono::seconds(30));
+  auto status = child.wait();
   if (status != 0) {
     return ::testing::AssertionFailure()
            << argv[0] << " " << (argv.size() > 1 ? argv[1] : "") << " failed ("
@@ -139,14 +139,20 @@ class MosquittoBroker {
     return std::nullopt;
   }
 
-  // Writes the configuration (and certificates, password file) and starts the broker.
+  // Writes the configuration (and certificates, password file) and starts the broker. The port
+  // is free when picked but may be taken before mosquitto binds it (another test starts beside
+  // this one): then mosquitto exits, and the next port is tried.
   ::testing::AssertionResult start() {
-    if (port_ == 0) {
+    if (port_ != 0) return launch();
+    ::testing::AssertionResult result = ::testing::AssertionFailure() << "not started";
+    for (int attempt = 1; attempt <= 3; ++attempt) {
       port_ = freeLoopbackPort();
       if (port_ == 0) return ::testing::AssertionFailure() << "no free loopback port";
       if (auto r = writeConfig(); !r) return r;
+      result = launch();
+      if (result || process_->wait(std::chrono::milliseconds(0)) == std::nullopt) return result;
     }
-    return launch();
+    return result;
   }
 
   // SIGTERM and wait (the broker saves its persistence file, if any, on the way out).
@@ -205,7 +211,10 @@ class MosquittoBroker {
     }
     conf << "listener " << port_ << " 127.0.0.1\n";
     if (options_.tls) {
-      if (auto r = pki_.generate(); !r) return r;
+      if (!pkiMade_) {
+        if (auto r = pki_.generate(); !r) return r;
+        pkiMade_ = true;
+      }
       conf << "cafile " << pki_.caFile() << "\ncertfile " << pki_.serverCert() << "\nkeyfile "
            << pki_.serverKey() << "\n";
       if (options_.requireClientCert) conf << "require_certificate true\n";
@@ -219,25 +228,28 @@ class MosquittoBroker {
         std::vector<std::string>{kMosquittoPath, "-c", (dir_.path() / "mosquitto.conf").string()},
         dir_.path() / ("mosquitto-" + std::to_string(launches_) + ".log"));
     if (!process_->started()) return ::testing::AssertionFailure() << "cannot start mosquitto";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (accepts(port_)) return ::testing::AssertionSuccess();
-      if (auto status = process_->wait(std::chrono::milliseconds(0))) {
-        return ::testing::AssertionFailure()
-               << "mosquitto exited with " << *status << ": " << process_->log();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::optional<int> exited;
+    const bool listening = waitUntil([&] {
+      exited = process_->wait(std::chrono::milliseconds(0));
+      return exited || accepts(port_);
+    });
+    if (exited) {
+      return ::testing::AssertionFailure()
+             << "mosquitto exited with " << *exited << ": " << process_->log();
     }
-    return ::testing::AssertionFailure()
-           << "mosquitto does not accept on port " << port_ << " after 10 s: " << process_->log();
+    if (!listening) {
+      return ::testing::AssertionFailure()
+             << "mosquitto does not accept on port " << port_ << ": " << process_->log();
+    }
+    return ::testing::AssertionSuccess();
   }
 
   void end(int sig) {
     if (!process_) return;
     process_->signal(sig);
-    if (!process_->wait(std::chrono::seconds(10))) {
+    if (!process_->wait()) {
       process_->signal(SIGKILL);
-      process_->wait(std::chrono::seconds(5));
+      process_->wait();
     }
     process_.reset();
   }
@@ -247,6 +259,7 @@ class MosquittoBroker {
   TestPki pki_;
   int port_ = 0;
   int launches_ = 0;
+  bool pkiMade_ = false;
   std::unique_ptr<ChildProcess> process_;
 };
 
