@@ -6,7 +6,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <string>
@@ -86,35 +85,6 @@ inline std::optional<HttpReply> waitForHttp(
       },
       limit, 100ms);
   return reply;
-}
-
-// The value of the sample whose name and labels are exactly `series` (for example
-// `vigil_camera_up{camera="door"}`) in a Prometheus text exposition; nullopt when absent.
-inline std::optional<double> metricValue(const std::string& exposition, const std::string& series) {
-  for (std::size_t at = exposition.find(series); at != std::string::npos;
-       at = exposition.find(series, at + 1)) {
-    const bool lineStart = at == 0 || exposition[at - 1] == '\n';
-    const std::size_t after = at + series.size();
-    if (lineStart && after < exposition.size() && exposition[after] == ' ') {
-      return std::strtod(exposition.c_str() + after + 1, nullptr);
-    }
-  }
-  return std::nullopt;
-}
-
-// Waits until /metrics has `series` with a value satisfying `accept`; returns that value.
-inline std::optional<double> waitForMetric(int port, const std::string& series,
-                                           const std::function<bool(double)>& accept,
-                                           std::chrono::milliseconds limit = kDeadline) {
-  std::optional<double> value;
-  const bool found = waitUntil(
-      [&] {
-        auto reply = httpGet(port, "/metrics");
-        value = reply && reply->status == 200 ? metricValue(reply->body, series) : std::nullopt;
-        return value && accept(*value);
-      },
-      limit, 100ms);
-  return found ? value : std::nullopt;
 }
 
 }  // namespace vigil::testing

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -13,11 +12,12 @@
 // The kinds of wait and where each lives:
 //   a condition in this process ........ waitUntil (here)
 //   something that must not happen ..... holdsFor (here)
-//   a file appearing ................... waitForFile (here)
 //   a log line, a process exit ......... ChildProcess::waitForLog, ::wait, ::stop (process.h)
 //   a retained or a live MQTT message .. waitForRetained, retainedBecomes, Subscriber::waitFor
 //                                        (mqtt_subscriber.h)
-//   an HTTP answer or a metric value ... waitForHttp, waitForMetric (http_get.h)
+//   an HTTP answer ..................... waitForHttp (http_get.h)
+//   the daemon's status API ............ VigilDaemon::waitForStatus, ::waitDetected
+//                                        (vigil_daemon.h)
 //   a systemd notification ............. NotifySocket::waitFor (notify_socket.h)
 namespace vigil::testing {
 
@@ -51,17 +51,6 @@ inline bool holdsFor(const std::function<bool()>& condition, std::chrono::millis
     std::this_thread::sleep_for(every);
   }
   return condition();
-}
-
-// Waits until `path` exists and is not empty.
-inline bool waitForFile(const std::filesystem::path& path,
-                        std::chrono::milliseconds limit = kDeadline) {
-  return waitUntil(
-      [&] {
-        std::error_code ec;
-        return std::filesystem::file_size(path, ec) > 0 && !ec;
-      },
-      limit);
 }
 
 // Time bounds in tests are product promises ("SIGTERM stops within 2 s"), made for the
