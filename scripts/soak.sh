@@ -3,7 +3,8 @@
 # subscriber on everything, and a real Prometheus scraping /metrics every 5 s, for a while.
 # Samples the daemon's resident memory, open file descriptors and threads every 10 s and
 # checks, at the end:
-#   - each of the three is within 5% of its value after warm-up (the first fifth of the run,
+#   - each of the three is within 5% of its value after warm-up (resident memory without what
+#     the allocator keeps free, vigil_heap_free_bytes; the first fifth of the run,
 #     at least 60 s), i.e. nothing grows with time; each value is the median of a minute of
 #     samples (the first after warm-up, the last), so one sample taken mid-burst decides nothing;
 #   - no MQTT message was dropped (vigil_mqtt_messages_dropped_total 0) and the subscriber got
@@ -81,7 +82,7 @@ prometheus --config.file="$out/prometheus.yml" --storage.tsdb.path="$out/tsdb" \
 scrape_from=$(date +%s)
 echo "soak: vigil pid $vigil, $minutes min, 4 cameras, broker :$mqtt_port, prometheus :$prom_port, out $out"
 
-echo "t_s,rss_kib,fds,threads,heap_in_use_kib,rss_anon_kib,rss_file_kib" > "$out/samples.csv"
+echo "t_s,rss_kib,fds,threads,heap_in_use_kib,rss_anon_kib,rss_file_kib,heap_free_kib" > "$out/samples.csv"
 start=$(date +%s)
 metrics=""
 scrape_to=$scrape_from
@@ -97,13 +98,14 @@ while kill -0 "$vigil" 2>/dev/null; do
     fds=$(find "/proc/$vigil/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
   fi
   # The last /metrics before the daemon stops, for the MQTT counters.
-  heap=""
+  heap="" free=""
   if ((now < seconds - 5)); then
     metrics=$(curl -sf "http://127.0.0.1:$http_port/metrics" || true)
     [[ -n $metrics ]] && printf '%s\n' "$metrics" > "$out/metrics.txt" && scrape_to=$(date +%s)
     heap=$(awk '$1 == "vigil_heap_in_use_bytes" {printf "%d", $2 / 1024}' <<< "$metrics")
+    free=$(awk '$1 == "vigil_heap_free_bytes" {printf "%d", $2 / 1024}' <<< "$metrics")
   fi
-  [[ -n $rss && -n $threads ]] && echo "$now,$rss,$fds,$threads,$heap,$anon,$file" >> "$out/samples.csv"
+  [[ -n $rss && -n $threads ]] && echo "$now,$rss,$fds,$threads,$heap,$anon,$file,$free" >> "$out/samples.csv"
   sleep 10
 done
 wait "$vigil" || { echo "FAIL soak: vigil exited with $?; log $out/vigil.log"; tail -20 "$out/vigil.log"; exit 1; }
@@ -135,14 +137,26 @@ def check(cond, text):
     print(("PASS " if cond else "FAIL ") + text)
     ok &= cond
 check(len(after) >= 2 * minute, f"{len(rows)} samples, {len(after)} after the {warm} s warm-up")
+# Resident memory is judged without what the allocator keeps on its free lists: that part rises
+# by up to ~20 MiB between the daemon's once-a-minute malloc_trim and falls at it, so the median
+# of a minute of raw RSS depends on where the trims fall (a 5-minute run swung from +0.5% to
+# +5.2% with a flat live heap). It is exported (vigil_heap_free_bytes) and printed below with
+# the raw RSS. A leak on the heap grows the live heap, one outside it (stacks, mmaps) the rest
+# of RSS: both stay in what is judged.
+for r in rows:
+    r["rss_not_free_kib"] = (r["rss_kib"] - r["heap_free_kib"]
+                             if r["rss_kib"] is not None and r["heap_free_kib"] is not None
+                             else None)
 if len(after) >= 2 * minute:
-    for key, unit in (("rss_kib", "KiB"), ("fds", ""), ("threads", "")):
+    for key, unit in (("rss_not_free_kib", "KiB"), ("fds", ""), ("threads", "")):
         base, end = median(r[key] for r in after[:minute]), median(r[key] for r in after[-minute:])
-        peak = max(r[key] for r in after)
+        peak = max(r[key] for r in after if r[key] is not None)
         growth = (end - base) / base * 100 if base else 0
         check(abs(growth) <= 5, f"{key}: {base} {unit} after warm-up, {end} {unit} at the end "
               f"({growth:+.1f}%, medians of a minute), peak {peak} {unit}")
-    for key, text in (("rss_anon_kib", "anonymous resident (heap, stacks)"),
+    for key, text in (("rss_kib", "resident (RSS)"),
+                      ("heap_free_kib", "kept free by the allocator (vigil_heap_free_bytes)"),
+                      ("rss_anon_kib", "anonymous resident (heap, stacks)"),
                       ("rss_file_kib", "file-backed resident (libraries paged in)"),
                       ("heap_in_use_kib", "live heap (vigil_heap_in_use_bytes)")):
         base = median(r[key] for r in after[:minute])
