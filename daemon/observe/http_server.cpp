@@ -125,6 +125,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   void accept();
   void onAccept(const beast::error_code& ec, tcp::socket socket);
   void reject(tcp::socket socket);
+  // At the limit: the connection that has waited longest for (the rest of) a request, which
+  // makes room for the new one; nullptr when every connection is being answered.
+  Session* longestWaiting() const;
   // Finds the handler and runs it: 404, 405 or 500 when there is none or it fails.
   HttpResponse dispatch(HttpRequest& request);
   void count(int status) {
@@ -154,6 +157,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   bool started_ = false;
   bool stopped_ = false;
   Clock::time_point lastLimitLog_{};
+  Clock::time_point lastEvictLog_{};
   Clock::time_point lastAcceptErrorLog_{};
 };
 
@@ -179,8 +183,20 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // From stop(): pending operations complete with operation_aborted and release the session.
   void close() { stream_.close(); }
 
+  // Waiting for a request (or the rest of one), or lingering after a close: what may be closed
+  // to make room at the connection limit. Since when, for picking the longest waiting.
+  bool waiting() const { return waiting_; }
+  Clock::time_point waitingSince() const { return waitingSince_; }
+  // Closed to make room: its read completes with operation_aborted and releases it.
+  void evict() {
+    waiting_ = false;
+    stream_.close();
+  }
+
  private:
   void readHeader() {
+    waiting_ = true;
+    waitingSince_ = Clock::now();
     const std::size_t limit = server_->settings_.maxRequestBytes;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(
@@ -238,6 +254,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void answerError(http::status status) {
+    waiting_ = false;
     server_->counters_.badRequests.fetch_add(1, std::memory_order_relaxed);
     HttpResponse response;
     response.status = static_cast<int>(status);
@@ -247,6 +264,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void handle() {
+    waiting_ = false;
     const auto& message = parser_->get();
     HttpRequest request;
     request.method = str(message.method_string());
@@ -307,6 +325,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   // Sends FIN, then reads and drops what the client still sends (bounded), then closes.
   void shutdown() {
+    waiting_ = true;
+    waitingSince_ = Clock::now();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.expires_after(kLingerTime);
@@ -330,6 +350,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;  // one per request
   http::response<http::string_body> response_;
   bool close_ = false;
+  bool waiting_ = false;
+  Clock::time_point waitingSince_{};
   std::unique_ptr<char[]> discard_;  // only for lingering closes
   std::size_t discarded_ = 0;
 };
@@ -360,12 +382,37 @@ void HttpServer::Impl::onAccept(const beast::error_code& ec, tcp::socket socket)
     return accept();  // e.g. a connection reset before we took it
   }
   if (counters_.open.load(std::memory_order_relaxed) >= settings_.maxConnections) {
-    reject(std::move(socket));
-  } else {
-    counters_.accepted.fetch_add(1, std::memory_order_relaxed);
-    std::make_shared<Session>(shared_from_this(), std::move(socket))->start();
+    // Full: the connection that has waited longest for a request makes room, so that a crowd
+    // of idle or trickling connections cannot keep /healthz and /metrics out. Only when every
+    // connection is being answered is the new one refused.
+    Session* victim = longestWaiting();
+    if (victim == nullptr) {
+      reject(std::move(socket));
+      return accept();
+    }
+    victim->evict();
+    const auto evicted = counters_.evicted.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (shouldLog(lastEvictLog_)) {
+      log_->warn(
+          "{} connections open (the limit): closing the one that waited longest for a "
+          "request to make room; {} closed so far",
+          settings_.maxConnections, evicted);
+    }
   }
+  counters_.accepted.fetch_add(1, std::memory_order_relaxed);
+  std::make_shared<Session>(shared_from_this(), std::move(socket))->start();
   accept();
+}
+
+HttpServer::Impl::Session* HttpServer::Impl::longestWaiting() const {
+  Session* oldest = nullptr;
+  for (Session* session : sessions_) {
+    if (session->waiting() &&
+        (oldest == nullptr || session->waitingSince() < oldest->waitingSince())) {
+      oldest = session;
+    }
+  }
+  return oldest;
 }
 
 void HttpServer::Impl::reject(tcp::socket socket) {

@@ -25,7 +25,8 @@ struct HttpServerSettings {
   // "host:port" or "[v6-host]:port"; the host is a numeric address or "localhost" (no DNS).
   // Port 0 binds an ephemeral port (see HttpServer::port()).
   std::string listen = "127.0.0.1:9842";
-  // Connections open at once; the next one is answered 503 and closed (see HttpServer).
+  // Connections open at once; beyond it, the one waiting longest for a request is closed to
+  // make room, or when all are being answered the new one gets 503 (see HttpServer).
   std::size_t maxConnections = 256;
   // Bound on one request's header and body together; more is answered 431 (header) or 413.
   std::size_t maxRequestBytes = 8 * 1024;
@@ -70,7 +71,8 @@ struct HttpServerCounters {
   std::atomic<std::uint64_t> readTimeouts{0};   // closed with a request partly received
   std::atomic<std::uint64_t> handlerErrors{0};  // handlers that threw or gave a bad status
   std::atomic<std::uint64_t> accepted{0};       // connections served (not counting rejected)
-  std::atomic<std::uint64_t> rejected{0};       // connections refused at maxConnections
+  std::atomic<std::uint64_t> rejected{0};       // refused at maxConnections: all being answered
+  std::atomic<std::uint64_t> evicted{0};        // closed at maxConnections to make room
   std::atomic<std::uint64_t> open{0};           // connections open now (a gauge)
 };
 
@@ -90,10 +92,14 @@ struct HttpServerCounters {
 // still sends for up to 2 s (so the client reads the answer instead of a reset). A read timeout
 // closes the connection without an answer (Beast closes the socket when the timer fires).
 //
-// Limit: when maxConnections are open, a new connection is accepted, sent a fixed 503
-// (Connection: close) without waiting, and closed at once; a client that had already sent its
-// request may see a reset instead. The server holds nothing for it. When the process runs out
-// of file descriptors, accepting pauses for 100 ms and retries (logged at most every 10 s).
+// Limit: when maxConnections are open, the connection that has waited longest for a request
+// (idle, keep-alive between requests, trickling its header, or lingering after a close) is
+// closed without an answer to make room for the new one, so a crowd of idle or slow clients
+// cannot keep health checks and scrapes out. Only when every connection is being answered is
+// the new one sent a fixed 503 (Connection: close) without waiting and closed at once; a client
+// that had already sent its request may see a reset instead. The server holds nothing for it. When
+// the process runs out of file descriptors, accepting pauses for 100 ms and retries (logged at most
+// every 10 s).
 //
 // Errors: start() returns them (bad listen string, address in use, permission); nothing throws
 // out of the server. Logger "http".

@@ -400,60 +400,104 @@ TEST_F(HttpServerTest, IdleKeepAliveConnectionIsClosedWithoutCountingATimeout) {
   EXPECT_EQ(counters().readTimeouts.load(), 0U);
 }
 
-TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreRefusedAndServiceResumes) {
+// Raises RLIMIT_NOFILE for `sockets` client and server sockets; false when it cannot.
+bool enoughDescriptors(std::size_t sockets) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0) return false;
+  if (files.rlim_cur < sockets * 2 + 100) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, sockets * 2 + 100);
+    setrlimit(RLIMIT_NOFILE, &files);
+    if (getrlimit(RLIMIT_NOFILE, &files) != 0) return false;
+  }
+  return files.rlim_cur >= sockets * 2 + 100;
+}
+
+TEST_F(HttpServerTest, AtTheLimitTheConnectionWaitingLongestMakesRoom) {
   constexpr std::size_t kSockets = 1000;
   constexpr std::size_t kLimit = 64;
-  rlimit files{};
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
-  if (files.rlim_cur < kSockets * 2 + 100) {
-    files.rlim_cur = std::min<rlim_t>(files.rlim_max, kSockets * 2 + 100);
-    setrlimit(RLIMIT_NOFILE, &files);
-    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
-    if (files.rlim_cur < kSockets * 2 + 100) GTEST_SKIP() << "RLIMIT_NOFILE too low";
-  }
+  if (!enoughDescriptors(kSockets)) GTEST_SKIP() << "RLIMIT_NOFILE too low";
   HttpServerSettings settings;
   settings.maxConnections = kLimit;
-  settings.readTimeout = 60s;  // the admitted ones stay until the test closes them
+  settings.readTimeout = 60s;  // idle connections stay until made room for
   create(settings);
   run();
 
+  // A crowd of idle connections, one after the other: each beyond the limit closes the one
+  // that has waited longest, so the newest kLimit stay and the first ones are closed unanswered.
   std::vector<std::unique_ptr<Client>> clients;
   for (std::size_t i = 0; i < kSockets; ++i) {
     clients.push_back(std::make_unique<Client>(port()));
     ASSERT_TRUE(clients.back()->connected()) << i;
+    if (i + 1 == kLimit) {
+      ASSERT_TRUE(testing::waitUntil([&] { return counters().accepted.load() == kLimit; }));
+    }
   }
-  ASSERT_TRUE(testing::waitUntil(
-      [&] { return counters().accepted.load() + counters().rejected.load() == kSockets; }, 20s));
-  EXPECT_EQ(counters().accepted.load(), kLimit);
-  EXPECT_EQ(counters().rejected.load(), kSockets - kLimit);
-  EXPECT_EQ(counters().open.load(), kLimit);
-
-  // Every refused client sees the 503 (or at least the close); the admitted ones see nothing.
+  ASSERT_TRUE(testing::waitUntil([&] { return counters().accepted.load() == kSockets; }));
+  EXPECT_EQ(counters().evicted.load(), kSockets - kLimit);
+  EXPECT_EQ(counters().rejected.load(), 0U);
+  EXPECT_TRUE(testing::waitUntil([&] { return counters().open.load() == kLimit; }));
   std::vector<pollfd> fds;
   for (const auto& c : clients) fds.push_back(pollfd{c->fd(), POLLIN, 0});
-  std::size_t readable = 0;
+  std::size_t closed = 0;
   testing::waitUntil(
       [&] {
         ::poll(fds.data(), fds.size(), 100);
-        readable = static_cast<std::size_t>(
+        closed = static_cast<std::size_t>(
             std::count_if(fds.begin(), fds.end(), [](const pollfd& p) { return p.revents != 0; }));
-        return readable >= kSockets - kLimit;
+        return closed >= kSockets - kLimit;
       },
       10s);
-  EXPECT_EQ(readable, kSockets - kLimit);
-  std::size_t answered503 = 0;
-  for (std::size_t i = 0; i < kSockets; ++i) {
-    if (fds[i].revents == 0) continue;
-    auto r = clients[i]->readResponse();
-    if (r && r->status == 503) ++answered503;
+  EXPECT_EQ(closed, kSockets - kLimit);
+  // The closed ones are the oldest, without an answer; the newest kLimit are untouched.
+  for (std::size_t i = 0; i < kSockets - kLimit; ++i) {
+    ASSERT_NE(fds[i].revents, 0) << "client " << i << " should have made room";
+    EXPECT_TRUE(clients[i]->closedByServer()) << i;
+    EXPECT_TRUE(clients[i]->pending().empty()) << i;
   }
-  EXPECT_EQ(answered503, kSockets - kLimit);
 
-  clients.clear();
-  ASSERT_TRUE(testing::waitUntil([&] { return counters().open.load() == 0; }));
+  // While the crowd is held, a request comes through at once.
   Client fresh(port());
   ASSERT_TRUE(fresh.send(get("/hello")));
   auto r = fresh.readResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(counters().evicted.load(), kSockets - kLimit + 1);
+}
+
+TEST_F(HttpServerTest, WhenEveryConnectionIsBeingAnsweredANewOneGets503) {
+  constexpr std::size_t kLimit = 4;
+  HttpServerSettings settings;
+  settings.maxConnections = kLimit;
+  settings.writeTimeout = 60s;  // the answers stay stuck until the test closes the readers
+  create(settings);
+  // Larger than loopback's socket buffers together (a few MiB), so the write cannot finish
+  // while the client reads nothing.
+  server_->route("GET", "/big", [](const HttpRequest&) {
+    HttpResponse response;
+    response.body = std::string(32 * 1024 * 1024, 'x');
+    return response;
+  });
+  run();
+  std::vector<std::unique_ptr<Client>> readers;
+  for (std::size_t i = 0; i < kLimit; ++i) {
+    readers.push_back(std::make_unique<Client>(port()));
+    ASSERT_TRUE(readers.back()->send(get("/big")));
+  }
+  // Each answer is counted when its write starts.
+  ASSERT_TRUE(testing::waitUntil([&] { return counters().responses[1].load() == kLimit; }));
+  Client late(port());
+  ASSERT_TRUE(late.send(get("/hello")));
+  auto r = late.readResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(counters().rejected.load(), 1U);
+  EXPECT_EQ(counters().evicted.load(), 0U);
+
+  readers.clear();
+  ASSERT_TRUE(testing::waitUntil([&] { return counters().open.load() == 0; }));
+  Client fresh(port());
+  ASSERT_TRUE(fresh.send(get("/hello")));
+  r = fresh.readResponse();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
 }
