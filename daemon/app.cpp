@@ -6,6 +6,7 @@
 #include <boost/asio.hpp>
 // clang-format on
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/publish/event_publisher.h"
 #include "daemon/publish/mqtt_client.h"
+#include "daemon/url_credentials.h"
 #include "detector/annotate.h"
 
 namespace vigil {
@@ -268,6 +270,7 @@ class Daemon {
       return 1;
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
+    if (!summaryIsWritable()) return 1;
     if (!startPublishing(config->mqtt)) return 1;
     if (!startWorker(config->detector)) return 1;
     if (!startHttp(config->http)) return 1;
@@ -472,7 +475,10 @@ class Daemon {
           {"vigil_http_read_timeouts_total", "Connections closed with a request half received"}},
          {&counters.rejected,
           {"vigil_http_connections_rejected_total",
-           "Connections refused with 503 at the connection limit"}}};
+           "Connections refused with 503 at the connection limit (all being answered)"}},
+         {&counters.evicted,
+          {"vigil_http_connections_evicted_total",
+           "Connections waiting longest for a request, closed at the limit to make room"}}};
     for (const auto& [value, text] : http) {
       // A named copy: clang before 16 cannot capture a structured binding.
       metrics_.callbackCounter(text.first, text.second)
@@ -706,7 +712,7 @@ class Daemon {
       std::string lastError = state == CameraState::kStreaming ? "" : camera->lastError();
       cameras.push_back({
           {"name", name},
-          {"source", camera->config().source},
+          {"source", redactCredentials(camera->config().source)},
           {"state", cameraStateName(state)},
           {"up", c.up.load()},
           {"last_error", lastError.empty() ? nlohmann::json(nullptr) : nlohmann::json(lastError)},
@@ -843,7 +849,7 @@ class Daemon {
     views_[c.name].captureToPublish = captureToPublish_->labels({c.name});
     camera->start();
     log_->info("[cam={}] started: {} source {}, detect {} fps{}", c.name, sourceKindName(c.kind),
-               c.location, c.detectFps,
+               redactCredentials(c.location), c.detectFps,
                c.motion.enabled
                    ? fmt::format(", motion gating (idle after {} s: every {} s)",
                                  std::chrono::duration<double>(c.motion.idleAfter).count(),
@@ -935,14 +941,22 @@ class Daemon {
     int removed = 0;
     std::map<std::string, const CameraConfig*> wanted;
     for (const CameraConfig& c : next->cameras) wanted[c.name] = &c;
+    auto goes = [&](const std::string& name, const Camera& camera) {
+      auto w = wanted.find(name);
+      return w == wanted.end() || !(*w->second == camera.config());
+    };
+    // The cameras that go wind down side by side: every one is asked first, then each joined.
+    for (auto& [name, camera] : cameras_) {
+      if (goes(name, *camera)) camera->requestStop();
+    }
     for (auto it = cameras_.begin(); it != cameras_.end();) {
-      auto w = wanted.find(it->first);
-      if (w == wanted.end() || !(*w->second == it->second->config())) {
+      if (goes(it->first, *it->second)) {
+        const bool removedFromFile = wanted.count(it->first) == 0;
         it->second->stop();
         removeCameraMetrics(it->first);
         views_.erase(it->first);
         it = cameras_.erase(it);
-        w == wanted.end() ? ++removed : ++restarted;
+        removedFromFile ? ++removed : ++restarted;
       } else {
         ++it;
       }
@@ -971,7 +985,9 @@ class Daemon {
 
   void stopAll() {
     if (http_) http_->stop();
-    // Cameras first, so no thread offers frames to a stopped scheduler.
+    // Cameras first, so no thread offers frames to a stopped scheduler; all asked at once, so
+    // that they wind down side by side (a source blocked in a network read is interrupted).
+    for (auto& [name, camera] : cameras_) camera->requestStop();
     for (auto& [name, camera] : cameras_) camera->stop();
     if (worker_) worker_->stop();
     if (publisher_) {
@@ -1023,7 +1039,24 @@ class Daemon {
     }
     std::ofstream out(options_.summaryJson);
     out << summary.dump(2) << '\n';
-    if (!out) log_->error("{}: cannot write the summary", options_.summaryJson.string());
+    if (!out) {
+      log_->error("--summary-json {}: cannot write the summary: {}", options_.summaryJson.string(),
+                  std::strerror(errno));
+    }
+  }
+
+  // The summary is written at the stop; a run of hours must not find out only then that it
+  // cannot be. Creates the file (empty) if it does not exist, as the stop would.
+  bool summaryIsWritable() {
+    if (options_.summaryJson.empty()) return true;
+    const int fd = ::open(options_.summaryJson.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      log_->error("--summary-json {}: cannot write there: {}", options_.summaryJson.string(),
+                  std::strerror(errno));
+      return false;
+    }
+    ::close(fd);
+    return true;
   }
 
   RunOptions options_;

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/url_credentials.h"
 #include "detector/yaml_reader.h"
 
 namespace vigil {
@@ -351,10 +352,10 @@ void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
 }
 
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
-                        const std::filesystem::path& base) {
+                        const std::filesystem::path& base, std::vector<std::string>& warnings) {
   r.rejectUnknownKeys(node, path,
-                      {"name", "source", "format", "width", "height", "fps", "detect_fps",
-                       "enabled", "loop", "zones", "masks", "presence", "motion"});
+                      {"name", "source", "password_file", "format", "width", "height", "fps",
+                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -377,11 +378,36 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
     std::string file = c.source.substr(5);
     if (file.empty()) r.fail(node["source"], sp, "file: needs a path, e.g. file:/srv/clip.mp4");
     c.location = resolve(base, file).string();
+    // The daemon retries a missing file like a camera that is not plugged in, but the user
+    // deserves to know now.
+    std::error_code ec;
+    const auto status = std::filesystem::status(c.location, ec);
+    if (!std::filesystem::exists(status)) {
+      warnings.push_back(r.describeLocation(
+          node["source"], sp,
+          fmt::format("'{}' does not exist (yet); the camera retries until it does", c.location)));
+    } else if (!std::filesystem::is_regular_file(status)) {
+      r.fail(node["source"], sp,
+             fmt::format("'{}' is not a regular file (a FIFO, device or directory): file: sources "
+                         "are video files; a V4L2 device is /dev/videoN without file:",
+                         c.location));
+    }
   } else {
     r.fail(node["source"], sp,
            fmt::format("must be a V4L2 device (/dev/videoN, /dev/v4l/by-id/...), rtsp://, "
                        "http(s):// or file:PATH, got '{}'",
                        c.source));
+  }
+  const std::string passwordFile = r.getString(node, path, "password_file", "");
+  if (!passwordFile.empty()) {
+    const std::string pp = YamlReader::join(path, "password_file");
+    if (c.kind != SourceKind::kRtsp && c.kind != SourceKind::kHttp) {
+      r.fail(node["password_file"], pp, "only rtsp:// and http(s):// sources take a password");
+    }
+    c.passwordFile = resolve(base, passwordFile).string();
+    const std::string password = readSecretFile(r, node["password_file"], pp, c.passwordFile);
+    warnIfWorldReadable(r, node["password_file"], pp, c.passwordFile, warnings);
+    c.location = withPassword(c.location, password);
   }
   std::string format = r.getString(node, path, "format", "auto");
   if (format == "auto") {
@@ -429,7 +455,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < cameras.size(); ++i) {
     std::string path = YamlReader::index("cameras", i);
-    CameraConfig c = readCamera(r, cameras[i], path, base);
+    CameraConfig c = readCamera(r, cameras[i], path, base, config.warnings);
     if (!names.insert(c.name).second) {
       r.fail(cameras[i]["name"], YamlReader::join(path, "name"),
              fmt::format("'{}' is already the name of another camera", c.name));

@@ -20,7 +20,10 @@ struct CameraConfig {
   std::string name;    // unique, [a-z0-9_-]+
   std::string source;  // as written in the file
   SourceKind kind = SourceKind::kV4l2;
-  std::string location;  // device path, URL, or absolute file path (file: sources)
+  // Device path, URL, or absolute file path (file: sources): what is opened. With
+  // password_file, the URL carries that password; print it only through redactCredentials.
+  std::string location;
+  std::string passwordFile;  // rtsp/http: the file the URL's password was read from
   PixelFormatChoice format = PixelFormatChoice::kAuto;
   int width = 640;
   int height = 480;

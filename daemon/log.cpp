@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <string_view>
+
+#include "daemon/url_credentials.h"
 
 namespace vigil {
 
@@ -48,6 +52,32 @@ class SyslogPriorityFlag : public spdlog::custom_flag_formatter {
   }
 };
 
+// The message itself, as every line of Vigil's log shows it: passwords in URLs replaced by ***
+// (a camera URL may carry one, and FFmpeg's errors quote the URL they failed on), and control
+// bytes other than newline and tab written as \xNN, so that bytes from a bad file or stream
+// cannot move the cursor, ring or rewrite the terminal or journal line.
+class SafeMessageFlag : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    const std::string text =
+        redactCredentials(std::string_view(msg.payload.data(), msg.payload.size()));
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (char c : text) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+        const char escaped[] = {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+        dest.append(escaped, escaped + 4);
+      } else {
+        dest.push_back(c);
+      }
+    }
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<SafeMessageFlag>();
+  }
+};
+
 // True when stderr is the journal stream systemd connected (JOURNAL_STREAM=<dev>:<inode>).
 bool stderrIsJournal() {
   const char* stream = std::getenv("JOURNAL_STREAM");
@@ -62,14 +92,15 @@ bool stderrIsJournal() {
 spdlog::sink_ptr& sharedSink() {
   static spdlog::sink_ptr sink = [] {
     auto s = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<SafeMessageFlag>('&');
     if (stderrIsJournal()) {
       // The journal stamps time and unit itself; the prefix carries the priority.
-      auto formatter = std::make_unique<spdlog::pattern_formatter>();
-      formatter->add_flag<SyslogPriorityFlag>('*').set_pattern("%*[%n] %v");
-      s->set_formatter(std::move(formatter));
+      formatter->add_flag<SyslogPriorityFlag>('*').set_pattern("%*[%n] %&");
     } else {
-      s->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %v");
+      formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %&");
     }
+    s->set_formatter(std::move(formatter));
     return s;
   }();
   return sink;

@@ -6,6 +6,8 @@ std::string_view errorCodeName(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:
       return "invalid argument";
+    case ErrorCode::kPermissionDenied:
+      return "permission denied";
     case ErrorCode::kNotFound:
       return "not found";
     case ErrorCode::kInvalidData:

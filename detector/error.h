@@ -11,16 +11,17 @@ namespace vigil {
 // What went wrong, coarse enough for callers to choose a reaction (retry, fall back, give up)
 // and with a message that says where and why for the human reading the log.
 enum class ErrorCode {
-  kInvalidArgument,  // the caller passed something unusable
-  kNotFound,         // a file or device does not exist
-  kInvalidData,      // a file exists but its content is wrong (corrupt image, bad manifest)
-  kUnverifiedModel,  // weights whose hash the manifest does not list
-  kBackendFailure,   // the inference runtime reported an error
-  kInvalidOutput,    // the runtime reported success but the output is NaN/Inf or malformed
-  kUnsupported,      // this build or this machine cannot do it
-  kTimeout,          // nothing arrived within the deadline; trying again may work
-  kUnavailable,      // a device or stream is gone (unplugged, refused, ended); reopen later
-  kEndOfStream,      // a finite source (a file that does not loop) has no more frames
+  kInvalidArgument,   // the caller passed something unusable
+  kNotFound,          // a file or device does not exist
+  kPermissionDenied,  // it exists, but this process may not read or open it
+  kInvalidData,       // a file exists but its content is wrong (corrupt image, bad manifest)
+  kUnverifiedModel,   // weights whose hash the manifest does not list
+  kBackendFailure,    // the inference runtime reported an error
+  kInvalidOutput,     // the runtime reported success but the output is NaN/Inf or malformed
+  kUnsupported,       // this build or this machine cannot do it
+  kTimeout,           // nothing arrived within the deadline; trying again may work
+  kUnavailable,       // a device or stream is gone (unplugged, refused, ended); reopen later
+  kEndOfStream,       // a finite source (a file that does not loop) has no more frames
 };
 
 struct Error {

@@ -456,7 +456,13 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
   std::filesystem::path file = path;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) file = path / "model.yaml";
-  if (!std::filesystem::exists(file, ec)) {
+  const auto status = std::filesystem::status(file, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    // Most often a directory the daemon's user may not read: say so, not "no such file".
+    return makeError(ErrorCode::kPermissionDenied, "{}: cannot read the model manifest: {}",
+                     file.string(), ec.message());
+  }
+  if (!std::filesystem::exists(status)) {
     return makeError(ErrorCode::kNotFound, "{}: no such model manifest", file.string());
   }
   try {
@@ -507,7 +513,13 @@ Expected<FileCheck> verifyModelFile(const ModelManifest& manifest, const ModelFi
   FileCheck check;
   check.path = manifest.directory() / file.name;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(check.path, ec)) {
+  const auto status = std::filesystem::status(check.path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // A FIFO here would block the hash below until a writer came.
+    return makeError(ErrorCode::kInvalidData,
+                     "{}: not a regular file (a FIFO, device or directory)", check.path.string());
+  }
+  if (!std::filesystem::is_regular_file(status)) {
     return makeError(ErrorCode::kNotFound,
                      "{}: model file missing; fetch and verify it with `fetch-model.sh --model {}` "
                      "(scripts/ in the source tree, /usr/share/vigil/ when installed)",

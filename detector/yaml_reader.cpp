@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace vigil {
 
@@ -31,11 +35,33 @@ std::string describe(const YAML::Node& node) {
 }  // namespace
 
 YamlReader YamlReader::fromFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw YamlError(fmt::format("{}: cannot open file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return fromString(text.str(), path);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    throw YamlError(fmt::format("{}: is a directory, not a YAML file", path));
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // A FIFO would block the open until a writer came; a device could be endless.
+    throw YamlError(fmt::format("{}: not a regular file (a FIFO or device)", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw YamlError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  // Read at most one byte more than allowed, so that a huge file (or an endless FIFO) is
+  // refused after kMaxFileBytes instead of being parsed into gigabytes of nodes.
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxFileBytes) {
+    std::error_code sizeError;
+    const auto size = std::filesystem::file_size(path, sizeError);
+    throw YamlError(fmt::format(
+        "{}: {} bytes, more than the {} KiB a configuration or manifest "
+        "may be (they are a few KiB); not read",
+        path, sizeError ? "over " + std::to_string(kMaxFileBytes) : std::to_string(size),
+        kMaxFileBytes / 1024));
+  }
+  if (in.bad()) throw YamlError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  return fromString(text, path);
 }
 
 YamlReader YamlReader::fromString(const std::string& text, std::string displayName) {

@@ -23,7 +23,12 @@ class YamlError : public std::runtime_error {
 
 class YamlReader {
  public:
-  // Parses the file; throws YamlError with file:line:col on a syntax error or a missing file.
+  // Files larger than this are refused before parsing (a 50 MB file took yaml-cpp 22 s and
+  // 4.5 GB of memory).
+  static constexpr std::size_t kMaxFileBytes = 1024 * 1024;
+
+  // Parses the file; throws YamlError with file:line:col on a syntax error, and with the reason
+  // for a missing or unreadable file, a directory, a FIFO or device, or one over kMaxFileBytes.
   static YamlReader fromFile(const std::string& path);
   static YamlReader fromString(const std::string& text, std::string displayName);
 

@@ -9,8 +9,10 @@ packages=(
   # detector and command line
   libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
   nlohmann-json3-dev libssl-dev
-  # daemon: cameras (libv4l2), event loop (Boost.Asio), systemd notification (libsystemd)
-  libv4l-dev libboost-dev libsystemd-dev
+  # daemon: cameras (libv4l2; FFmpeg for network streams), event loop (Boost.Asio), systemd
+  # notification (libsystemd)
+  libv4l-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libboost-dev
+  libsystemd-dev
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # NPU backend: XRT (2.13 on Debian 12: compiles the backend, runs it under the noop shim),

@@ -50,6 +50,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   void signal(int sig) const { kill(pid_, sig); }
 
   // The exit status, or nullopt if it is still running after `limit`. Blocks on a pidfd, so

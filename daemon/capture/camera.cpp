@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
-#include "daemon/capture/stream_source.h"
+#include "daemon/capture/file_source.h"
+#include "daemon/capture/network_source.h"
 #include "daemon/capture/v4l2_source.h"
 #include "daemon/log.h"
+#include "daemon/url_credentials.h"
 
 namespace vigil {
 
@@ -38,8 +40,16 @@ std::string_view cameraStateName(CameraState state) {
 }
 
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera) {
-  if (camera.kind == SourceKind::kV4l2) return makeV4l2Source(camera);
-  return makeStreamSource(camera);
+  switch (camera.kind) {
+    case SourceKind::kV4l2:
+      return makeV4l2Source(camera);
+    case SourceKind::kRtsp:
+    case SourceKind::kHttp:
+      return makeNetworkSource(camera);
+    case SourceKind::kFile:
+      break;
+  }
+  return makeFileSource(camera);
 }
 
 Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
@@ -66,12 +76,17 @@ void Camera::start() {
   thread_ = std::thread([this] { run(); });
 }
 
-void Camera::stop() {
+void Camera::requestStop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    if (source_ != nullptr) source_->interrupt();
   }
   stopWake_.notify_all();
+}
+
+void Camera::stop() {
+  requestStop();
   if (thread_.joinable()) thread_.join();
   scheduler_.detach(channel_);
   state_ = CameraState::kStopped;
@@ -95,8 +110,10 @@ void Camera::setState(CameraState state, const std::string& reason) {
   bool reasonChanged = false;
   {
     std::lock_guard lock(mutex_);
-    reasonChanged = lastError_ != reason;
-    lastError_ = reason;
+    // Served by /api/status: an error quoting the URL must not show its password.
+    std::string shown = redactCredentials(reason);
+    reasonChanged = lastError_ != shown;
+    lastError_ = std::move(shown);
   }
   channel_->counters().up = state == CameraState::kStreaming;
   if (previous == state && !reasonChanged) return;
@@ -118,6 +135,11 @@ void Camera::setState(CameraState state, const std::string& reason) {
 void Camera::run() {
   auto log = logger("capture");
   std::unique_ptr<FrameSource> source = factory_(config_);
+  {
+    std::lock_guard lock(mutex_);
+    source_ = source.get();
+    if (stopping_) source->interrupt();
+  }
   CameraCounters& counters = channel_->counters();
   auto delay = backoff_.initial;
   bool everStreamed = false;
@@ -219,6 +241,10 @@ void Camera::run() {
     delay = std::min(delay * 2, backoff_.max);
   }
   source->close();
+  {
+    std::lock_guard lock(mutex_);
+    source_ = nullptr;
+  }
   counters.heartbeat.idle();
 }
 

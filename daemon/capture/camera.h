@@ -46,6 +46,10 @@ class Camera {
   Camera& operator=(const Camera&) = delete;
 
   void start();
+  // Asks the thread to stop and interrupts a source blocked in open or read; returns at once.
+  // Stopping many cameras: requestStop() on each, then stop() on each, so that they wind down
+  // side by side instead of one after another.
+  void requestStop();
   // Stops the thread and closes the source; returns when both are done.
   void stop();
 
@@ -70,9 +74,10 @@ class Camera {
   std::optional<MotionGate> gate_;  // motion gating, when the camera's motion section enables it
   std::atomic<CameraState> state_{CameraState::kStopped};
   std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;  // guards lastError_ and the stop wait
+  mutable std::mutex mutex_;  // guards lastError_, source_ and the stop wait
   std::condition_variable stopWake_;
   std::string lastError_;
+  FrameSource* source_ = nullptr;  // the capture thread's source, for requestStop() to interrupt
   std::thread thread_;
 };
 

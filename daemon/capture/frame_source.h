@@ -22,7 +22,8 @@ struct SourceInfo {
 };
 
 // The seam to a camera: a V4L2 device, a network stream or a video file.
-// Ownership and threads: created, used and destroyed on its camera's capture thread only.
+// Ownership and threads: created, used and destroyed on its camera's capture thread only,
+// except interrupt(), which the thread stopping the camera calls.
 // Failure: every call returns an Error, never throws. kTimeout from read() means "no frame
 // yet, the source is still there"; kUnavailable means the device or stream is gone (unplugged,
 // refused, ended) and the supervisor should close() and reopen later; anything else is a
@@ -41,6 +42,10 @@ class FrameSource {
   // free buffer, or dropped them), since this source was made; not reset by close(). 0 for
   // sources without a frame counter of their own.
   virtual std::uint64_t framesLost() const { return 0; }
+  // Called from another thread while open() or read() may be blocked in this one: makes them
+  // return soon (kUnavailable) instead of waiting out their own timeouts, now and from then on.
+  // Sources whose calls never block longer than the stop promise allows need not override it.
+  virtual void interrupt() {}
 };
 
 }  // namespace vigil

@@ -1,6 +1,7 @@
 #include "daemon/commands/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 
 #include "daemon/commands/bench_command.h"
@@ -14,6 +15,9 @@
 namespace vigil {
 
 int runCommandLine(int argc, char** argv) {
+  // A reader of the log or of --json output that goes away (`vigil run | head`) must not kill
+  // the daemon with SIGPIPE: writes to the pipe fail with EPIPE instead, and are dropped.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"Vigil: always-on person detection"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);

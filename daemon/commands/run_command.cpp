@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "daemon/url_credentials.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/model_location.h"
@@ -49,8 +50,8 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
   out << fmt::format("{} camera(s):\n", config->cameras.size());
   for (const CameraConfig& c : config->cameras) {
     out << fmt::format("  {:<16} {:<5} {}  {}x{} @ {} fps, detect {} fps, format {}{}{}\n", c.name,
-                       sourceKindName(c.kind), c.location, c.width, c.height, c.fps, c.detectFps,
-                       pixelFormatName(c.format), c.loop ? ", loop" : "",
+                       sourceKindName(c.kind), redactCredentials(c.location), c.width, c.height,
+                       c.fps, c.detectFps, pixelFormatName(c.format), c.loop ? ", loop" : "",
                        c.enabled ? "" : ", DISABLED");
   }
   return 0;

@@ -19,7 +19,11 @@ namespace {
 // window bounds how many may be sent twice after a lost connection.
 constexpr std::size_t kWindow = 10;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
-constexpr auto kStopWait = std::chrono::seconds(2);
+// stop() is part of the daemon's 2 s stop promise: the final message gets a second to be
+// acknowledged (a broker nearby takes milliseconds), the disconnect half a second; a broker
+// that answers nothing costs at most that.
+constexpr auto kFinalDeliveryWait = std::chrono::seconds(1);
+constexpr auto kDisconnectWait = std::chrono::milliseconds(500);
 // How often an idle connection is checked: Paho's connection-lost callback can race with the
 // end of a connect and be missed.
 constexpr auto kAliveCheck = std::chrono::seconds(1);
@@ -273,7 +277,7 @@ void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload
   if (!finalTopic.empty() && connected_) {
     publish(std::string(finalTopic), std::string(finalPayload), true);
     std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, kStopWait, [this] { return queue_.empty() || !connected_; });
+    wake_.wait_for(lock, kFinalDeliveryWait, [this] { return queue_.empty() || !connected_; });
     if (!queue_.empty()) {
       logger("mqtt")->warn("stopping with {} message(s) not delivered (final '{}' included)",
                            queue_.size(), finalTopic);
@@ -289,7 +293,7 @@ void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload
   if (client_) {
     try {
       // Disconnect even when not connected: it cancels a connect still in progress.
-      client_->disconnect(std::chrono::milliseconds(500))->wait_for(kStopWait);
+      client_->disconnect(std::chrono::milliseconds(250))->wait_for(kDisconnectWait);
     } catch (const mqtt::exception&) {
       // Not connected: nothing to close.
     }

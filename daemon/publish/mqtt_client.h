@@ -81,9 +81,10 @@ class MqttClient : public MessageSink {
   void start();
 
   // Publishes finalTopic/finalPayload retained (e.g. status "offline") after what is already
-  // queued, if connected, waits up to 2 s for it, then disconnects cleanly (so the broker does
-  // not send the last will). An empty finalTopic skips the final message. Blocks up to ~4 s;
-  // call it from the thread that owns the client, not from a callback.
+  // queued, if connected, waits up to 1 s for it, then disconnects cleanly (so the broker does
+  // not send the last will), waiting up to 0.5 s. An empty finalTopic skips the final message.
+  // Blocks up to ~1.5 s even when the broker answers nothing (the daemon's stop promise is
+  // 2 s); call it from the thread that owns the client, not from a callback.
   void stop(std::string_view finalTopic, std::string_view finalPayload);
 
   // Queues a message; see "Delivery" above. Never blocks on the network.

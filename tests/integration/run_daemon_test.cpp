@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/free_port.h"
 #include "tests/model_paths.h"
 #include "tests/notify_socket.h"
 #include "tests/process.h"
@@ -148,16 +149,7 @@ class StallingMjpegServer {
     cv::Mat picture(240, 320, CV_8UC3, cv::Scalar(40, 90, 160));
     cv::circle(picture, {160, 120}, 60, cv::Scalar(200, 200, 30), -1);
     cv::imencode(".jpg", picture, jpeg_);
-    listen_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (bind(listen_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        listen(listen_, 4) == 0 &&
-        getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port_ = ntohs(addr.sin_port);
-    }
+    listen_ = testing::listenOnLoopback(4, port_);
     thread_ = std::thread([this] { serve(); });
   }
   ~StallingMjpegServer() {
@@ -280,15 +272,11 @@ TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) 
   // The good camera detects all along: 20 frames while the other stalls and retries.
   ASSERT_TRUE(daemon.waitForStatus(detectedAtLeast({"good"}, 20))) << vigil.log();
   // Stop while the stalled camera sits in a read that gets nothing: a connection is listed once
-  // its frames ran out, with that moment. The stop comes half a second into a fresh stall: the
-  // capture thread is inside FFmpeg's read then, which OpenCV lets nothing interrupt before its
-  // 2 s read timeout, so the stop waits out the rest of it (1.5 s) and a stop at the very start
-  // of a stall could not keep the 2 s promise. That limit is the product's, and printed below.
+  // its frames ran out, so the moment a new one is listed, the read has just begun to wait. The
+  // stop interrupts it (it no longer waits out FFmpeg's 2 s read timeout).
   const std::size_t listed = server.connections().size();
-  ASSERT_TRUE(testing::waitUntil([&] {
-    auto now = server.connections();
-    return now.size() > listed && std::chrono::steady_clock::now() - now.back().stalled >= 500ms;
-  })) << vigil.log();
+  ASSERT_TRUE(testing::waitUntil([&] { return server.connections().size() > listed; }))
+      << vigil.log();
   auto [status, took] = vigil.stop(SIGTERM);
   ASSERT_TRUE(status.has_value()) << vigil.log();
   EXPECT_EQ(*status, 0) << vigil.log();
@@ -301,7 +289,7 @@ TEST(RunDaemonTest, AStreamThatStallsMidwayIsRetriedWhileTheOtherCameraDetects) 
 
   const std::string log = vigil.log();
   EXPECT_EQ(log.find("withholding the systemd watchdog ping"), std::string::npos) << log;
-  EXPECT_NE(log.find("stalled for 2000 ms"), std::string::npos) << log;
+  EXPECT_NE(log.find("stalled: nothing for 2000 ms"), std::string::npos) << log;
   auto summary = readJson(dir.path() / "summary.json");
   EXPECT_GE(summary["cameras"]["good"]["detected"].get<int>(), 20) << log;
   EXPECT_EQ(summary["cameras"]["good"]["reconnects"], 0) << log;

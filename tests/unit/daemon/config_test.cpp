@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -79,15 +80,15 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    source: /dev/video0\n"
                     "    fps: 0\n"),
             "/etc/vigil/cameras.yaml:5:10: cameras[0].fps: must be between 0.1 and 120, got 0");
-  EXPECT_EQ(
-      errorOf("version: 1\n"
-              "cameras:\n"
-              "  - name: front\n"
-              "    source: /dev/video0\n"
-              "    fsp: 10\n"),
-      "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
-      "source, format, width, height, fps, detect_fps, enabled, loop, zones, masks, presence, "
-      "motion)");
+  EXPECT_EQ(errorOf("version: 1\n"
+                    "cameras:\n"
+                    "  - name: front\n"
+                    "    source: /dev/video0\n"
+                    "    fsp: 10\n"),
+            "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
+            "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
+            "masks, presence, "
+            "motion)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -342,7 +343,101 @@ TEST(ConfigTest, MissingFileIsNotFound) {
   auto c = loadConfig(dir.path() / "nope.yaml");
   ASSERT_FALSE(c.has_value());
   EXPECT_EQ(c.error().code, ErrorCode::kNotFound);
-  EXPECT_NE(c.error().message.find("cannot open file"), std::string::npos);
+  EXPECT_NE(c.error().message.find("cannot open: No such file or directory"), std::string::npos)
+      << c.error().message;
+}
+
+TEST(ConfigTest, ADirectoryOrAHugeFileIsRefusedBeforeParsing) {
+  TempDir dir;
+  auto c = loadConfig(dir.path());
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().message, dir.path().string() + ": is a directory, not a YAML file");
+  // A FIFO nobody writes would block the open forever.
+  const auto fifo = dir.path() / "cameras.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  c = loadConfig(fifo);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().message, fifo.string() + ": not a regular file (a FIFO or device)");
+
+  // 50 MB of valid YAML took yaml-cpp 22 s and 4.5 GB: refused at 1 MiB, unread beyond it.
+  const auto huge = dir.path() / "huge.yaml";
+  {
+    std::ofstream out(huge);
+    out << "version: 1\ncameras:\n";
+    const std::string camera = "  - {name: cam, source: /dev/video0}\n";
+    for (std::size_t written = 0; written <= 1024 * 1024; written += camera.size()) out << camera;
+  }
+  c = loadConfig(huge);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().message,
+            fmt::format("{}: {} bytes, more than the 1024 KiB a configuration or manifest may be "
+                        "(they are a few KiB); not read",
+                        huge.string(), std::filesystem::file_size(huge)));
+}
+
+TEST(ConfigTest, FileSourcesAreRegularFilesAndAMissingOneIsAWarning) {
+  TempDir dir;
+  std::ofstream(dir.path() / "clip.mp4") << "x";
+  std::filesystem::create_directory(dir.path() / "clips");
+  std::ofstream(dir.path() / "cameras.yaml") << "version: 1\n"
+                                                "cameras:\n"
+                                                "  - {name: a, source: 'file:clip.mp4'}\n"
+                                                "  - {name: b, source: 'file:later.mp4'}\n";
+  auto c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  ASSERT_EQ(c->warnings.size(), 1U);
+  EXPECT_EQ(
+      c->warnings[0],
+      fmt::format("{}:4:23: cameras[1].source: '{}' does not exist (yet); the camera "
+                  "retries until it does",
+                  (dir.path() / "cameras.yaml").string(), (dir.path() / "later.mp4").string()));
+  std::ofstream(dir.path() / "cameras.yaml") << "version: 1\n"
+                                                "cameras:\n"
+                                                "  - {name: a, source: 'file:clips'}\n";
+  c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find(":3:23: cameras[0].source: '" + (dir.path() / "clips").string() +
+                                   "' is not a regular file (a FIFO, device or directory)"),
+            std::string::npos)
+      << c.error().message;
+}
+
+TEST(ConfigTest, ACameraPasswordFileGoesIntoTheUrlAndNowhereElse) {
+  TempDir dir;
+  const auto secret = dir.path() / "door.password";
+  std::ofstream(secret) << "p@ss word\n";
+  std::filesystem::permissions(secret, std::filesystem::perms(0600));
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\n"
+         "cameras:\n"
+         "  - {name: door, source: 'rtsp://admin@192.0.2.1/s', password_file: door.password}\n";
+  auto c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  const CameraConfig& door = c->cameras[0];
+  EXPECT_EQ(door.source, "rtsp://admin@192.0.2.1/s") << "as written";
+  EXPECT_EQ(door.location, "rtsp://admin:p%40ss%20word@192.0.2.1/s") << "what is opened";
+  EXPECT_EQ(door.passwordFile, secret.string());
+  EXPECT_TRUE(c->warnings.empty());
+
+  std::filesystem::permissions(secret, std::filesystem::perms(0644));
+  c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  ASSERT_EQ(c->warnings.size(), 1U);
+  EXPECT_NE(c->warnings[0].find("cameras[0].password_file: '" + secret.string() +
+                                "' is readable by every user"),
+            std::string::npos)
+      << c->warnings[0];
+
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\n"
+         "cameras:\n"
+         "  - {name: door, source: /dev/video0, password_file: door.password}\n";
+  c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find(
+                "cameras[0].password_file: only rtsp:// and http(s):// sources take a password"),
+            std::string::npos)
+      << c.error().message;
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
-#include "daemon/capture/stream_source.h"
+#include "daemon/capture/file_source.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <opencv2/videoio.hpp>
 #include <thread>
 
@@ -8,11 +12,6 @@
 namespace vigil {
 
 namespace {
-
-// FFmpeg blocks inside open() and read(); these bound how long, so a stalled stream is noticed
-// and a stop request is served within a few seconds.
-constexpr int kOpenTimeoutMs = 5000;
-constexpr int kReadTimeoutMs = 2000;
 
 std::string fourccName(double fourcc) {
   auto code = static_cast<unsigned>(fourcc);
@@ -24,39 +23,47 @@ std::string fourccName(double fourcc) {
   return s.empty() ? "unknown" : s;
 }
 
-class StreamSource final : public FrameSource {
+class FileSource final : public FrameSource {
  public:
-  explicit StreamSource(const CameraConfig& camera)
-      : location_(camera.location), isFile_(camera.kind == SourceKind::kFile), loop_(camera.loop) {}
+  explicit FileSource(const CameraConfig& camera)
+      : location_(camera.location), loop_(camera.loop) {}
 
   Expected<SourceInfo> open() override {
     close();
+    struct stat info {};
+    if (::stat(location_.c_str(), &info) != 0) {
+      return makeError(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kUnavailable,
+                       "{}: cannot open: {}", location_, std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode)) {
+      return makeError(ErrorCode::kInvalidArgument,
+                       "{}: not a regular file (a FIFO, device or directory); file: sources are "
+                       "video files",
+                       location_);
+    }
     try {
-      if (!capture_.open(location_, cv::CAP_FFMPEG,
-                         {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, kOpenTimeoutMs,
-                          cv::CAP_PROP_READ_TIMEOUT_MSEC, kReadTimeoutMs})) {
-        return makeError(ErrorCode::kUnavailable, "{}: cannot open ({})", location_,
-                         isFile_ ? "missing or not a video FFmpeg can decode"
-                                 : "refused, unreachable or not a stream FFmpeg understands");
+      if (!capture_.open(location_, cv::CAP_FFMPEG)) {
+        return makeError(ErrorCode::kUnavailable,
+                         "{}: cannot open (missing or not a video FFmpeg can decode)", location_);
       }
     } catch (const cv::Exception& e) {
       return makeError(ErrorCode::kUnavailable, "{}: cannot open: {}", location_, e.what());
     }
-    SourceInfo info;
-    info.width = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
-    info.height = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
-    info.fps = capture_.get(cv::CAP_PROP_FPS);
-    info.pixelFormat = fourccName(capture_.get(cv::CAP_PROP_FOURCC)) + " (ffmpeg)";
-    info.description = isFile_ ? (loop_ ? "file, looped" : "file") : "network stream";
+    SourceInfo source;
+    source.width = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
+    source.height = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
+    source.fps = capture_.get(cv::CAP_PROP_FPS);
+    source.pixelFormat = fourccName(capture_.get(cv::CAP_PROP_FOURCC)) + " (ffmpeg)";
+    source.description = loop_ ? "file, looped" : "file";
     // A file is replayed at its own rate, as a camera would deliver it.
-    period_ = isFile_ && info.fps > 0 && info.fps < 1000
+    period_ = source.fps > 0 && source.fps < 1000
                   ? std::chrono::duration_cast<SteadyClock::duration>(
-                        std::chrono::duration<double>(1.0 / info.fps))
+                        std::chrono::duration<double>(1.0 / source.fps))
                   : SteadyClock::duration::zero();
     nextFrame_ = SteadyClock::now();
     sequence_ = 0;
     open_ = true;
-    return info;
+    return source;
   }
 
   Expected<void> read(Frame& frame, std::chrono::milliseconds timeout) override {
@@ -73,10 +80,6 @@ class StreamSource final : public FrameSource {
     }
     try {
       if (!capture_.read(frame.image) || frame.image.empty()) {
-        if (!isFile_) {
-          return makeError(ErrorCode::kUnavailable, "{}: stream ended or stalled for {} ms",
-                           location_, kReadTimeoutMs);
-        }
         if (!loop_ || sequence_ == 0) {
           return makeError(sequence_ == 0 ? ErrorCode::kUnavailable : ErrorCode::kEndOfStream,
                            "{}: {}", location_,
@@ -107,11 +110,10 @@ class StreamSource final : public FrameSource {
     open_ = false;
   }
 
-  ~StreamSource() override { close(); }
+  ~FileSource() override { close(); }
 
  private:
   std::string location_;
-  bool isFile_;
   bool loop_;
   bool open_ = false;
   cv::VideoCapture capture_;
@@ -122,8 +124,8 @@ class StreamSource final : public FrameSource {
 
 }  // namespace
 
-std::unique_ptr<FrameSource> makeStreamSource(const CameraConfig& camera) {
-  return std::make_unique<StreamSource>(camera);
+std::unique_ptr<FrameSource> makeFileSource(const CameraConfig& camera) {
+  return std::make_unique<FileSource>(camera);
 }
 
 }  // namespace vigil

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <memory>
+
+#include "daemon/capture/frame_source.h"
+
+namespace vigil {
+
+struct CameraConfig;
+
+// file: sources, video files read through OpenCV's FFmpeg VideoCapture, replayed at their own
+// frame rate, from the start again when `loop` is set; a file that ends without loop gives
+// kEndOfStream. Only regular files are opened: a FIFO or a device under file: would block the
+// open until a writer comes (forever), so it is refused (kInvalidArgument) with the reason.
+std::unique_ptr<FrameSource> makeFileSource(const CameraConfig& camera);
+
+}  // namespace vigil

@@ -1,0 +1,460 @@
+// `vigil run` against what a hostile or careless world does to it: network cameras that accept
+// and never answer, a named pipe where a video file should be, passwords in camera URLs, a
+// summary file it cannot write, a log reader that goes away. Real sockets, a real FIFO, real
+// FFmpeg opens.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <thread>
+#include <vector>
+
+#include "tests/free_port.h"
+#include "tests/model_paths.h"
+#include "tests/process.h"
+#include "tests/temp_dir.h"
+#include "tests/vigil_daemon.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ChildProcess;
+using testing::kDeadline;
+using testing::VigilDaemon;
+
+std::string campus() { return (testing::videosDir() / "TUD-Campus.mp4").string(); }
+
+#define VIGIL_REQUIRE_CAMPUS_CLIP()                                                      \
+  do {                                                                                   \
+    VIGIL_REQUIRE_MODEL();                                                               \
+    if (!std::filesystem::exists(campus())) GTEST_SKIP() << "clip absent: " << campus(); \
+  } while (0)
+
+std::string daemonHeader() {
+  return "version: 1\ndetector:\n  model: " + testing::modelDir().string() +
+         "\nhttp: {listen: '127.0.0.1:0'}\n";
+}
+
+// A loopback TCP server that runs `serve(fd)` on a thread of its own for every connection it
+// accepts, and counts them. Connections stay open until the server is destroyed.
+class LoopbackServer {
+ public:
+  explicit LoopbackServer(std::function<void(int fd)> serve) : serve_(std::move(serve)) {
+    listen_ = testing::listenOnLoopback(16, port_);
+    acceptor_ = std::thread([this] {
+      while (!stopping_) {
+        int fd = accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) continue;
+        std::lock_guard lock(mutex_);
+        held_.push_back(fd);
+        ++accepted_;
+        workers_.emplace_back([this, fd] { serve_(fd); });
+      }
+    });
+  }
+  ~LoopbackServer() {
+    stopping_ = true;
+    shutdown(listen_, SHUT_RDWR);
+    acceptor_.join();
+    std::lock_guard lock(mutex_);
+    for (int fd : held_) shutdown(fd, SHUT_RDWR);  // wakes the workers
+    for (auto& w : workers_) w.join();
+    for (int fd : held_) close(fd);
+    close(listen_);
+  }
+  LoopbackServer(const LoopbackServer&) = delete;
+  LoopbackServer& operator=(const LoopbackServer&) = delete;
+
+  int port() const { return port_; }
+  int accepted() const {
+    std::lock_guard lock(mutex_);
+    return accepted_;
+  }
+
+ private:
+  std::function<void(int)> serve_;
+  int listen_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  std::vector<int> held_;
+  std::vector<std::thread> workers_;
+  int accepted_ = 0;
+  std::thread acceptor_;
+};
+
+// Reads a request head; empty when the peer closed first.
+std::string readRequestHead(int fd) {
+  std::string request;
+  char buffer[4096];
+  while (request.find("\r\n\r\n") == std::string::npos) {
+    ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return "";
+    request.append(buffer, static_cast<std::size_t>(n));
+  }
+  return request;
+}
+
+// False when the peer is gone.
+bool sendAll(int fd, const std::string& data) {
+  for (std::size_t sent = 0; sent < data.size();) {
+    ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Answers as an MJPEG-over-HTTP camera: the multipart header, then `jpeg` 10 times a second
+// until the peer or the server goes.
+void streamMjpeg(int fd, const std::vector<std::uint8_t>& jpeg) {
+  if (!sendAll(fd,
+               "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; "
+               "boundary=frame\r\n\r\n")) {
+    return;
+  }
+  const std::string part =
+      "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + std::to_string(jpeg.size()) +
+      "\r\n\r\n" + std::string(jpeg.begin(), jpeg.end()) + "\r\n";
+  while (sendAll(fd, part)) std::this_thread::sleep_for(100ms);
+}
+
+TEST(HostileWorldTest, CamerasWhoseServersAcceptAndNeverAnswerDoNotHoldTheStop) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // Accepts, reads nothing, answers nothing: FFmpeg's open waits for an RTSP or HTTP answer.
+  LoopbackServer silent([](int) {});
+  ASSERT_NE(silent.port(), 0);
+  TempDir dir;
+  const std::string at = "127.0.0.1:" + std::to_string(silent.port());
+  VigilDaemon vigil(
+      dir.path(), daemonHeader() + "cameras:\n  - {name: good, source: 'file:" + campus() +
+                      "', loop: true, detect_fps: 2}\n" + "  - {name: rtsp, source: 'rtsp://" + at +
+                      "/stream'}\n" + "  - {name: http, source: 'http://" + at + "/mjpeg'}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  // Both network cameras are inside their open now.
+  ASSERT_TRUE(testing::waitUntil([&] { return silent.accepted() >= 2; })) << vigil.log();
+  auto [status, took] = vigil.stop();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("stopped with two cameras inside a silent open in %.2f s\n",
+              std::chrono::duration<double>(took).count());
+}
+
+TEST(HostileWorldTest, ABrokerThatAcceptsAndNeverAnswersDoesNotHoldTheStop) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  LoopbackServer silent([](int) {});  // takes the TCP connection, never sends CONNACK
+  ASSERT_NE(silent.port(), 0);
+  TempDir dir;
+  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
+                                    std::to_string(silent.port()) + "'}\n" +
+                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
+                                    "', loop: true, detect_fps: 2}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(testing::waitUntil([&] { return silent.accepted() >= 1; })) << vigil.log();
+  EXPECT_TRUE(vigil.waitDetected("good", 0)) << "a silent broker stalls nothing";
+  auto [status, took] = vigil.stop();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("stopped with a silent MQTT broker in %.2f s\n",
+              std::chrono::duration<double>(took).count());
+}
+
+TEST(HostileWorldTest, ANamedPipeIsNoVideoFile) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  TempDir dir;
+  const auto fifo = dir.path() / "camera.pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // In the file: refused at load, with where and why.
+  std::ofstream(dir.path() / "fifo.yaml")
+      << "version: 1\ncameras:\n  - {name: pipe, source: 'file:" << fifo.string() << "'}\n";
+  ChildProcess check({VIGIL_BINARY, "check-config", (dir.path() / "fifo.yaml").string()},
+                     dir.path() / "check.log");
+  EXPECT_EQ(check.wait().value_or(-1), 1) << check.log();
+  EXPECT_NE(check.log().find("fifo.yaml:3:"), std::string::npos) << check.log();
+  EXPECT_NE(check.log().find("is not a regular file"), std::string::npos) << check.log();
+
+  // Made a FIFO after the start (the file was missing then: a warning, and retries): the camera
+  // says why it cannot open it, and the stop is not held by an open that waits for a writer.
+  const auto later = dir.path() / "later.mp4";
+  VigilDaemon vigil(dir.path(), daemonHeader() + "cameras:\n  - {name: good, source: 'file:" +
+                                    campus() + "', loop: true, detect_fps: 2}\n" +
+                                    "  - {name: later, source: 'file:" + later.string() + "'}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  EXPECT_TRUE(vigil.process().waitForLog("does not exist (yet)")) << vigil.log();
+  ASSERT_EQ(mkfifo(later.c_str(), 0600), 0);
+  EXPECT_TRUE(vigil.waitForStatus([](const nlohmann::json& s) {
+    for (const auto& c : s["cameras"]) {
+      if (c["name"] == "later" && c["last_error"].is_string() &&
+          c["last_error"].get<std::string>().find("not a regular file") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  })) << vigil.log();
+  auto [status, took] = vigil.stop();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+}
+
+TEST(HostileWorldTest, ACameraPasswordIsNeverShown) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  TempDir dir;
+  const std::string secret = "hunter2-door";
+  // Port 9 refuses: the camera keeps failing, and every failure quotes the URL.
+  const std::string config = daemonHeader() +
+                             "cameras:\n  - {name: door, source: 'rtsp://admin:" + secret +
+                             "@127.0.0.1:9/stream'}\n";
+  VigilDaemon vigil(dir.path(), config);
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.process().waitForLog("[cam=door] source lost")) << vigil.log();
+  auto status = testing::httpGet(vigil.port(), "/api/status");
+  ASSERT_TRUE(status && status->status == 200);
+  const auto door = nlohmann::json::parse(status->body)["cameras"][0];
+  EXPECT_EQ(door["source"], "rtsp://admin:***@127.0.0.1:9/stream");
+  EXPECT_EQ(status->body.find(secret), std::string::npos) << status->body;
+  auto page = testing::httpGet(vigil.port(), "/");
+  ASSERT_TRUE(page.has_value());
+  EXPECT_EQ(page->body.find(secret), std::string::npos);
+  ASSERT_TRUE(vigil.stop().status.has_value());
+  EXPECT_EQ(vigil.log().find(secret), std::string::npos) << vigil.log();
+  EXPECT_NE(vigil.log().find("rtsp://admin:***@127.0.0.1:9/stream"), std::string::npos)
+      << vigil.log();
+
+  ChildProcess check({VIGIL_BINARY, "check-config", (dir.path() / "cameras.yaml").string()},
+                     dir.path() / "check.log");
+  EXPECT_EQ(check.wait().value_or(-1), 0) << check.log();
+  EXPECT_EQ(check.log().find(secret), std::string::npos) << check.log();
+  EXPECT_NE(check.log().find("rtsp://admin:***@"), std::string::npos) << check.log();
+}
+
+TEST(HostileWorldTest, ACameraPasswordFromAFileOpensTheCamera) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // An MJPEG camera behind HTTP Basic authentication, as IP cameras are: 401 without the
+  // right credentials, the stream with them. The password has characters a URL must encode.
+  const std::string password = "s3cr3t!@ #x";
+  // base64("admin:s3cr3t!@ #x")
+  const std::string expected = "Authorization: Basic YWRtaW46czNjcjN0IUAgI3g=";
+  cv::Mat picture(120, 160, CV_8UC3, cv::Scalar(40, 90, 160));
+  std::vector<std::uint8_t> jpeg;
+  cv::imencode(".jpg", picture, jpeg);
+  std::atomic<int> refused{0};
+  std::atomic<int> admitted{0};
+  LoopbackServer camera([&](int fd) {
+    const std::string request = readRequestHead(fd);
+    if (request.find(expected) == std::string::npos) {
+      ++refused;
+      sendAll(fd,
+              "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"cam\"\r\n"
+              "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      shutdown(fd, SHUT_WR);
+      return;
+    }
+    ++admitted;
+    streamMjpeg(fd, jpeg);
+  });
+  ASSERT_NE(camera.port(), 0);
+  TempDir dir;
+  std::ofstream(dir.path() / "door.password") << password << "\n";
+  ASSERT_EQ(chmod((dir.path() / "door.password").c_str(), 0600), 0);
+  VigilDaemon vigil(dir.path(), daemonHeader() +
+                                    "cameras:\n  - {name: door, source: 'http://admin@127.0.0.1:" +
+                                    std::to_string(camera.port()) +
+                                    "/mjpeg', password_file: door.password, detect_fps: 1}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  EXPECT_TRUE(vigil.process().waitForLog("[cam=door] streaming")) << vigil.log();
+  EXPECT_GE(admitted.load(), 1) << "refused " << refused.load() << "\n" << vigil.log();
+  auto status = testing::httpGet(vigil.port(), "/api/status");
+  ASSERT_TRUE(status.has_value());
+  ASSERT_TRUE(vigil.stop().status.has_value());
+  for (const std::string& shown : {vigil.log(), status->body}) {
+    EXPECT_EQ(shown.find("s3cr3t"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("s3cr3t%21"), std::string::npos) << shown;
+  }
+}
+
+// Peak resident memory of a process, from /proc/PID/status (VmHWM), in KiB; 0 when unknown.
+long peakResidentKib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+TEST(HostileWorldTest, AStreamDeclaringAHugePictureIsRefusedNotAllocated) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // MJPEG frames whose frame header says 40000x40000: decoding one would take 2.4 GB.
+  cv::Mat picture(48, 64, CV_8UC3, cv::Scalar(40, 90, 160));
+  std::vector<std::uint8_t> jpeg;
+  cv::imencode(".jpg", picture, jpeg);
+  std::size_t sof = 0;
+  while (sof + 9 < jpeg.size() && !(jpeg[sof] == 0xFF && jpeg[sof + 1] == 0xC0)) ++sof;
+  ASSERT_LT(sof + 9, jpeg.size()) << "no frame header in the JPEG";
+  jpeg[sof + 5] = jpeg[sof + 7] = 0x9C;  // 0x9C40 = 40000
+  jpeg[sof + 6] = jpeg[sof + 8] = 0x40;
+  LoopbackServer camera([&](int fd) {
+    if (!readRequestHead(fd).empty()) streamMjpeg(fd, jpeg);
+  });
+  ASSERT_NE(camera.port(), 0);
+  TempDir dir;
+  VigilDaemon vigil(dir.path(), daemonHeader() + "cameras:\n  - {name: good, source: 'file:" +
+                                    campus() + "', loop: true, detect_fps: 2}\n" +
+                                    "  - {name: huge, source: 'http://127.0.0.1:" +
+                                    std::to_string(camera.port()) + "/mjpeg', detect_fps: 1}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.accepted() >= 1; })) << vigil.log();
+  // The huge camera fails with a reason (its pictures are refused, not decoded); the good
+  // camera goes on meanwhile.
+  EXPECT_TRUE(vigil.waitForStatus([](const nlohmann::json& s) {
+    for (const auto& c : s["cameras"]) {
+      if (c["name"] == "huge" && c["last_error"].is_string() &&
+          c["last_error"].get<std::string>().find("no picture size") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  })) << vigil.log();
+  EXPECT_TRUE(vigil.waitDetected("good", 0, 5)) << vigil.log();
+  const nlohmann::json huge = vigil.camera("huge");
+  ASSERT_TRUE(huge.is_object()) << vigil.log();
+  EXPECT_EQ(huge["frames"]["captured"], 0) << huge.dump();
+  const long peak = peakResidentKib(vigil.process().pid());
+  EXPECT_LT(peak, 1024 * 1024) << "peak resident " << peak << " KiB\n" << vigil.log();
+  std::printf("a stream of 40000x40000 JPEGs: captured %s, peak RSS %ld MiB, last error %s\n",
+              huge["frames"]["captured"].dump().c_str(), peak / 1024,
+              huge["last_error"].dump().c_str());
+  auto [status, took] = vigil.stop();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  // FFmpeg refuses each of the ~10 pictures a second it is offered, and says so each time; the
+  // log takes 5 of those lines in 10 s. This run lasted well under 30 s: at most 3 windows.
+  const std::string log = vigil.log();
+  std::size_t ffmpegLines = 0;
+  for (std::size_t at = log.find("[ffmpeg]"); at != std::string::npos;
+       at = log.find("[ffmpeg]", at + 1)) {
+    ++ffmpegLines;
+  }
+  EXPECT_LE(ffmpegLines, 3U * 6U) << log;
+  EXPECT_GE(ffmpegLines, 1U) << "FFmpeg's reason is in the log";
+}
+
+TEST(HostileWorldTest, AnUnwritableSummaryIsRefusedAtTheStart) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  TempDir dir;
+  VigilDaemon vigil(
+      dir.path(),
+      daemonHeader() + "cameras:\n  - {name: good, source: 'file:" + campus() + "', loop: true}\n",
+      {"--summary-json", "/proc/vigil-cannot-write-here/summary.json"});
+  auto status = vigil.process().wait();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 1) << vigil.log();
+  EXPECT_NE(vigil.log().find("--summary-json /proc/vigil-cannot-write-here/summary.json: cannot "
+                             "write there: No such file or directory"),
+            std::string::npos)
+      << vigil.log();
+}
+
+TEST(HostileWorldTest, ALogReaderThatGoesAwayDoesNotKillTheDaemon) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  TempDir dir;
+  std::ofstream(dir.path() / "cameras.yaml")
+      << daemonHeader() << "cameras:\n  - {name: good, source: 'file:" << campus()
+      << "', loop: true, detect_fps: 2}\n";
+  // `vigil run | head -n 1`: the reader takes one line and goes.
+  const std::string config = (dir.path() / "cameras.yaml").string();
+  int pipeFds[2];
+  ASSERT_EQ(pipe2(pipeFds, O_CLOEXEC), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(pipeFds[1], 1);
+    dup2(pipeFds[1], 2);
+    execl(VIGIL_BINARY, VIGIL_BINARY, "run", "--config", config.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipeFds[1]);
+  char first[256];
+  ASSERT_GT(read(pipeFds[0], first, sizeof first), 0);
+  close(pipeFds[0]);  // the reader is gone: every later log line meets EPIPE
+  // The daemon logs on (every camera start, every detection summary); it must still be there.
+  EXPECT_TRUE(testing::holdsFor([&] { return waitpid(pid, nullptr, WNOHANG) == 0; }, 3s))
+      << "the daemon died when its log reader went away";
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(HostileWorldTest, ControlBytesFromABadFileAreEscapedInTheLog) {
+  TempDir dir;
+  // A camera name with an escape sequence that would clear the terminal, and a bell (YAML's
+  // double-quoted \e and \a): refused, and quoted in the error.
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\ncameras:\n  - {name: \"door\\e[2J\\a\", source: /dev/video0}\n";
+  ChildProcess check({VIGIL_BINARY, "check-config", (dir.path() / "cameras.yaml").string()},
+                     dir.path() / "check.log");
+  EXPECT_EQ(check.wait().value_or(-1), 1) << check.log();
+  const std::string log = check.log();
+  EXPECT_NE(log.find("got 'door\\x1b[2J\\x07'"), std::string::npos) << log;
+  EXPECT_EQ(log.find('\x1b'), std::string::npos) << "a raw escape byte reached the log";
+  EXPECT_EQ(log.find('\a'), std::string::npos) << "a raw bell reached the log";
+}
+
+TEST(HostileWorldTest, AModelDirectoryTheDaemonsUserCannotReadSaysSo) {
+  VIGIL_REQUIRE_MODEL();
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to run vigil as another user (nobody)";
+  const char* setpriv = "/usr/bin/setpriv";
+  if (access(setpriv, X_OK) != 0) GTEST_SKIP() << setpriv << " absent (util-linux)";
+  const std::vector<std::string> asNobody = {setpriv, "--reuid=65534", "--regid=65534",
+                                             "--clear-groups"};
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms(0755));
+  auto run = [&](std::vector<std::string> args, const std::string& log) {
+    std::vector<std::string> argv = asNobody;
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildProcess child(argv, dir.path() / log);
+    const int status = child.wait().value_or(-1);  // before the log: argument order is unspecified
+    return std::make_pair(status, child.log());
+  };
+  if (run({VIGIL_BINARY, "--version"}, "version.log").first != 0) {
+    GTEST_SKIP() << "user nobody cannot run " << VIGIL_BINARY << " here (a private directory)";
+  }
+  const auto model = dir.path() / "model";
+  std::filesystem::create_directory(model);
+  std::filesystem::copy_file(testing::modelDir() / "model.yaml", model / "model.yaml");
+  std::filesystem::permissions(model, std::filesystem::perms::none);
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\ndetector: {model: " << model.string() << "}\ncameras: []\n";
+  std::filesystem::permissions(dir.path() / "cameras.yaml", std::filesystem::perms(0644));
+  auto [status, log] =
+      run({VIGIL_BINARY, "check-config", (dir.path() / "cameras.yaml").string()}, "check.log");
+  EXPECT_EQ(status, 1) << log;
+  EXPECT_NE(log.find((model / "model.yaml").string() +
+                     ": cannot read the model manifest: Permission denied"),
+            std::string::npos)
+      << log;
+  std::filesystem::permissions(model, std::filesystem::perms(0755));  // for TempDir's cleanup
+}
+
+}  // namespace
+}  // namespace vigil
