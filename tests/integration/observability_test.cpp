@@ -225,7 +225,8 @@ TEST(ObservabilityTest, AbusiveClientsDoNotStopDetectionOrHealth) {
         const char byte = sent < header.size() ? header[sent] : 'a';
         (void)::send(fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       }
-      std::this_thread::sleep_for(200ms);
+      // One byte every 200 ms, until the crowd is told to leave.
+      testing::waitUntil([&] { return crowdLeaves.load(); }, 200ms);
     }
   });
   // An ASSERT below returns early: the trickler must still be stopped and joined.
