@@ -30,25 +30,7 @@ class FileSource final : public FrameSource {
 
   Expected<SourceInfo> open() override {
     close();
-    struct stat info {};
-    if (::stat(location_.c_str(), &info) != 0) {
-      return makeError(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kUnavailable,
-                       "{}: cannot open: {}", location_, std::strerror(errno));
-    }
-    if (!S_ISREG(info.st_mode)) {
-      return makeError(ErrorCode::kInvalidArgument,
-                       "{}: not a regular file (a FIFO, device or directory); file: sources are "
-                       "video files",
-                       location_);
-    }
-    try {
-      if (!capture_.open(location_, cv::CAP_FFMPEG)) {
-        return makeError(ErrorCode::kUnavailable,
-                         "{}: cannot open (missing or not a video FFmpeg can decode)", location_);
-      }
-    } catch (const cv::Exception& e) {
-      return makeError(ErrorCode::kUnavailable, "{}: cannot open: {}", location_, e.what());
-    }
+    if (auto opened = openCapture(); !opened) return tl::unexpected(opened.error());
     SourceInfo source;
     source.width = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
     source.height = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
@@ -88,8 +70,8 @@ class FileSource final : public FrameSource {
         // Loop: back to the first frame. Seeking is unreliable for some containers; reopening
         // is not, and costs a few milliseconds once per pass.
         capture_.release();
-        if (!capture_.open(location_, cv::CAP_FFMPEG) || !capture_.read(frame.image) ||
-            frame.image.empty()) {
+        if (auto opened = openCapture(); !opened) return tl::unexpected(opened.error());
+        if (!capture_.read(frame.image) || frame.image.empty()) {
           return makeError(ErrorCode::kUnavailable, "{}: cannot restart the loop", location_);
         }
       }
@@ -113,6 +95,31 @@ class FileSource final : public FrameSource {
   ~FileSource() override { close(); }
 
  private:
+  // Opens the file for decoding, at the start and at every loop: only a regular file, since
+  // FFmpeg's open of a FIFO waits for a writer and nothing could interrupt it.
+  Expected<void> openCapture() {
+    struct stat info {};
+    if (::stat(location_.c_str(), &info) != 0) {
+      return makeError(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kUnavailable,
+                       "{}: cannot open: {}", location_, std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode)) {
+      return makeError(ErrorCode::kInvalidArgument,
+                       "{}: not a regular file (a FIFO, device or directory); file: sources are "
+                       "video files",
+                       location_);
+    }
+    try {
+      if (!capture_.open(location_, cv::CAP_FFMPEG)) {
+        return makeError(ErrorCode::kUnavailable,
+                         "{}: cannot open (missing or not a video FFmpeg can decode)", location_);
+      }
+    } catch (const cv::Exception& e) {
+      return makeError(ErrorCode::kUnavailable, "{}: cannot open: {}", location_, e.what());
+    }
+    return {};
+  }
+
   std::string location_;
   bool loop_;
   bool open_ = false;
