@@ -351,11 +351,28 @@ void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
   }
 }
 
+void readCalibrationSamples(const YamlReader& r, const YAML::Node& camera,
+                            const std::string& cameraPath, const std::filesystem::path& base,
+                            CameraConfig& c) {
+  YAML::Node node = camera["calibration_samples"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "calibration_samples");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"dir", "interval_s", "max_frames"});
+  CalibrationSampleSettings& s = c.calibrationSamples;
+  const std::string dir = r.getString(node, path, "dir");
+  if (dir.empty()) r.fail(node["dir"], YamlReader::join(path, "dir"), "must not be empty");
+  s.dir = resolve(base, dir);
+  s.intervalS = r.getDouble(node, path, "interval_s", 1, 86400, 60);
+  s.maxFrames = static_cast<int>(r.getInt(node, path, "max_frames", 1, 100000, 200));
+}
+
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, std::vector<std::string>& warnings) {
   r.rejectUnknownKeys(node, path,
                       {"name", "source", "password_file", "format", "width", "height", "fps",
-                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion"});
+                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
+                       "calibration_samples"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -437,6 +454,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readZones(r, node, path, c);
   readPresence(r, node, path, c.presence);
   readMotion(r, node, path, c);
+  readCalibrationSamples(r, node, path, base, c);
   return c;
 }
 

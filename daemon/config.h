@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/capture/frame_sampler.h"
 #include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/presence_tracker.h"
 #include "detector/error.h"
@@ -35,6 +36,7 @@ struct CameraConfig {
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   PresenceSettings presence;
   MotionSettings motion;  // motion gating; off without a motion section
+  CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
 
   bool operator==(const CameraConfig&) const = default;
 };

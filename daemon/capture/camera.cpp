@@ -60,6 +60,9 @@ Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
       backoff_(backoff),
       channel_(std::make_shared<CameraChannel>(config_.name, config_.detectFps)),
       pool_(FramePool::create(kFramesPerCamera)) {
+  if (config_.calibrationSamples.enabled()) {
+    sampler_.emplace(config_.calibrationSamples, config_.name);
+  }
   if (config_.motion.enabled) {
     gate_.emplace(config_.motion, config_.masks, channel_->detectPeriod());
     channel_->counters().motionState = static_cast<int>(MotionState::kMotion);
@@ -197,6 +200,7 @@ void Camera::run() {
           everStreamed = true;
           delay = backoff_.initial;
         }
+        if (sampler_) sampler_->offer((*handle)->image, lastFrame);
         if (gate_) {
           // Here, not in the scheduler: the analysis costs this camera's thread, never the
           // detector's, and a held-back frame goes straight back to the pool.

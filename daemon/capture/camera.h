@@ -71,6 +71,7 @@ class Camera {
   BackoffPolicy backoff_;
   std::shared_ptr<CameraChannel> channel_;
   std::shared_ptr<FramePool> pool_;
+  std::optional<FrameSampler> sampler_;  // calibration_samples, when the camera has the section
   std::optional<MotionGate> gate_;  // motion gating, when the camera's motion section enables it
   std::atomic<CameraState> state_{CameraState::kStopped};
   std::atomic<bool> stopping_{false};

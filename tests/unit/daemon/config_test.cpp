@@ -88,7 +88,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
             "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
             "masks, presence, "
-            "motion)");
+            "motion, calibration_samples)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <opencv2/core/mat.hpp>
+#include <string>
+
+#include "daemon/capture/frame.h"
+
+namespace vigil {
+
+// A camera's `calibration_samples` section: frames saved now and then for calibrating a
+// quantized model on what this camera really sees (scripts/quantize-model.py --calibration DIR).
+struct CalibrationSampleSettings {
+  std::filesystem::path dir;  // empty: off (the default)
+  double intervalS = 60;      // at most one frame per this many seconds
+  int maxFrames = 200;        // per camera, counting frames already in the directory
+
+  bool enabled() const { return !dir.empty(); }
+  bool operator==(const CalibrationSampleSettings&) const = default;
+};
+
+// Saves one of the camera's frames every interval as DIR/<camera>-<sequence>.jpg (quality 95,
+// written as a hidden .<name> and renamed, so a reader never sees half a file) until the
+// directory holds max_frames of this camera's. A failure to write is logged once and ends the
+// sampling; it never touches capture.
+class FrameSampler {
+ public:
+  FrameSampler(CalibrationSampleSettings settings, std::string camera);
+
+  // Called with every captured frame; saves it when the interval has passed. Returns true when
+  // this frame was saved.
+  bool offer(const cv::Mat& image, SteadyClock::time_point now);
+  int saved() const { return saved_; }
+
+ private:
+  CalibrationSampleSettings settings_;
+  std::string camera_;
+  int saved_ = 0;  // this camera's frames in the directory
+  bool failed_ = false;
+  bool started_ = false;
+  SteadyClock::time_point next_{};
+};
+
+}  // namespace vigil
