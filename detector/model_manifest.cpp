@@ -450,6 +450,60 @@ void readPostprocess(const YamlReader& r, ModelManifest& m) {
   }
 }
 
+void readQuantization(const YamlReader& r, ModelManifest& m) {
+  const YAML::Node& root = r.root();
+  if (!root["quantization"]) return;
+  YAML::Node q = r.child(root, "", "quantization");
+  const std::string path = "quantization";
+  r.expectMap(q, path);
+  r.rejectUnknownKeys(q, path,
+                      {"preset", "source_model", "npu_part", "weights", "activations", "methods",
+                       "starved_tensors", "calibration"});
+  QuantizationSpec spec;
+  spec.preset = r.getString(q, path, "preset");
+  if (spec.preset != "float" && spec.preset != "xint8" && spec.preset != "a8w8" &&
+      spec.preset != "a16w8") {
+    r.fail(q["preset"], YamlReader::join(path, "preset"),
+           fmt::format("unknown preset '{}' (known: float, xint8, a8w8, a16w8)", spec.preset));
+  }
+  auto sha256 = [&](const YAML::Node& map, const std::string& where) {
+    std::string value = r.getString(map, where, "sha256");
+    if (value.size() != 64 || !isLowerHex(value)) {
+      r.fail(map["sha256"], YamlReader::join(where, "sha256"), "must be 64 lower-case hex digits");
+    }
+    return value;
+  };
+  const std::string sp = YamlReader::join(path, "source_model");
+  YAML::Node source = r.child(q, path, "source_model");
+  r.rejectUnknownKeys(source, sp, {"file", "sha256"});
+  spec.sourceFile = r.getString(source, sp, "file");
+  spec.sourceSha256 = sha256(source, sp);
+  spec.weights = r.getString(q, path, "weights", "");
+  spec.activations = r.getString(q, path, "activations", "");
+  if (q["methods"]) spec.methods = r.getStringList(q, path, "methods");
+  if (spec.isInteger()) {
+    // An integer model without its calibration record cannot say what it was tuned on.
+    const std::string cp = YamlReader::join(path, "calibration");
+    YAML::Node calibration = r.child(q, path, "calibration");
+    r.rejectUnknownKeys(calibration, cp, {"frames", "sources"});
+    r.getInt(calibration, cp, "frames", 1, 1 << 20);
+    YAML::Node sources = r.child(calibration, cp, "sources");
+    const std::string lp = YamlReader::join(cp, "sources");
+    r.expectSequence(sources, lp);
+    if (sources.size() == 0) r.fail(sources, lp, "must list the calibration files");
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::string ip = YamlReader::index(lp, i);
+      r.rejectUnknownKeys(sources[i], ip, {"file", "sha256", "frames"});
+      CalibrationSource c;
+      c.file = r.getString(sources[i], ip, "file");
+      c.sha256 = sha256(sources[i], ip);
+      c.frames = r.getIntList(sources[i], ip, "frames", 0, std::int64_t{1} << 40).size();
+      spec.calibration.push_back(std::move(c));
+    }
+  }
+  m.quantization = std::move(spec);
+}
+
 }  // namespace
 
 Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
@@ -470,7 +524,7 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
     const YAML::Node& root = r.root();
     r.rejectUnknownKeys(root, "",
                         {"schema", "name", "description", "license", "published_accuracy", "files",
-                         "input", "stages", "postprocess"});
+                         "input", "stages", "postprocess", "quantization"});
     ModelManifest m;
     m.manifestPath = std::filesystem::absolute(file);
     m.schema = static_cast<int>(r.getInt(root, "", "schema", 1, 1));
@@ -481,6 +535,7 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
     readInput(r, m);
     readStages(r, m);
     readPostprocess(r, m);
+    readQuantization(r, m);
     return m;
   } catch (const YamlError& e) {
     return makeError(ErrorCode::kInvalidData, "{}", e.what());

@@ -117,6 +117,28 @@ struct PostprocessSpec {
   int classIndex(std::string_view name) const;
 };
 
+// How a model was made from a float one (model.yaml `quantization`, written by
+// scripts/quantize-model.py): a record, checked for form; the files' sha256 are in `files`.
+struct CalibrationSource {
+  std::string file;
+  std::string sha256;
+  std::size_t frames = 0;  // how many of its frames (1 for an image)
+};
+
+struct QuantizationSpec {
+  std::string preset;  // float (the BF16 flow's float part), xint8, a8w8, a16w8
+  std::string sourceFile;
+  std::string sourceSha256;
+  std::string weights;
+  std::string activations;
+  std::vector<std::string> methods;
+  std::vector<CalibrationSource> calibration;  // empty for float
+
+  // True when the weights are integers behind QuantizeLinear/DequantizeLinear (QDQ), which
+  // OpenCV DNN 4.6 cannot load.
+  bool isInteger() const { return preset != "float"; }
+};
+
 struct ModelManifest {
   std::filesystem::path manifestPath;  // the model.yaml it was read from
   int schema = 1;
@@ -127,6 +149,7 @@ struct ModelManifest {
   InputSpec input;
   std::vector<StageSpec> stages;
   PostprocessSpec postprocess;
+  std::optional<QuantizationSpec> quantization;
 
   std::filesystem::path directory() const { return manifestPath.parent_path(); }
   const ModelFile* findFile(std::string_view fileName) const;

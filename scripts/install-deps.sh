@@ -16,8 +16,9 @@ packages=(
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # NPU backend: XRT (2.13 on Debian 12: compiles the backend, runs it under the noop shim),
-  # uuid (xrt_uuid.h needs it), python3-onnx for scripts/split-model.py
-  libxrt-dev uuid-dev python3-onnx python3-numpy python3-yaml
+  # uuid (xrt_uuid.h needs it); python3-onnx for scripts/split-model.py and, with OpenCV's
+  # Python binding (calibration frames and activations), scripts/quantize-model.py
+  libxrt-dev uuid-dev python3-onnx python3-numpy python3-yaml python3-opencv
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
   # libFuzzer and clang's sanitizer runtimes (scripts/fuzz.sh): in Debian 12 they are only a

@@ -99,6 +99,13 @@ class OpenCvBackend final : public InferenceBackend {
 
 Expected<std::unique_ptr<InferenceBackend>> createOpenCvBackend(const ModelManifest& manifest,
                                                                 const BackendOptions& options) {
+  if (manifest.quantization && manifest.quantization->isInteger()) {
+    // OpenCV 4.6 asserts on a DequantizeLinear of constant weights: say why before it does.
+    return makeError(ErrorCode::kUnsupported,
+                     "the cpu backend (OpenCV DNN) cannot run {} ({} quantized, QDQ); use "
+                     "--backend cpu-ort",
+                     manifest.name, manifest.quantization->preset);
+  }
   if (options.threads > 0) cv::setNumThreads(options.threads);
   int threads = cv::getNumThreads();
   std::vector<Stage> stages;

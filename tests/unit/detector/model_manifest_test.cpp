@@ -121,6 +121,38 @@ TEST(ModelManifestTest, MultiStageManifestIsAccepted) {
   EXPECT_EQ(m->stages[1].inputs[0].elementCount(), 64 * 52 * 52);
 }
 
+TEST(ModelManifestTest, QuantizationRecordIsReadAndChecked) {
+  const std::string sha(64, 'a');
+  const std::string record = "quantization:\n  preset: a8w8\n  source_model: {file: yolox_nano.onnx, "
+                             "sha256: " + sha + "}\n  methods: [bias correction]\n"
+                             "  calibration:\n    frames: 2\n    sources:\n"
+                             "    - {file: clip.mp4, sha256: " + sha + ", frames: [0, 9]}\nfiles:";
+  TempDir dir;
+  auto m = loadModelManifest(variant(dir, "files:", record));
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  ASSERT_TRUE(m->quantization.has_value());
+  EXPECT_TRUE(m->quantization->isInteger());
+  EXPECT_EQ(m->quantization->methods, std::vector<std::string>{"bias correction"});
+  ASSERT_EQ(m->quantization->calibration.size(), 1U);
+  EXPECT_EQ(m->quantization->calibration[0].frames, 2U);
+
+  TempDir unknown;
+  auto bad = loadModelManifest(variant(unknown, "files:", std::string(record).replace(
+                                                               record.find("a8w8"), 4, "int4")));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("quantization.preset: unknown preset 'int4'"),
+            std::string::npos)
+      << bad.error().message;
+
+  // An integer model must say what it was calibrated on.
+  TempDir uncalibrated;
+  const std::string noCalibration = record.substr(0, record.find("  calibration:")) + "files:";
+  auto missing = loadModelManifest(variant(uncalibrated, "files:", noCalibration));
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("quantization.calibration"), std::string::npos)
+      << missing.error().message;
+}
+
 TEST(ModelManifestTest, MissingManifestIsNotFound) {
   TempDir dir;
   auto m = loadModelManifest(dir.path());
