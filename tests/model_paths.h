@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace vigil::testing {
 
@@ -13,6 +15,17 @@ inline std::filesystem::path sharedDir() { return VIGIL_SHARED_DIR; }
 inline std::filesystem::path cocoDir() { return sharedDir() / "data/coco-person-dev"; }
 inline std::filesystem::path videosDir() { return sharedDir() / "data/videos"; }
 inline std::filesystem::path modelDir() { return VIGIL_MODEL_DIR; }
+
+// The dev photographs (*.jpg under cocoDir()/images), sorted; empty when absent.
+inline std::vector<std::filesystem::path> cocoPhotographs() {
+  std::vector<std::filesystem::path> paths;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cocoDir() / "images", ec)) {
+    if (entry.path().extension() == ".jpg") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
 
 inline std::string missingModelReason() {
   auto weights = modelDir() / "yolox_nano.onnx";

@@ -54,16 +54,6 @@ std::vector<std::string> comparedBackends() {
   return names;
 }
 
-std::vector<std::filesystem::path> photographs() {
-  std::vector<std::filesystem::path> paths;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(cocoDir() / "images", ec)) {
-    if (entry.path().extension() == ".jpg") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
 // Skips when a backend is compiled in but cannot run on this machine (an NPU backend without
 // the device): that is not a conformance failure, and the reason is printed.
 #define VIGIL_CREATE_OR_SKIP(var, name, manifest, options)                             \
@@ -94,7 +84,7 @@ TEST_P(BackendConformanceTest, RawOutputsMatchTheReferenceOnRealPhotographs) {
   std::string worstWhere[2];
   double sumDiff = 0;
   std::size_t values = 0;
-  const auto paths = photographs();
+  const auto paths = testing::cocoPhotographs();
   ASSERT_GE(paths.size(), 10U);
   for (const auto& path : paths) {
     cv::Mat image = cv::imread(path.string());
@@ -154,7 +144,7 @@ TEST_P(BackendConformanceTest, SameDetectionsAsTheReference) {
   DetectionResult expected;
   DetectionResult actual;
   std::size_t total = 0;
-  for (const auto& path : photographs()) {
+  for (const auto& path : testing::cocoPhotographs()) {
     cv::Mat image = cv::imread(path.string());
     ASSERT_TRUE((*reference)->detect(image, expected).has_value());
     ASSERT_TRUE((*candidate)->detect(image, actual).has_value());

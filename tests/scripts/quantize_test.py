@@ -224,6 +224,63 @@ class DeterminismTest(unittest.TestCase):
 SHIPPED = os.path.join(ROOT, "models", "yolox-nano-npu-a16w8")
 
 
+class ShippedModelFormTest(unittest.TestCase):
+    """The committed integer models have the form AMD's integer compiler documents (XINT8: all
+    scales powers of two; A8W8/A16W8: int8 symmetric weights; int32 biases at s_x * s_w) and
+    the NPU part has one output. No compiler runs here: this is the form, not its verdict."""
+
+    def load(self, preset):
+        d = os.path.join(ROOT, "models", f"yolox-nano-npu-{preset}")
+        if not os.path.isdir(d):
+            self.skipTest(f"{d} absent")
+        return onnx.load(os.path.join(d, "npu.onnx"))
+
+    def check(self, preset, activation_type, power_of_two):
+        model = self.load(preset)
+        if activation_type != onnx.TensorProto.UINT16:  # the checker knows no com.microsoft ops
+            onnx.checker.check_model(model)
+        self.assertEqual([o.name for o in model.graph.output], [graph.NPU_OUTPUT])
+        inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+        producer = {o: n for n in model.graph.node for o in n.output}
+        kinds = {n.op_type for n in model.graph.node}
+        self.assertLessEqual(kinds, graph.KNOWN | {"QuantizeLinear", "DequantizeLinear"})
+        scales = []
+        for n in model.graph.node:
+            if n.op_type == "QuantizeLinear":
+                zero = model.graph.initializer[[t.name for t in model.graph.initializer]
+                                               .index(n.input[2])]
+                self.assertEqual(zero.data_type, activation_type, n.name)
+                if power_of_two:  # XINT8 activations are symmetric: uint8 around 128
+                    self.assertEqual(int(inits[n.input[2]]), 128, n.name)
+                scales.append(float(inits[n.input[1]]))
+            if n.op_type == "Conv":
+                x_dq, w_dq, b_dq = (producer[i] for i in n.input)
+                for dq in (x_dq, w_dq, b_dq):
+                    self.assertEqual(dq.op_type, "DequantizeLinear", f"{n.name} input {dq.name}")
+                w = inits[w_dq.input[0]]
+                self.assertEqual(w.dtype, np.int8, n.name)
+                self.assertTrue(np.all(inits[w_dq.input[2]] == 0), f"{n.name}: weights symmetric")
+                self.assertEqual(inits[b_dq.input[0]].dtype, np.int32, n.name)
+                s_x = float(inits[x_dq.input[1]])
+                np.testing.assert_allclose(inits[b_dq.input[1]], s_x * inits[w_dq.input[1]],
+                                           rtol=1e-6, err_msg=n.name)
+                if power_of_two:
+                    scales += list(np.ravel(inits[w_dq.input[1]]))
+        self.assertGreater(len(scales), 100)
+        if power_of_two:
+            exponents = np.log2(np.asarray(scales, dtype=np.float64))
+            np.testing.assert_array_equal(exponents, np.round(exponents))
+
+    def test_xint8(self):
+        self.check("xint8", onnx.TensorProto.UINT8, power_of_two=True)
+
+    def test_a8w8(self):
+        self.check("a8w8", onnx.TensorProto.UINT8, power_of_two=False)
+
+    def test_a16w8(self):
+        self.check("a16w8", onnx.TensorProto.UINT16, power_of_two=False)
+
+
 @needs(VIGIL, "the vigil binary")
 @needs(SHIPPED, "the shipped quantized model")
 class ShippedModelTest(unittest.TestCase):
