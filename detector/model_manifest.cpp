@@ -457,8 +457,8 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
   const std::string path = "quantization";
   r.expectMap(q, path);
   r.rejectUnknownKeys(q, path,
-                      {"preset", "source_model", "npu_part", "weights", "activations", "methods",
-                       "starved_tensors", "calibration"});
+                      {"preset", "precision", "source_model", "npu_part", "weights", "activations",
+                       "methods", "starved_tensors", "calibration"});
   QuantizationSpec spec;
   spec.preset = r.getString(q, path, "preset");
   if (spec.preset != "float" && spec.preset != "xint8" && spec.preset != "a8w8" &&
@@ -478,6 +478,7 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
   r.rejectUnknownKeys(source, sp, {"file", "sha256"});
   spec.sourceFile = r.getString(source, sp, "file");
   spec.sourceSha256 = sha256(source, sp);
+  spec.precision = r.getString(q, path, "precision");
   spec.weights = r.getString(q, path, "weights", "");
   spec.activations = r.getString(q, path, "activations", "");
   if (q["methods"]) spec.methods = r.getStringList(q, path, "methods");

@@ -126,7 +126,8 @@ struct CalibrationSource {
 };
 
 struct QuantizationSpec {
-  std::string preset;  // float (the BF16 flow's float part), xint8, a8w8, a16w8
+  std::string preset;     // float (the BF16 flow's float part), xint8, a8w8, a16w8
+  std::string precision;  // e.g. "int8 weights, uint8 activations"
   std::string sourceFile;
   std::string sourceSha256;
   std::string weights;

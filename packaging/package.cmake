@@ -23,6 +23,17 @@ install(FILES ${PROJECT_SOURCE_DIR}/systemd/vigil.service DESTINATION /lib/syste
 install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano/model.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)
+# The NPU-ready models (complete: their weights are in git) and the quantizer that makes them
+# from the user's own camera frames (calibration_samples), with its private modules.
+foreach(npu_model float xint8 a8w8 a16w8)
+  install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/model.yaml
+                ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/npu.onnx
+                ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/head.onnx
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano-npu-${npu_model})
+endforeach()
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/quantize-model.py DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/quantize DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil
+        FILES_MATCHING PATTERN "*.py")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
         RENAME README.systemd.md)
@@ -62,7 +73,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # dependencies computed by dpkg-shlibdep
 # adduser: the maintainer scripts; procps: /bin/kill, the unit's ExecReload (found missing by
 # scripts/test-vm-journey.sh on a minimal Debian, where `systemctl reload vigil` failed).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser, procps")
+# python3 and its modules: /usr/share/vigil/quantize-model.py only; the daemon needs none.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mosquitto-clients")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "python3, python3-onnx, python3-numpy, python3-opencv, python3-yaml")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/packaging/debian/conffiles

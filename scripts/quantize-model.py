@@ -84,7 +84,7 @@ def main(argv=None):
     cut = graph.cut_for_npu(source, input_name, manifest["stages"][0]["outputs"][0]["name"])
     npu_model, head_model, scores = cut.npu, cut.head, cut.score_channels
     anchors = npu_model.graph.output[0].type.tensor_type.shape.dim[2].dim_value
-    quantization = {"preset": args.preset,
+    quantization = {"preset": args.preset, "precision": "float32",
                     "source_model": {"file": os.path.basename(onnx_path), "sha256": source_sha},
                     "npu_part": f"one output '{graph.NPU_OUTPUT}': box values and score logits "
                                 f"(channels {scores[0]}-{scores[1] - 1} get their sigmoid in the "
@@ -140,6 +140,7 @@ def quantize(args, manifest, cut, input_name, recipe, quantization):
     methods.append("Concat inputs and value-keeping ops share one scale")
     methods.append(f"score logits ranged from {qdq.SCORE_LOGIT_FLOOR} (sigmoid 0.001) up")
     quantization.update({
+        "precision": f"int8 weights, {r.activations} activations",
         "weights": DESCRIBE[r.weights],
         "activations": f"{r.activations}, {DESCRIBE[r.activation_range]}",
         "methods": methods,

@@ -219,6 +219,7 @@ class DeterminismTest(unittest.TestCase):
         self.assertEqual(record["calibration"]["sources"][0]["sha256"], calibrate.sha256(CLIP))
         self.assertEqual(len(record["calibration"]["sources"][0]["frames"]), 6)
         self.assertEqual(record["source_model"]["sha256"], calibrate.sha256(WEIGHTS))
+        self.assertEqual(record["precision"], "int8 weights, uint8 activations")
 
 
 SHIPPED = os.path.join(ROOT, "models", "yolox-nano-npu-a16w8")

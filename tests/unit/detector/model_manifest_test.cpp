@@ -123,22 +123,34 @@ TEST(ModelManifestTest, MultiStageManifestIsAccepted) {
 
 TEST(ModelManifestTest, QuantizationRecordIsReadAndChecked) {
   const std::string sha(64, 'a');
-  const std::string record = "quantization:\n  preset: a8w8\n  source_model: {file: yolox_nano.onnx, "
-                             "sha256: " + sha + "}\n  methods: [bias correction]\n"
-                             "  calibration:\n    frames: 2\n    sources:\n"
-                             "    - {file: clip.mp4, sha256: " + sha + ", frames: [0, 9]}\nfiles:";
+  const std::string record =
+      "quantization:\n"
+      "  preset: a8w8\n"
+      "  precision: int8 weights, uint8 activations\n"
+      "  source_model: {file: yolox_nano.onnx, sha256: " +
+      sha +
+      "}\n"
+      "  methods: [bias correction]\n"
+      "  calibration:\n"
+      "    frames: 2\n"
+      "    sources:\n"
+      "    - {file: clip.mp4, sha256: " +
+      sha +
+      ", frames: [0, 9]}\n"
+      "files:";
   TempDir dir;
   auto m = loadModelManifest(variant(dir, "files:", record));
   ASSERT_TRUE(m.has_value()) << m.error().message;
   ASSERT_TRUE(m->quantization.has_value());
   EXPECT_TRUE(m->quantization->isInteger());
+  EXPECT_EQ(m->quantization->precision, "int8 weights, uint8 activations");
   EXPECT_EQ(m->quantization->methods, std::vector<std::string>{"bias correction"});
   ASSERT_EQ(m->quantization->calibration.size(), 1U);
   EXPECT_EQ(m->quantization->calibration[0].frames, 2U);
 
   TempDir unknown;
-  auto bad = loadModelManifest(variant(unknown, "files:", std::string(record).replace(
-                                                               record.find("a8w8"), 4, "int4")));
+  auto bad = loadModelManifest(
+      variant(unknown, "files:", std::string(record).replace(record.find("a8w8"), 4, "int4")));
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message.find("quantization.preset: unknown preset 'int4'"),
             std::string::npos)
