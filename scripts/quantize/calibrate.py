@@ -39,7 +39,6 @@ class CalibrationSource:
             raise QuantizeError(f"{', '.join(paths)}: no calibration images or videos")
         images = [f for f in files if os.path.splitext(f)[1].lower() in IMAGE_EXTENSIONS]
         videos = [f for f in files if f not in images]
-        per_video = -(-(frames - min(len(images), frames)) // max(len(videos), 1))
         if len(images) > frames:  # evenly over the set, in order
             images = [images[i] for i in np.linspace(0, len(images) - 1, frames).round()
                       .astype(int)]
@@ -49,15 +48,15 @@ class CalibrationSource:
                 raise QuantizeError(f"{f}: not a readable image")
             self.frames.append(letterbox(img, width, height, pad_value))
             self.records.append({"file": os.path.basename(f), "sha256": sha256(f), "frames": [0]})
-        for f in videos:
-            picked = _sample_video(f, per_video)
+        remaining = frames - len(images)  # shared by the videos, the first ones one more
+        for k, f in enumerate(videos):
+            count = remaining // len(videos) + (k < remaining % len(videos))
+            if count == 0:
+                continue
+            picked = _sample_video(f, count)
             self.frames += [letterbox(img, width, height, pad_value) for _, img in picked]
             self.records.append({"file": os.path.basename(f), "sha256": sha256(f),
                                  "frames": [i for i, _ in picked]})
-        self.frames = self.frames[:frames]
-
-    def description(self):
-        return "; ".join(f"{r['file']} ({len(r['frames'])} frames)" for r in self.records)
 
 
 def _sample_video(path, count):

@@ -10,7 +10,7 @@ or by a Concat share one quantization (Quark's AlignConcat; ORT fuses nothing ot
 16-bit types only from opset 21; python3-onnx 1.12 knows opset 17).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
@@ -35,7 +35,6 @@ class Recipe:
     activations: str = "uint8"           # uint8 | uint16
     activation_range: str = "minmse"     # pow2-minmse | minmse | minmax
     bias_correction: bool = True
-    notes: list = field(default_factory=list)
 
 
 class _Groups:
@@ -155,13 +154,12 @@ def quantize(model, stats, recipe, score_logits=()):
         zero = np.full(scale.shape, p.zero_point, dtype=NUMPY_TYPES[p.dtype])
         return [constant(f"{base}_scale", scale), constant(f"{base}_zero_point", zero)]
 
-    def dequantized_constant(name, q, p, axis, dq_domain=""):
+    def dequantized_constant(name, q, p, axis):
         """Replaces initializer `name` by integer q behind a DequantizeLinear that outputs name."""
         qname = constant(f"{name}_quantized", q)
         kwargs = {"axis": axis} if np.ndim(p.scale) == 1 else {}
         nodes.append(helper.make_node("DequantizeLinear", [qname] + qparams_inputs(name, p),
-                                      [name], name=f"{name}_dequantize", domain=dq_domain,
-                                      **kwargs))
+                                      [name], name=f"{name}_dequantize", **kwargs))
 
     consts_done = set()
     activation_set = set(graph.activations())

@@ -19,7 +19,7 @@ import cv2  # noqa: E402
 import onnx  # noqa: E402
 import yaml  # noqa: E402
 
-from quantize import QuantizeError, calibrate, equalize, graph  # noqa: E402
+from quantize import calibrate, equalize, graph  # noqa: E402
 from quantize import scales as S  # noqa: E402
 
 MODEL_DIR = os.environ.get("VIGIL_MODEL_DIR", os.path.join(ROOT, "models", "yolox-nano"))
@@ -195,6 +195,24 @@ class RefusalTest(unittest.TestCase):
                                  "--out", "/nonexistent/x"], capture_output=True, text=True)
         self.assertEqual(result.returncode, 2)
         self.assertIn("--preset a8w8 needs --calibration frames", result.stderr)
+
+
+@needs(CLIP, "the calibration clip")
+class CalibrationSourceTest(unittest.TestCase):
+    def test_frames_are_shared_by_the_sources_and_recorded_exactly(self):
+        images = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, images)
+        for name in ("b.jpg", "a.jpg", ".c.jpg"):  # .c.jpg: a frame still being written
+            cv2.imwrite(os.path.join(images, name), np.full((30, 40, 3), 90, np.uint8))
+        source = calibrate.CalibrationSource([images, CLIP, CLIP], 7, 416, 416, 114)
+        self.assertEqual(len(source.frames), 7)
+        self.assertEqual([r["file"] for r in source.records],
+                         ["a.jpg", "b.jpg", os.path.basename(CLIP), os.path.basename(CLIP)])
+        self.assertEqual([len(r["frames"]) for r in source.records], [1, 1, 3, 2])
+        self.assertEqual(source.records[2]["frames"][0], 0)
+        frame = source.frames[0]
+        self.assertEqual(frame.shape, (1, 3, 416, 416))
+        self.assertEqual(float(frame[0, 0, 400, 400]), 114.0, "letterbox pad below the image")
 
 
 @needs(WEIGHTS, "YOLOX-nano weights")
