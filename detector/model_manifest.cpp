@@ -70,6 +70,15 @@ bool isLowerHex(const std::string& s) {
   return true;
 }
 
+// A map's `sha256`: 64 lower-case hex digits, as sha256File writes them.
+std::string readSha256(const YamlReader& r, const YAML::Node& map, const std::string& path) {
+  std::string value = r.getString(map, path, "sha256");
+  if (value.size() != 64 || !isLowerHex(value)) {
+    r.fail(map["sha256"], YamlReader::join(path, "sha256"), "must be 64 lower-case hex digits");
+  }
+  return value;
+}
+
 TensorSpec readTensor(const YamlReader& r, const YAML::Node& node, const std::string& path) {
   r.rejectUnknownKeys(node, path, {"name", "shape", "layout", "dtype"});
   TensorSpec t;
@@ -118,11 +127,7 @@ void readFiles(const YamlReader& r, ModelManifest& m) {
       std::string vp = YamlReader::index(ap, i);
       r.rejectUnknownKeys(accepted[i], vp, {"sha256", "size", "origin"});
       AcceptedVariant v;
-      v.sha256 = r.getString(accepted[i], vp, "sha256");
-      if (v.sha256.size() != 64 || !isLowerHex(v.sha256)) {
-        r.fail(accepted[i]["sha256"], YamlReader::join(vp, "sha256"),
-               "must be 64 lower-case hex digits");
-      }
+      v.sha256 = readSha256(r, accepted[i], vp);
       v.size =
           static_cast<std::uint64_t>(r.getInt(accepted[i], vp, "size", 1, std::int64_t{1} << 40));
       v.origin = r.getString(accepted[i], vp, "origin", "");
@@ -466,18 +471,11 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
     r.fail(q["preset"], YamlReader::join(path, "preset"),
            fmt::format("unknown preset '{}' (known: float, xint8, a8w8, a16w8)", spec.preset));
   }
-  auto sha256 = [&](const YAML::Node& map, const std::string& where) {
-    std::string value = r.getString(map, where, "sha256");
-    if (value.size() != 64 || !isLowerHex(value)) {
-      r.fail(map["sha256"], YamlReader::join(where, "sha256"), "must be 64 lower-case hex digits");
-    }
-    return value;
-  };
   const std::string sp = YamlReader::join(path, "source_model");
   YAML::Node source = r.child(q, path, "source_model");
   r.rejectUnknownKeys(source, sp, {"file", "sha256"});
   spec.sourceFile = r.getString(source, sp, "file");
-  spec.sourceSha256 = sha256(source, sp);
+  spec.sourceSha256 = readSha256(r, source, sp);
   spec.precision = r.getString(q, path, "precision");
   spec.weights = r.getString(q, path, "weights", "");
   spec.activations = r.getString(q, path, "activations", "");
@@ -497,7 +495,7 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
       r.rejectUnknownKeys(sources[i], ip, {"file", "sha256", "frames"});
       CalibrationSource c;
       c.file = r.getString(sources[i], ip, "file");
-      c.sha256 = sha256(sources[i], ip);
+      c.sha256 = readSha256(r, sources[i], ip);
       c.frames = r.getIntList(sources[i], ip, "frames", 0, std::int64_t{1} << 40).size();
       spec.calibration.push_back(std::move(c));
     }

@@ -4,7 +4,6 @@
 
 #include <opencv2/imgcodecs.hpp>
 #include <system_error>
-#include <vector>
 
 #include "daemon/log.h"
 
@@ -30,8 +29,7 @@ FrameSampler::FrameSampler(CalibrationSampleSettings settings, std::string camer
 
 bool FrameSampler::offer(const cv::Mat& image, SteadyClock::time_point now) {
   if (failed_ || saved_ >= settings_.maxFrames || image.empty()) return false;
-  if (started_ && now < next_) return false;
-  started_ = true;
+  if (now < next_) return false;
   next_ = now + std::chrono::duration_cast<SteadyClock::duration>(
                     std::chrono::duration<double>(settings_.intervalS));
   auto log = logger("capture");

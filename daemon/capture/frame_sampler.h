@@ -38,8 +38,7 @@ class FrameSampler {
   std::string camera_;
   int saved_ = 0;  // this camera's frames in the directory
   bool failed_ = false;
-  bool started_ = false;
-  SteadyClock::time_point next_{};
+  SteadyClock::time_point next_ = SteadyClock::time_point::min();  // the first frame is due
 };
 
 }  // namespace vigil
