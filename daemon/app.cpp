@@ -72,6 +72,7 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
   o.minScore = c.minScore;
   o.nmsIou = c.nms;
   o.classes = c.classes;
+  o.vitisai = c.vitisai;
   return o;
 }
 

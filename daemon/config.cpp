@@ -67,7 +67,9 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   YAML::Node node = root["detector"];
   if (!node.IsDefined() || node.IsNull()) return;
   const std::string path = "detector";
-  r.rejectUnknownKeys(node, path, {"model", "backend", "threads", "min_score", "nms", "classes"});
+  r.rejectUnknownKeys(
+      node, path,
+      {"model", "backend", "threads", "min_score", "nms", "classes", "onnxruntime", "vitisai"});
   d.model = r.getString(node, path, "model", "");
   if (!d.model.empty()) d.model = resolve(base, d.model).string();
   d.backend = r.getString(node, path, "backend", "cpu");
@@ -81,6 +83,27 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   if (node["classes"].IsDefined()) {
     d.classes = r.getStringList(node, path, "classes");
     if (d.classes.empty()) r.fail(node["classes"], "detector.classes", "must name at least one");
+  }
+  d.vitisai.onnxRuntime = r.getString(node, path, "onnxruntime", "");
+  if (!d.vitisai.onnxRuntime.empty())
+    d.vitisai.onnxRuntime = resolve(base, d.vitisai.onnxRuntime).string();
+  if (YAML::Node v = node["vitisai"]; v.IsDefined() && !v.IsNull()) {
+    const std::string vp = "detector.vitisai";
+    r.expectMap(v, vp);
+    r.rejectUnknownKeys(v, vp, {"target", "xclbin", "cache_dir"});
+    d.vitisai.target = r.getString(v, vp, "target", "");
+    if (d.vitisai.target != "" && d.vitisai.target != "X1" && d.vitisai.target != "X2") {
+      r.fail(v["target"], vp + ".target",
+             fmt::format("must be X1 (XDNA: Phoenix, Hawk Point) or X2 (XDNA2: Strix, Krackan), "
+                         "got '{}'",
+                         d.vitisai.target));
+    }
+    if (std::string x = r.getString(v, vp, "xclbin", ""); !x.empty()) {
+      d.vitisai.xclbin = resolve(base, x);
+    }
+    if (std::string c = r.getString(v, vp, "cache_dir", ""); !c.empty()) {
+      d.vitisai.cacheDir = resolve(base, c);
+    }
   }
 }
 
@@ -369,10 +392,10 @@ void readCalibrationSamples(const YamlReader& r, const YAML::Node& camera,
 
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, std::vector<std::string>& warnings) {
-  r.rejectUnknownKeys(node, path,
-                      {"name", "source", "password_file", "format", "width", "height", "fps",
-                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
-                       "calibration_samples"});
+  r.rejectUnknownKeys(
+      node, path,
+      {"name", "source", "password_file", "format", "width", "height", "fps", "detect_fps",
+       "enabled", "loop", "zones", "masks", "presence", "motion", "calibration_samples"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {

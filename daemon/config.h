@@ -8,6 +8,7 @@
 #include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/presence_tracker.h"
 #include "detector/error.h"
+#include "detector/npu/vitisai_plan.h"
 
 namespace vigil {
 
@@ -35,7 +36,7 @@ struct CameraConfig {
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   PresenceSettings presence;
-  MotionSettings motion;  // motion gating; off without a motion section
+  MotionSettings motion;                         // motion gating; off without a motion section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
 
   bool operator==(const CameraConfig&) const = default;
@@ -48,6 +49,9 @@ struct DetectorConfig {
   float minScore = 0.5F;
   float nms = 0.45F;
   std::vector<std::string> classes{"person"};
+  // `onnxruntime` (the ONNX Runtime with the Vitis AI EP) and `vitisai: {target, xclbin,
+  // cache_dir}`, for bundles whose NPU stage runs on ONNX Runtime's Vitis AI EP.
+  VitisAiSettings vitisai;
 
   bool operator==(const DetectorConfig&) const = default;
 };

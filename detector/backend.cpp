@@ -3,6 +3,7 @@
 #include <array>
 
 #include "detector/backends/opencv_backend.h"
+#include "detector/cpu_stage.h"
 #ifdef VIGIL_WITH_ORT
 #include "detector/backends/ort_backend.h"
 #endif
@@ -17,7 +18,7 @@ namespace {
 Expected<std::unique_ptr<InferenceBackend>> createAuto(const ModelManifest& manifest,
                                                        const BackendOptions& options,
                                                        std::string* reason) {
-#ifdef VIGIL_WITH_XRT
+#if defined(VIGIL_WITH_XRT) || defined(VIGIL_WITH_ORT)
   if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
 #endif
   return createCpuBackend(manifest, options, reason);
@@ -29,20 +30,21 @@ Expected<std::unique_ptr<InferenceBackend>> createAutoEntry(const ModelManifest&
 }
 
 // In order of preference: "auto" takes the first that loads.
-const std::array kBackends{
-#ifdef VIGIL_WITH_XRT
-    BackendEntry{"npu",
-                 "the model bundle's NPU stage through XRT; fails when the NPU cannot run it",
-                 &createNpuBackendDefault},
+const std::array kBackends {
+#if defined(VIGIL_WITH_XRT) || defined(VIGIL_WITH_ORT)
+  BackendEntry{"npu",
+               "the model bundle's NPU stage through XRT or ONNX Runtime's Vitis AI EP; fails "
+               "when the NPU cannot run it",
+               &createNpuBackendDefault},
 #endif
 #ifdef VIGIL_WITH_ORT
-    BackendEntry{"cpu-ort", "ONNX Runtime on the CPU", &createOrtBackend},
+      BackendEntry{"cpu-ort", "ONNX Runtime on the CPU", &createOrtBackend},
 #endif
-    BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
-    BackendEntry{"auto",
-                 "with an NPU bundle the NPU while it passes its canary, else the best CPU "
-                 "backend, loudly; otherwise the first CPU backend that loads",
-                 &createAutoEntry},
+      BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
+      BackendEntry{"auto",
+                   "with an NPU bundle the NPU while it passes its canary, else the best CPU "
+                   "backend, loudly; otherwise the first CPU backend that loads",
+                   &createAutoEntry},
 };
 
 }  // namespace
@@ -65,6 +67,24 @@ Expected<std::unique_ptr<InferenceBackend>> createCpuBackend(const ModelManifest
                            backend.error().message);
   }
   return makeError(ErrorCode::kUnsupported, "auto: no backend loads: {}", reasons);
+}
+
+Expected<std::unique_ptr<CpuStage>> loadCpuStage(const ModelManifest& manifest,
+                                                 const StageSpec& stage) {
+  const std::filesystem::path file = manifest.directory() / stage.file;
+  if (manifest.quantization && manifest.quantization->isInteger()) {
+#ifdef VIGIL_WITH_ORT
+    return loadOrtStage(file, stage);
+#else
+    return makeError(ErrorCode::kUnsupported,
+                     "{}: an integer (QDQ) model needs ONNX Runtime on the CPU, which this build "
+                     "lacks (OpenCV DNN cannot load it)",
+                     file.string());
+#endif
+  }
+  auto reference = OnnxStage::load(file, stage);
+  if (!reference) return tl::unexpected(reference.error());
+  return std::unique_ptr<CpuStage>(std::move(*reference));
 }
 
 std::string backendNames() {

@@ -7,6 +7,7 @@
 
 #include "detector/error.h"
 #include "detector/model_manifest.h"
+#include "detector/npu/vitisai_plan.h"
 #include "detector/tensor.h"
 
 namespace vigil {
@@ -17,6 +18,8 @@ struct BackendOptions {
   // NPU backends also run the CPU reference of their NPU stage on every frame and record the
   // largest difference (npuStats().referenceMaxAbsDiff): `vigil bench` only, it doubles the work.
   bool compareWithReference = false;
+  // Where the Vitis AI runtime finds ONNX Runtime and keeps compiled models (vitisai bundles).
+  VitisAiSettings vitisai;
 };
 
 // Runs a model's stages: network input in, last stage's output out.

@@ -56,6 +56,7 @@ Expected<std::unique_ptr<Detector>> Detector::create(const DetectorOptions& opti
   BackendOptions backendOptions;
   backendOptions.threads = options.threads;
   backendOptions.compareWithReference = options.compareWithReference;
+  backendOptions.vitisai = options.vitisai;
   std::string autoFallback;
   auto backend = createBackend(options.backend, *manifest, backendOptions, &autoFallback);
   if (!backend) return tl::unexpected(backend.error());

@@ -28,6 +28,7 @@ struct DetectorOptions {
   int maxDetections = 100;
   bool allowUnverifiedModel = false;  // run weights whose sha256 the manifest does not list
   bool compareWithReference = false;  // see BackendOptions (vigil bench)
+  VitisAiSettings vitisai;            // see BackendOptions
 };
 
 struct StageTimings {

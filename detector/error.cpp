@@ -26,6 +26,8 @@ std::string_view errorCodeName(ErrorCode code) {
       return "unavailable";
     case ErrorCode::kEndOfStream:
       return "end of stream";
+    case ErrorCode::kNotOnNpu:
+      return "not on the NPU";
   }
   return "unknown";
 }

@@ -22,6 +22,7 @@ enum class ErrorCode {
   kTimeout,           // nothing arrived within the deadline; trying again may work
   kUnavailable,       // a device or stream is gone (unplugged, refused, ended); reopen later
   kEndOfStream,       // a finite source (a file that does not loop) has no more frames
+  kNotOnNpu,          // it ran, but not on the NPU it was asked for (work left on the CPU)
 };
 
 struct Error {

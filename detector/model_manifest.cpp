@@ -246,10 +246,10 @@ std::string requireListedFile(const YamlReader& r, const ModelManifest& m, const
 
 NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
                      const std::string& path, const StageSpec& stage) {
-  r.rejectUnknownKeys(
-      node, path,
-      {"target", "flow", "min_xrt_version", "xclbin", "instructions", "kernel", "timeout_ms",
-       "canary_tolerance", "canary_interval_s", "arguments", "inputs", "outputs", "canary"});
+  r.rejectUnknownKeys(node, path,
+                      {"runtime", "target", "flow", "min_xrt_version", "xclbin", "instructions",
+                       "kernel", "timeout_ms", "canary_tolerance", "canary_interval_s", "arguments",
+                       "inputs", "outputs", "canary"});
   NpuStageSpec n;
   n.target = r.getString(node, path, "target");
   if (n.target != "npu1" && n.target != "npu2") {
@@ -366,6 +366,63 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
   return n;
 }
 
+// The Vitis AI runtime's npu section: the EP compiles the stage's own ONNX file, so the
+// tensors and arguments are the stage's (float32 as they are), one output only
+// (RyzenAI-SW#369: multi-output NPU graphs come back wrong or NaN).
+NpuStageSpec readVitisAiNpu(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
+                            const std::string& path, const StageSpec& stage) {
+  r.rejectUnknownKeys(node, path,
+                      {"runtime", "compiler", "config_file", "min_npu_nodes", "timeout_ms",
+                       "canary_tolerance", "canary_interval_s", "canary"});
+  NpuStageSpec n;
+  n.runtime = "vitisai";
+  n.model = stage.file;
+  n.compiler = r.getString(node, path, "compiler");
+  if (n.compiler != "bf16" && n.compiler != "int8") {
+    r.fail(node["compiler"], YamlReader::join(path, "compiler"),
+           fmt::format("must be bf16 (a float model) or int8 (a QDQ model), got '{}'", n.compiler));
+  }
+  const bool integer = m.quantization && m.quantization->isInteger();
+  if (m.quantization && integer != (n.compiler == "int8")) {
+    r.fail(node["compiler"], YamlReader::join(path, "compiler"),
+           fmt::format("the model is {} (quantization.preset {}): compiler must be {}",
+                       integer ? "integer" : "float", m.quantization->preset,
+                       integer ? "int8" : "bf16"));
+  }
+  if (node["config_file"]) {
+    if (n.compiler != "bf16") {
+      r.fail(node["config_file"], YamlReader::join(path, "config_file"),
+             "only the bf16 compiler takes a config_file");
+    }
+    n.configFile = requireListedFile(r, m, node, path, "config_file");
+  }
+  n.minNpuNodes = static_cast<int>(r.getInt(node, path, "min_npu_nodes", 1, 1000000, 1));
+  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 10, 600000, n.timeoutMs));
+  n.canaryTolerance = static_cast<float>(r.getDouble(node, path, "canary_tolerance", 0, 1e6, 1e-3));
+  n.canaryIntervalS =
+      static_cast<int>(r.getInt(node, path, "canary_interval_s", 0, 86400 * 7, 600));
+  if (stage.outputs.size() != 1) {
+    r.fail(node, path,
+           fmt::format("a vitisai stage must have exactly one output, '{}' has {} (multi-output "
+                       "NPU graphs return wrong or NaN outputs, RyzenAI-SW#369)",
+                       stage.name, stage.outputs.size()));
+  }
+  int index = 0;
+  auto bind = [&](const TensorSpec& t, NpuArgRole role) {
+    n.arguments.push_back(NpuArgument{index++, role, 0, 0, t.name});
+    DeviceTensorSpec d{t.name, t.shape, "onnx", "float32"};
+    n.arguments.back().bytes = d.byteSize();
+    (role == NpuArgRole::kInput ? n.inputs : n.outputs).push_back(std::move(d));
+  };
+  for (const TensorSpec& t : stage.inputs) bind(t, NpuArgRole::kInput);
+  for (const TensorSpec& t : stage.outputs) bind(t, NpuArgRole::kOutput);
+  YAML::Node canary = r.child(node, path, "canary");
+  std::string cp = YamlReader::join(path, "canary");
+  r.rejectUnknownKeys(canary, cp, {"image"});
+  n.canaryImage = requireListedFile(r, m, canary, cp, "image");
+  return n;
+}
+
 void readStages(const YamlReader& r, ModelManifest& m) {
   YAML::Node stages = r.child(r.root(), "", "stages");
   r.expectSequence(stages, "stages");
@@ -392,7 +449,17 @@ void readStages(const YamlReader& r, ModelManifest& m) {
       if (m.npuStage() != nullptr) {
         r.fail(node["npu"], YamlReader::join(path, "npu"), "only one stage may run on the NPU");
       }
-      s.npu = readNpu(r, m, node["npu"], YamlReader::join(path, "npu"), s);
+      const YAML::Node& npu = node["npu"];
+      const std::string np = YamlReader::join(path, "npu");
+      const std::string runtime = r.getString(npu, np, "runtime", "xrt");
+      if (runtime == "vitisai") {
+        s.npu = readVitisAiNpu(r, m, npu, np, s);
+      } else if (runtime == "xrt") {
+        s.npu = readNpu(r, m, npu, np, s);
+      } else {
+        r.fail(npu["runtime"], YamlReader::join(np, "runtime"),
+               fmt::format("must be xrt or vitisai, got '{}'", runtime));
+      }
     }
     m.stages.push_back(std::move(s));
   }
@@ -532,9 +599,9 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
     m.license = r.getString(root, "", "license", "");
     readFiles(r, m);
     readInput(r, m);
+    readQuantization(r, m);  // before the stages: a vitisai stage's compiler must match it
     readStages(r, m);
     readPostprocess(r, m);
-    readQuantization(r, m);
     return m;
   } catch (const YamlError& e) {
     return makeError(ErrorCode::kInvalidData, "{}", e.what());

@@ -62,9 +62,20 @@ struct NpuArgument {
   std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
 };
 
-// How a stage runs on an AMD NPU through XRT: a precompiled design, never compiled here.
+// How a stage runs on an AMD NPU. Two runtimes:
+//  - "xrt": a precompiled design (xclbin, instructions) driven through XRT, never compiled here;
+//  - "vitisai": the stage's ONNX file compiled for the NPU at load by ONNX Runtime's Vitis AI
+//    execution provider (AMD's Ryzen AI Software); its tensors are the stage's, float32, and
+//    its arguments are made by the reader (inputs, then outputs, in order).
 struct NpuStageSpec {
-  std::string target;   // npu1 (XDNA) or npu2 (XDNA2)
+  std::string runtime = "xrt";  // "xrt" or "vitisai"
+  std::string target;           // npu1 (XDNA) or npu2 (XDNA2); vitisai: chosen from the device
+  // vitisai only: "bf16" (a float model, XDNA2 only) or "int8" (a QDQ model); the BF16 compiler
+  // settings (a manifest file, may be empty); the fewest nodes the EP must place on the NPU.
+  std::string compiler;
+  std::string model;  // vitisai: the stage's ONNX file
+  std::string configFile;
+  int minNpuNodes = 1;
   std::string flow;     // xclbin+insts, xclbin+elf or full-elf
   int minXrtMajor = 2;  // min_xrt_version "major.minor"
   int minXrtMinor = 0;
@@ -79,6 +90,9 @@ struct NpuStageSpec {
   std::vector<DeviceTensorSpec> outputs;
   std::string canaryInput;     // a manifest file: the inputs in device format
   std::string canaryExpected;  // a manifest file: the outputs in device format; may be empty
+  // vitisai: a manifest file, a photograph letterboxed into the canary input (instead of
+  // canaryInput); the expected output is the CPU reference's.
+  std::string canaryImage;
 
   const NpuArgument* argumentFor(NpuArgRole role) const;
 };

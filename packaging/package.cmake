@@ -29,6 +29,7 @@ foreach(npu_model float xint8 a8w8 a16w8)
   install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/model.yaml
                 ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/npu.onnx
                 ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/head.onnx
+                ${PROJECT_SOURCE_DIR}/models/yolox-nano-npu-${npu_model}/canary.jpg
           DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano-npu-${npu_model})
 endforeach()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/quantize-model.py DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)

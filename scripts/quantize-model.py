@@ -61,6 +61,9 @@ def parse_args(argv):
     ap.add_argument("--frames", type=int, default=96, help="calibration frames (default 96)")
     ap.add_argument("--out", required=True, help="model directory to write (must not exist)")
     ap.add_argument("--name", help="model name (default: source name and preset)")
+    ap.add_argument("--canary-image",
+                    help="a photograph for the NPU canary: with it the bundle gets an npu section "
+                         "for ONNX Runtime's Vitis AI EP (runtime vitisai); without it, CPU only")
     ap.add_argument("--equalize", choices=["none", "weights-approximate", "weights", "activations"],
                     help="cross-layer equalization: by weights (Nagel et al.; -approximate: SiLU "
                          "left as is), or by the calibrated activations (the presets' choice)")
@@ -104,8 +107,12 @@ def main(argv=None):
     name = args.name or f"{manifest['name']}-npu-{args.preset}"
     description = (f"{manifest['name']} for the NPU, preset {args.preset}: the network up to one "
                    "output, score sigmoids and transpose in a float CPU head")
+    vitisai = None
+    if args.canary_image:
+        convs = sum(1 for n in npu_model.graph.node if n.op_type == "Conv")
+        vitisai = bundle.VitisAi(args.canary_image, args.preset, convs)
     bundle.write(args.out, manifest, os.path.basename(onnx_path), source_sha, npu_bytes,
-                 head_model.SerializeToString(), anchors, quantization, name, description)
+                 head_model.SerializeToString(), anchors, quantization, name, description, vitisai)
     print(f"quantize-model: wrote {args.out} ({name})")
 
 

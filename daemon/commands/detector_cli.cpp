@@ -23,6 +23,9 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
       ->check(CLI::Range(0.0, 1.0));
   command.add_option("--classes", options.classes,
                      "Comma-separated class names to report (default: the model's, person)");
+  command.add_option("--onnxruntime", options.onnxRuntime,
+                     "ONNX Runtime with the Vitis AI EP for vitisai bundles: libonnxruntime.so "
+                     "or its directory (default: $VIGIL_ORT_ROOT)");
   command.add_flag("--allow-unverified-model", options.allowUnverifiedModel,
                    "Run weights whose sha256 the manifest does not list");
 }
@@ -40,6 +43,7 @@ DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {
   d.minScore = options.minScore;
   d.nmsIou = options.nmsIou;
   d.allowUnverifiedModel = options.allowUnverifiedModel;
+  d.vitisai.onnxRuntime = options.onnxRuntime;
   std::stringstream list(options.classes);
   for (std::string name; std::getline(list, name, ',');) {
     if (!name.empty()) d.classes.push_back(name);

@@ -19,6 +19,7 @@ struct DetectorCliOptions {
   std::optional<float> nmsIou;
   std::string classes;  // comma-separated names
   bool allowUnverifiedModel = false;
+  std::string onnxRuntime;  // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
 };
 
 // `defaultMinScore`/`defaultNmsIou` override the manifest's defaults for this command (eval

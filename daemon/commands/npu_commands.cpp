@@ -11,12 +11,39 @@
 #include "detector/backend.h"
 #include "detector/backends/opencv_backend.h"
 #include "detector/model_manifest.h"
+#include "detector/npu/npu_backend.h"
 #include "detector/npu/npu_environment.h"
+#include "detector/npu/vitisai_plan.h"
 #ifdef VIGIL_WITH_XRT
 #include "detector/npu/xrt_runtime.h"
 #endif
 
 namespace vigil {
+
+namespace {
+
+// The Vitis AI runtime's lines: the ONNX Runtime found and its EP, the target this NPU gets,
+// the compile cache.
+template <typename Line>
+void printVitisAi(const NpuEnvironment& env, const VitisAiSettings& settings, Line&& line) {
+  auto state = vitisAiRuntimeState(settings);
+  line("vitisai", state ? *state : "NOT USABLE: " + state.error().message);
+  auto generation = npuGeneration(env);
+  line("vitisai target",
+       generation ? fmt::format("{} for this {} NPU (PCI {}, device {})",
+                                *generation == "npu1" ? "X1 (needs detector.vitisai.xclbin)" : "X2",
+                                *generation == "npu1" ? "XDNA" : "XDNA2",
+                                env.pciId.empty() ? "unknown" : env.pciId,
+                                env.deviceName.empty() ? "unknown" : env.deviceName)
+                  : std::string("unknown: no NPU recognised (set detector.vitisai.target)"));
+  const std::filesystem::path cache =
+      settings.cacheDir.empty() ? defaultVitisAiCacheDir() : settings.cacheDir;
+  line("vitisai cache",
+       fmt::format("{} ({})", cache.string(),
+                   std::filesystem::exists(cache) ? "exists" : "created at first compile"));
+}
+
+}  // namespace
 
 void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
   auto* cmd = app.add_subcommand("doctor",
@@ -25,6 +52,9 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
   cmd->add_option("--model", options.model, "Model bundle directory or model.yaml to validate");
   cmd->add_flag("--run-canary", options.runCanary,
                 "Also open the NPU, load the bundle and run its canary");
+  cmd->add_option("--onnxruntime", options.onnxRuntime,
+                  "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
+                  "(default: $VIGIL_ORT_ROOT, then the system's)");
 }
 
 int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
@@ -48,6 +78,9 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
 #else
   line("xrt", "not in this build (install libxrt-dev and reconfigure)");
 #endif
+  VitisAiSettings vitisai;
+  vitisai.onnxRuntime = options.onnxRuntime;
+  printVitisAi(env, vitisai, line);
   line("memlock", env.memlockBytes ? fmt::format("{} KiB", *env.memlockBytes / 1024)
                                    : std::string("unlimited"));
   line("xrt.ini", env.xrtIniInCwd          ? "PRESENT in the working directory"
@@ -82,6 +115,11 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   if (npu == nullptr) {
     line("bundle", fmt::format("{}: {} stage(s), none for the NPU (CPU only)",
                                manifest->manifestPath.string(), manifest->stages.size()));
+  } else if (npu->npu->runtime == "vitisai") {
+    line("bundle", fmt::format("{}: stage '{}' for ONNX Runtime's Vitis AI EP ({} compiler, at "
+                               "least {} nodes on the NPU), canary {}",
+                               manifest->manifestPath.string(), npu->name, npu->npu->compiler,
+                               npu->npu->minNpuNodes, npu->npu->canaryImage));
   } else {
     line("bundle",
          fmt::format("{}: stage '{}' for {} ({}, kernel {}, XRT >= {}.{}), canary {}",
@@ -96,7 +134,9 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   }
   if (ok) line("bundle", "valid: every file matches its sha256");
   if (ok && options.runCanary) {
-    auto backend = createBackend("npu", *manifest, BackendOptions{});
+    BackendOptions backendOptions;
+    backendOptions.vitisai = vitisai;
+    auto backend = createBackend("npu", *manifest, backendOptions);
     if (!backend) {
       line("canary", "FAILED: " + backend.error().message);
       return 1;

@@ -12,13 +12,15 @@ namespace vigil {
 struct DoctorCommandOptions {
   std::string model;                 // a model bundle to validate; empty: the default model
   bool runCanary = false;            // also create the npu backend (open, load, canary)
+  std::string onnxRuntime;           // the ONNX Runtime of the Vitis AI EP (--onnxruntime)
   std::filesystem::path root = "/";  // not an option: tests point it at a fake /dev, /sys
 };
 
 void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options);
 
-// Prints driver, device node and permissions, XRT version and API level, memlock limit,
-// xrt.ini and emulation variables, power sources, and the bundle's validation. Returns 0 when
+// Prints driver, device node and permissions, XRT version and API level, the Vitis AI runtime
+// (ONNX Runtime found, its EP, the NPU target and compile cache), memlock limit, xrt.ini and
+// emulation variables, power sources, and the bundle's validation. Returns 0 when
 // the bundle is valid (and its canary passed with --run-canary), 1 otherwise; problems of the
 // machine are reported but are not an error by themselves (a CPU-only host is fine).
 int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out);

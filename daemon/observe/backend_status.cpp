@@ -14,8 +14,23 @@ BackendStatus::BackendStatus(Registry& registry, const NpuStats& stats)
       "vigil_backend_fallback_total",
       "Times auto fell back from the NPU to the CPU, by reason: npu_unavailable (no device, "
       "permission, XRT, design), canary_failed, invalid_output (NaN/Inf), run_failed (errors "
-      "or timeouts through the whole recovery ladder)",
+      "or timeouts through the whole recovery ladder), not_on_npu (the runtime placed the work "
+      "on the CPU: operator report, flat NPU busy time)",
       {"reason"});
+  auto& nodes = registry.callbackGauge(
+      "vigil_npu_graph_nodes",
+      "Nodes of the NPU stage's graph by the device ONNX Runtime's Vitis AI EP placed them on "
+      "(its operator report); absent until a vitisai session reported",
+      {"device"});
+  for (const char* device : {"npu", "cpu"}) {
+    const std::atomic<std::int64_t>& count =
+        std::string_view(device) == "npu" ? stats_.graphNodesNpu : stats_.graphNodesCpu;
+    nodes.add({device}, [&count]() -> std::optional<double> {
+      const std::int64_t n = count.load(std::memory_order_relaxed);
+      if (n < 0) return std::nullopt;
+      return static_cast<double>(n);
+    });
+  }
   for (std::size_t i = 0; i < static_cast<std::size_t>(FallbackReason::kCount); ++i) {
     const auto reason = static_cast<FallbackReason>(i);
     fallbacks.add({std::string(fallbackReasonName(reason))},
@@ -79,7 +94,15 @@ nlohmann::json BackendStatus::json() const {
           {"configured", configured_},
           {"last_fallback_reason", inUse_.lastFallback
                                        ? nlohmann::json(fallbackReasonName(*inUse_.lastFallback))
-                                       : nlohmann::json(nullptr)}};
+                                       : nlohmann::json(nullptr)},
+          {"npu_graph_nodes", graphNodesJson()}};
+}
+
+nlohmann::json BackendStatus::graphNodesJson() const {
+  const std::int64_t npu = stats_.graphNodesNpu.load(std::memory_order_relaxed);
+  const std::int64_t cpu = stats_.graphNodesCpu.load(std::memory_order_relaxed);
+  if (npu < 0) return nullptr;
+  return {{"npu", npu}, {"cpu", cpu}};
 }
 
 }  // namespace vigil

@@ -11,7 +11,8 @@
 namespace vigil {
 
 // The backend in use as the daemon reports it: vigil_backend_info{backend,device,reason},
-// vigil_backend_fallback_total{reason} (one series per FallbackReason), the "backend" object
+// vigil_backend_fallback_total{reason} (one series per FallbackReason),
+// vigil_npu_graph_nodes{device} (the Vitis AI EP's placement), the "backend" object
 // of /api/status and the MQTT status attributes.
 //
 // For `auto` on an NPU bundle the backend in use changes while the daemon runs: the NPU falls
@@ -44,12 +45,14 @@ class BackendStatus {
   bool poll();
 
   const InUse& inUse() const { return inUse_; }
-  // {"name", "device", "reason", "configured", "last_fallback_reason" (null: none)}: the
-  // status API's "backend" object and the MQTT status attributes.
+  // {"name", "device", "reason", "configured", "last_fallback_reason" (null: none),
+  // "npu_graph_nodes" ({"npu", "cpu"} from the Vitis AI EP's report; null: none)}: the status
+  // API's "backend" object and the MQTT status attributes.
   nlohmann::json json() const;
 
  private:
   InUse current() const;
+  nlohmann::json graphNodesJson() const;
   void publishInfo();
 
   const NpuStats& stats_;

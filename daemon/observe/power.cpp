@@ -14,6 +14,7 @@
 
 #include "daemon/log.h"
 #include "daemon/observe/metrics.h"
+#include "detector/npu/npu_busy_time.h"
 
 namespace vigil {
 
@@ -136,37 +137,6 @@ HwmonChoice findHwmon(const fs::path& root, std::string_view driver,
   return {std::nullopt, line};
 }
 
-struct FdinfoClient {
-  bool npu = false;
-  std::optional<std::string> clientId;
-  std::optional<std::uint64_t> busyNs;
-};
-
-// One fdinfo file: `key:\tvalue` lines (drm-usage-stats.rst).
-FdinfoClient parseFdinfo(std::string_view text) {
-  FdinfoClient client;
-  while (!text.empty()) {
-    std::size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-    std::size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, colon);
-    std::string_view value = trim(line.substr(colon + 1));
-    if (key == "drm-driver") {
-      client.npu = value.starts_with("amdxdna");
-    } else if (key == "drm-client-id") {
-      client.clientId = std::string(value);
-    } else if (key.starts_with("drm-engine-") && value.ends_with(" ns")) {
-      // drm-engine-capacity-<name> carries no unit, so the " ns" check leaves it out.
-      if (auto ns = parseWholeUnsigned(value.substr(0, value.size() - 3))) {
-        client.busyNs = client.busyNs.value_or(0) + *ns;
-      }
-    }
-  }
-  return client;
-}
-
 }  // namespace
 
 std::uint64_t WrappingCounter::update(std::uint64_t reading) {
@@ -247,21 +217,9 @@ std::optional<double> PowerMonitor::packageEnergyJoules() {
 }
 
 std::optional<double> PowerMonitor::npuBusySeconds() const {
-  std::map<std::string, std::uint64_t> byClient;
-  std::error_code ec;
-  for (fs::directory_iterator it(root_ / "proc/self/fdinfo", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    FileText file = readSmallFile(it->path());
-    if (!file.text) continue;  // the fd was closed since the listing
-    FdinfoClient client = parseFdinfo(*file.text);
-    if (!client.npu || !client.busyNs) continue;
-    std::string key = client.clientId ? *client.clientId : "fd " + it->path().filename().string();
-    byClient[key] = *client.busyNs;
-  }
-  if (byClient.empty()) return std::nullopt;
-  std::uint64_t total = 0;
-  for (const auto& [client, ns] : byClient) total += ns;
-  return static_cast<double>(total) / kPerNano;
+  const NpuClientUsage usage = npuClientUsage(root_ / "proc/self");
+  if (!usage.busyNs) return std::nullopt;
+  return static_cast<double>(*usage.busyNs) / kPerNano;
 }
 
 void registerPowerMetrics(Registry& registry, std::shared_ptr<PowerMonitor> monitor) {

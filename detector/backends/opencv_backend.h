@@ -5,6 +5,7 @@
 #include <span>
 
 #include "detector/backend.h"
+#include "detector/cpu_stage.h"
 
 namespace vigil {
 
@@ -14,21 +15,17 @@ namespace vigil {
 Expected<std::unique_ptr<InferenceBackend>> createOpenCvBackend(const ModelManifest& manifest,
                                                                 const BackendOptions& options);
 
-// One ONNX stage on the reference runtime, with any number of inputs and outputs: the CPU part
-// of a split model behind an NPU stage, and the CPU reference the NPU's canary is compared with.
-// Threads: one caller at a time. Failure: run() never throws.
-class OnnxStage {
+// One ONNX stage on the reference runtime (see CpuStage).
+class OnnxStage final : public CpuStage {
  public:
   static Expected<std::unique_ptr<OnnxStage>> load(const std::filesystem::path& file,
                                                    const StageSpec& spec);
-  ~OnnxStage();
+  ~OnnxStage() override;
   OnnxStage(const OnnxStage&) = delete;
   OnnxStage& operator=(const OnnxStage&) = delete;
 
-  // `inputs` in the order of spec.inputs; `outputs` (one per spec.outputs, resized on first use)
-  // receive the results in that order.
-  Expected<void> run(std::span<const Tensor> inputs, std::span<Tensor> outputs);
-  const StageSpec& spec() const { return spec_; }
+  Expected<void> run(std::span<const Tensor> inputs, std::span<Tensor> outputs) override;
+  const StageSpec& spec() const override { return spec_; }
 
  private:
   struct Impl;

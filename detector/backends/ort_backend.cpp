@@ -224,7 +224,82 @@ class OrtBackend final : public InferenceBackend {
   bool linked_ = false;
 };
 
+// Ort::Session options for a small always-on box (see ort_backend.h).
+Ort::SessionOptions sessionOptions(int threads, bool spinning) {
+  const char* spin = spinning ? "1" : "0";
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(threads);
+  so.SetInterOpNumThreads(1);
+  so.SetExecutionMode(ORT_SEQUENTIAL);
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spin);
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spin);
+  return so;
+}
+
+class OrtStage final : public CpuStage {
+ public:
+  OrtStage(std::shared_ptr<Ort::Env> env, std::unique_ptr<Ort::Session> session, StageSpec spec)
+      : env_(std::move(env)), session_(std::move(session)), spec_(std::move(spec)) {}
+
+  const StageSpec& spec() const override { return spec_; }
+
+  Expected<void> run(std::span<const Tensor> inputs, std::span<Tensor> outputs) override {
+    try {
+      auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+      std::vector<const char*> inNames, outNames;
+      std::vector<Ort::Value> ins, outs;
+      for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+        inNames.push_back(spec_.inputs[i].name.c_str());
+        auto& data = const_cast<std::vector<float>&>(inputs[i].data);
+        ins.push_back(Ort::Value::CreateTensor<float>(
+            memory, data.data(), data.size(), inputs[i].shape.data(), inputs[i].shape.size()));
+      }
+      for (std::size_t o = 0; o < spec_.outputs.size(); ++o) {
+        const TensorSpec& t = spec_.outputs[o];
+        outNames.push_back(t.name.c_str());
+        if (outputs[o].shape != t.shape) outputs[o].resize(t.shape);
+        outputs[o].name = t.name;
+        outs.push_back(Ort::Value::CreateTensor<float>(memory, outputs[o].data.data(),
+                                                       outputs[o].data.size(), t.shape.data(),
+                                                       t.shape.size()));
+      }
+      session_->Run(Ort::RunOptions{nullptr}, inNames.data(), ins.data(), ins.size(),
+                    outNames.data(), outs.data(), outs.size());
+      return {};
+    } catch (const Ort::Exception& e) {
+      return makeError(ErrorCode::kBackendFailure, "ONNX Runtime, stage '{}': {}", spec_.name,
+                       e.what());
+    }
+  }
+
+ private:
+  std::shared_ptr<Ort::Env> env_;  // outlives the session
+  std::unique_ptr<Ort::Session> session_;
+  StageSpec spec_;
+};
+
 }  // namespace
+
+Expected<std::unique_ptr<CpuStage>> loadOrtStage(const std::filesystem::path& file,
+                                                 const StageSpec& spec) {
+  auto env = sharedEnv();
+  if (!env) return tl::unexpected(env.error());
+  std::unique_ptr<Ort::Session> session;
+  const std::string where = fmt::format("{} (stage '{}')", file.string(), spec.name);
+  try {
+    const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    session = std::make_unique<Ort::Session>(**env, file.c_str(), sessionOptions(threads, false));
+    if (auto ok = checkTensors(*session, true, spec.inputs, where); !ok)
+      return tl::unexpected(ok.error());
+    if (auto ok = checkTensors(*session, false, spec.outputs, where); !ok)
+      return tl::unexpected(ok.error());
+  } catch (const Ort::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", where,
+                     e.what());
+  }
+  return std::make_unique<OrtStage>(std::move(*env), std::move(session), spec);
+}
 
 Expected<std::string> ortRuntimeVersion() {
   if (auto api = ortApi(); !api) return tl::unexpected(api.error());
@@ -238,8 +313,6 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
   const int threads = options.threads > 0
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const char* spin = options.spinning ? "1" : "0";
-
   std::vector<Stage> stages;
   for (const StageSpec& spec : manifest.stages) {
     if (spec.runtime != "onnx") {
@@ -251,14 +324,8 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     Stage stage;
     stage.spec = &spec;
     try {
-      Ort::SessionOptions so;
-      so.SetIntraOpNumThreads(threads);
-      so.SetInterOpNumThreads(1);
-      so.SetExecutionMode(ORT_SEQUENTIAL);
-      so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-      so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spin);
-      so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spin);
-      stage.session = std::make_unique<Ort::Session>(**env, path.c_str(), so);
+      stage.session = std::make_unique<Ort::Session>(**env, path.c_str(),
+                                                     sessionOptions(threads, options.spinning));
     } catch (const Ort::Exception& e) {
       return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
                        e.what());

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "detector/backend.h"
+#include "detector/cpu_stage.h"
 
 namespace vigil {
 
@@ -26,6 +28,11 @@ namespace vigil {
 // ORT_API_VERSION, else creation fails with kUnsupported saying both versions.
 Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest& manifest,
                                                              const BackendOptions& options);
+
+// One stage on ONNX Runtime's CPU EP (see CpuStage): the CPU reference of an integer (QDQ) NPU
+// stage. Inputs and outputs are checked against `spec` like the backend's.
+Expected<std::unique_ptr<CpuStage>> loadOrtStage(const std::filesystem::path& file,
+                                                 const StageSpec& spec);
 
 // "1.21.0" for the runtime library in use, or the reason it cannot be used.
 Expected<std::string> ortRuntimeVersion();

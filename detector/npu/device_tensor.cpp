@@ -65,10 +65,23 @@ void forEach(const Layout& l, Fn&& fn) {
   }
 }
 
+// Layout "onnx": the ONNX tensor as it is, any rank, float32 (the Vitis AI runtime's buffers).
+Expected<void> copyAsIs(std::span<const std::byte> from, std::span<std::byte> to,
+                        const DeviceTensorSpec& spec) {
+  if (spec.dtype != "float32" || from.size() != to.size()) {
+    return makeError(ErrorCode::kInvalidArgument,
+                     "tensor '{}': layout onnx copies float32 as it is; {} bytes into {} ({})",
+                     spec.name, from.size(), to.size(), spec.dtype);
+  }
+  std::memcpy(to.data(), from.data(), from.size());
+  return {};
+}
+
 }  // namespace
 
 Expected<void> packTensor(const Tensor& tensor, const DeviceTensorSpec& spec,
                           std::span<std::byte> out) {
+  if (spec.layout == "onnx") return copyAsIs(std::as_bytes(std::span(tensor.data)), out, spec);
   auto layout = layoutOf(tensor, spec, out.size());
   if (!layout) return tl::unexpected(layout.error());
   const float* src = tensor.data.data();
@@ -101,6 +114,8 @@ Expected<void> packTensor(const Tensor& tensor, const DeviceTensorSpec& spec,
 
 Expected<void> unpackTensor(std::span<const std::byte> in, const DeviceTensorSpec& spec,
                             Tensor& tensor) {
+  if (spec.layout == "onnx")
+    return copyAsIs(in, std::as_writable_bytes(std::span(tensor.data)), spec);
   auto layout = layoutOf(tensor, spec, in.size());
   if (!layout) return tl::unexpected(layout.error());
   float* dst = tensor.data.data();

@@ -5,14 +5,19 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <opencv2/imgcodecs.hpp>
 
-#include "detector/backends/opencv_backend.h"
+#include "detector/cpu_stage.h"
 #include "detector/npu/device_tensor.h"
 #include "detector/npu/npu_environment.h"
+#include "detector/preprocess.h"
 #include "detector/verify.h"
 
 #ifdef VIGIL_WITH_XRT
 #include "detector/npu/xrt_runtime.h"
+#endif
+#ifdef VIGIL_WITH_ORT
+#include "detector/npu/vitisai_runtime.h"
 #endif
 
 namespace vigil {
@@ -27,6 +32,8 @@ std::string_view fallbackReasonName(FallbackReason reason) {
       return "invalid_output";
     case FallbackReason::kRunFailed:
       return "run_failed";
+    case FallbackReason::kNotOnNpu:
+      return "not_on_npu";
     case FallbackReason::kCount:
       break;
   }
@@ -61,8 +68,11 @@ Tensor tensorFor(const TensorSpec& spec) {
   return t;
 }
 
+// target: npu1/npu2 for a precompiled design, empty when the runtime chooses (vitisai).
 std::string npuDeviceText(std::string_view target, std::string_view runtime) {
-  return fmt::format("{} NPU via {}, CPU stages on OpenCV DNN", target, runtime);
+  return fmt::format("{}NPU via {}, CPU stages on {}",
+                     target.empty() ? "" : fmt::format("{} ", target), runtime,
+                     target.empty() ? "the CPU reference" : "OpenCV DNN");
 }
 
 // A failure of the NPU stage, with the fallback reason `auto` reports for it.
@@ -76,7 +86,7 @@ struct StageFailure {
 class NpuStage {
  public:
   NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
-           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<OnnxStage> reference,
+           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<CpuStage> reference,
            bool compareWithReference)
       : owner_(std::move(manifest)),
         manifest_(*owner_),
@@ -105,6 +115,9 @@ class NpuStage {
     auto packed = packInputs(inputs);
     if (!packed) return tl::unexpected(StageFailure{packed.error(), FallbackReason::kRunFailed});
     auto ran = attempt();
+    if (!ran && ran.error().code == ErrorCode::kNotOnNpu) {  // no rung moves work to the NPU
+      return tl::unexpected(StageFailure{ran.error(), FallbackReason::kNotOnNpu});
+    }
     if (!ran) {
       // The ladder: each rung undoes one more level and tries the same frame again.
       for (int rung = 0; rung < 3 && !ran; ++rung) {
@@ -181,6 +194,10 @@ class NpuStage {
       stats.canaryFailures.fetch_add(1, std::memory_order_relaxed);
       return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
     };
+    if (!spec_.canaryImage.empty()) {
+      if (auto ok = imageCanary(); !ok) return fail(std::move(ok.error()));
+      return {};
+    }
     if (spec_.canaryExpected.empty()) {
       return fail(Error{ErrorCode::kInvalidData,
                         fmt::format("{}: the canary has no expected output; an NPU stage without "
@@ -255,6 +272,34 @@ class NpuStage {
   }
 
  private:
+  // The canary of a bundle whose NPU stage compiles its own ONNX file (vitisai): a photograph,
+  // letterboxed, through the NPU and the CPU reference of the same file.
+  Expected<void> imageCanary() {
+    const std::filesystem::path path = manifest_.directory() / spec_.canaryImage;
+    cv::Mat image = cv::imread(path.string(), cv::IMREAD_COLOR);
+    if (image.empty()) {
+      return makeError(ErrorCode::kInvalidData, "{}: not an image OpenCV can read", path.string());
+    }
+    std::vector<Tensor> inputs{tensorFor(stage_.inputs.front())};
+    Letterbox(manifest_.input).run(image, inputs.front());
+    std::vector<Tensor> reference;
+    for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
+    if (auto ok = reference_->run(inputs, reference); !ok) return ok;
+    if (auto ran = execute(inputs); !ran) return tl::unexpected(ran.error().error);
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      const float diff = maxAbsDiff(outputs_[i].values(), reference[i].values());
+      if (!(diff <= spec_.canaryTolerance)) {
+        return makeError(ErrorCode::kInvalidOutput,
+                         "NPU canary failed on output '{}' for {}: max abs diff {} to the CPU "
+                         "reference (tolerance {}); the NPU returns wrong results",
+                         spec_.outputs[i].name, spec_.canaryImage, diff, spec_.canaryTolerance);
+      }
+      log()->debug("npu: canary output '{}' within tolerance ({} to CPU)", spec_.outputs[i].name,
+                   diff);
+    }
+    return {};
+  }
+
   const NpuArgument* argumentOf(const std::string& tensor, NpuArgRole role) const {
     for (const NpuArgument& a : spec_.arguments) {
       if (a.role == role && a.tensor == tensor) return &a;
@@ -303,7 +348,7 @@ class NpuStage {
   const StageSpec& stage_;
   const NpuStageSpec& spec_;
   std::unique_ptr<NpuRuntime> runtime_;
-  std::unique_ptr<OnnxStage> reference_;
+  std::unique_ptr<CpuStage> reference_;
   bool compareWithReference_;
   std::vector<Tensor> outputs_;
   std::vector<Tensor> referenceOutputs_;  // only with compareWithReference_
@@ -316,7 +361,7 @@ class CpuTail {
     CpuTail tail;
     for (std::size_t i = first; i < manifest.stages.size(); ++i) {
       const StageSpec& s = manifest.stages[i];
-      auto stage = OnnxStage::load(manifest.directory() / s.file, s);
+      auto stage = loadCpuStage(manifest, s);
       if (!stage) return tl::unexpected(stage.error());
       std::vector<Tensor> ins;
       std::vector<Tensor> outs;
@@ -355,7 +400,7 @@ class CpuTail {
 
  private:
   struct Entry {
-    std::unique_ptr<OnnxStage> stage;
+    std::unique_ptr<CpuStage> stage;
     std::vector<Tensor> inputs;
     std::vector<Tensor> outputs;
   };
@@ -424,13 +469,16 @@ tl::expected<std::unique_ptr<NpuBackend>, StageFailure> buildNpu(
         fmt::format("{}: the NPU stage must be the first stage", manifest.manifestPath.string())});
   }
   NpuRuntimeFactory factory = config.runtimeFactory;
-  if (!factory) factory = defaultNpuRuntimeFactory();
+  if (!factory) factory = defaultNpuRuntimeFactory(*stage->npu, config.vitisai);
   if (!factory) {
-    return unavailable(Error{ErrorCode::kUnsupported,
-                             "this build has no XRT (configure with libxrt-dev installed and "
-                             "VIGIL_WITH_XRT=ON)"});
+    return unavailable(Error{
+        ErrorCode::kUnsupported,
+        stage->npu->runtime == "vitisai"
+            ? "this build has no Vitis AI runtime (configure with ONNX Runtime's headers, "
+              "scripts/fetch-onnxruntime.sh)"
+            : "this build has no XRT (configure with libxrt-dev installed and VIGIL_WITH_XRT=ON)"});
   }
-  auto reference = OnnxStage::load(manifest.directory() / stage->file, *stage);
+  auto reference = loadCpuStage(manifest, *stage);
   if (!reference) return unavailable(reference.error());
   auto tail = CpuTail::create(manifest, 1);
   if (!tail) return unavailable(tail.error());
@@ -438,7 +486,11 @@ tl::expected<std::unique_ptr<NpuBackend>, StageFailure> buildNpu(
   if (!runtime) return unavailable(Error{ErrorCode::kUnsupported, "no NPU runtime"});
   auto npu = std::make_unique<NpuStage>(shared, *stage, std::move(runtime), std::move(*reference),
                                         config.compareWithReference);
-  if (auto ok = npu->bringUp(); !ok) return unavailable(ok.error());
+  if (auto ok = npu->bringUp(); !ok) {
+    return tl::unexpected(StageFailure{ok.error(), ok.error().code == ErrorCode::kNotOnNpu
+                                                       ? FallbackReason::kNotOnNpu
+                                                       : FallbackReason::kNpuUnavailable});
+  }
   if (auto ok = npu->canary(); !ok) return tl::unexpected(ok.error());
   log()->info("npu: canary passed on {}", npu->describe());
   return std::make_unique<NpuBackend>(std::move(npu), std::move(*tail), *stage->npu, config);
@@ -453,10 +505,11 @@ class AutoBackend final : public InferenceBackend {
         config_(std::move(config)) {
     sides_.cpuName = std::string(cpu_->name());
     sides_.cpuDevice = cpu_->device();
-    NpuRuntimeFactory factory =
-        config_.runtimeFactory ? config_.runtimeFactory : defaultNpuRuntimeFactory();
-    auto runtime = factory ? factory() : nullptr;
     const StageSpec* stage = manifest_->npuStage();
+    NpuRuntimeFactory factory = config_.runtimeFactory;
+    if (!factory && stage != nullptr)
+      factory = defaultNpuRuntimeFactory(*stage->npu, config_.vitisai);
+    auto runtime = factory ? factory() : nullptr;
     sides_.npuDevice = npuDeviceText(stage != nullptr && stage->npu ? stage->npu->target : "no",
                                      runtime ? runtime->describe() : "no NPU runtime");
   }
@@ -580,12 +633,32 @@ std::unique_ptr<NpuRuntime> makeReplayRuntime(std::unique_ptr<NpuRuntime> inner,
   return std::make_unique<ReplayRuntime>(std::move(inner), std::move(directory), spec);
 }
 
+Expected<std::string> vitisAiRuntimeState(const VitisAiSettings& settings) {
+#ifdef VIGIL_WITH_ORT
+  return probeVitisAi(settings);
+#else
+  (void)settings;
+  return makeError(ErrorCode::kUnsupported,
+                   "not in this build (configure with ONNX Runtime's headers: "
+                   "scripts/fetch-onnxruntime.sh)");
+#endif
+}
+
 std::optional<AutoBackendSides> autoBackendSides(const InferenceBackend& backend) {
   if (const auto* a = dynamic_cast<const AutoBackend*>(&backend)) return a->sides();
   return std::nullopt;
 }
 
-NpuRuntimeFactory defaultNpuRuntimeFactory() {
+NpuRuntimeFactory defaultNpuRuntimeFactory(const NpuStageSpec& spec,
+                                           const VitisAiSettings& vitisai) {
+  if (spec.runtime == "vitisai") {
+#ifdef VIGIL_WITH_ORT
+    return [vitisai] { return makeVitisAiRuntime(vitisai); };
+#else
+    (void)vitisai;
+    return {};
+#endif
+  }
 #ifdef VIGIL_WITH_XRT
   return [] { return makeXrtRuntime(); };
 #else
@@ -618,13 +691,15 @@ Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifes
 namespace {
 
 // The replay directory applies only under the noop shim; anywhere else it would hide the NPU.
-NpuBackendConfig defaultConfig(const ModelManifest& manifest) {
+NpuBackendConfig defaultConfig(const ModelManifest& manifest, const BackendOptions& options) {
   NpuBackendConfig config;
+  config.vitisai = options.vitisai;
   const char* replay = std::getenv("VIGIL_NOOP_REPLAY_DIR");
   const char* mode = std::getenv("XCL_EMULATION_MODE");
   const StageSpec* stage = manifest.npuStage();
-  auto factory = defaultNpuRuntimeFactory();
-  if (replay != nullptr && *replay != '\0' && factory && stage != nullptr) {
+  if (stage == nullptr || stage->npu->runtime != "xrt") return config;
+  auto factory = defaultNpuRuntimeFactory(*stage->npu, config.vitisai);
+  if (replay != nullptr && *replay != '\0' && factory) {
     if (mode == nullptr || std::string_view(mode) != "noop") {
       log()->error("npu: VIGIL_NOOP_REPLAY_DIR is ignored: XCL_EMULATION_MODE is not noop");
     } else {
@@ -644,12 +719,12 @@ NpuBackendConfig defaultConfig(const ModelManifest& manifest) {
 
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackendDefault(const ModelManifest& manifest,
                                                                     const BackendOptions& options) {
-  return createNpuBackend(manifest, options, defaultConfig(manifest));
+  return createNpuBackend(manifest, options, defaultConfig(manifest, options));
 }
 
 Expected<std::unique_ptr<InferenceBackend>> createAutoBackendDefault(
     const ModelManifest& manifest, const BackendOptions& options) {
-  return createAutoBackend(manifest, options, defaultConfig(manifest));
+  return createAutoBackend(manifest, options, defaultConfig(manifest, options));
 }
 
 }  // namespace vigil

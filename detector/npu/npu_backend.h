@@ -28,16 +28,19 @@ namespace vigil {
 //   auto - the CPU reference answers whenever the NPU cannot, loudly: an error log line,
 //          npuStats().fallbacks[reason], state(); the NPU is tried again after retryAfter.
 struct NpuBackendConfig {
-  NpuRuntimeFactory runtimeFactory;  // default: XRT (when built with it)
+  NpuRuntimeFactory runtimeFactory;  // default: defaultNpuRuntimeFactory() for the stage
+  VitisAiSettings vitisai;           // for the vitisai runtime, from BackendOptions
   std::chrono::seconds retryAfter{300};
   std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
   bool compareWithReference = false;  // set from BackendOptions by the create functions
 };
 
-// The runtime this build drives the NPU with: XRT when built with VIGIL_WITH_XRT (under
-// XCL_EMULATION_MODE=noop with VIGIL_NOOP_REPLAY_DIR it replays recorded outputs, see
-// README), otherwise null.
-NpuRuntimeFactory defaultNpuRuntimeFactory();
+// The runtime this build drives the stage's NPU with: for runtime xrt, XRT when built with
+// VIGIL_WITH_XRT (under XCL_EMULATION_MODE=noop with VIGIL_NOOP_REPLAY_DIR it replays recorded
+// outputs, see README); for vitisai, ONNX Runtime's Vitis AI EP when built with ONNX Runtime's
+// headers; otherwise null.
+NpuRuntimeFactory defaultNpuRuntimeFactory(const NpuStageSpec& spec,
+                                           const VitisAiSettings& vitisai);
 
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest& manifest,
                                                              const BackendOptions& options,
@@ -55,6 +58,10 @@ struct AutoBackendSides {
 };
 // nullopt unless `backend` was made by createAutoBackend.
 std::optional<AutoBackendSides> autoBackendSides(const InferenceBackend& backend);
+
+// The Vitis AI runtime's state for `vigil doctor` (see probeVitisAi in vitisai_runtime.h);
+// kUnsupported in a build without ONNX Runtime's headers.
+Expected<std::string> vitisAiRuntimeState(const VitisAiSettings& settings);
 
 // The backend-table factories (default config).
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackendDefault(const ModelManifest& manifest,

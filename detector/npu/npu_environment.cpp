@@ -50,6 +50,13 @@ NpuEnvironment probeNpuEnvironment(const std::filesystem::path& root) {
   const std::filesystem::path sysfs = root / "sys/class/accel/accel0/device";
   e.deviceName = readAttribute(sysfs / "vbnv");
   e.firmwareVersion = readAttribute(sysfs / "fw_version");
+  const std::string vendor = readAttribute(sysfs / "vendor");
+  const std::string device = readAttribute(sysfs / "device");
+  if (!vendor.empty() && !device.empty()) {
+    e.pciId = fmt::format("{}:{}", vendor.substr(vendor.rfind('x') + 1),
+                          device.substr(device.rfind('x') + 1));
+  }
+  e.driverVersion = readAttribute(root / "sys/module/amdxdna/version");
   return e;
 }
 

@@ -26,6 +26,8 @@ struct NpuEnvironment {
   std::string xilinxXrt;                      // $XILINX_XRT
   std::string deviceName;                     // amdxdna's vbnv, e.g. "RyzenAI-npu4"; empty: unknown
   std::string firmwareVersion;                // amdxdna's fw_version; empty: unknown
+  std::string pciId;                          // "1022:17f0" of the accel device; empty: unknown
+  std::string driverVersion;                  // /sys/module/amdxdna/version; empty: in-tree
 };
 
 // Reads the environment. `root` prefixes /dev and /sys (tests point it at a temp dir).

@@ -14,6 +14,7 @@ enum class FallbackReason : std::size_t {
   kCanaryFailed,    // the canary's output differs from the bundle's and the CPU's
   kInvalidOutput,   // NaN/Inf in a frame's output
   kRunFailed,       // run errors or timeouts survived the whole recovery ladder
+  kNotOnNpu,        // the runtime placed the work on the CPU (operator report, busy time)
   kCount,
 };
 std::string_view fallbackReasonName(FallbackReason reason);
@@ -40,6 +41,10 @@ struct NpuStats {
   std::atomic<std::uint64_t> referenceComparisons{0};
   std::atomic<double> referenceMaxAbsDiff{0.0};
   std::atomic<bool> npuActive{false};
+  // The Vitis AI EP's placement of the NPU stage's graph nodes (its operator report), -1 until
+  // a vitisai session reported it.
+  std::atomic<std::int64_t> graphNodesNpu{-1};
+  std::atomic<std::int64_t> graphNodesCpu{-1};
   // The last fallback's reason (a FallbackReason); kCount until the first fallback.
   std::atomic<std::size_t> lastFallback{static_cast<std::size_t>(FallbackReason::kCount)};
 

@@ -2,8 +2,10 @@
 says what was done, from what, calibrated on what, and the sha256 of every file, so Vigil
 verifies it like any other model."""
 
+import collections
 import copy
 import os
+import shutil
 
 import yaml
 
@@ -11,7 +13,24 @@ from quantize import QuantizeError
 from quantize.calibrate import sha256
 from quantize.graph import NPU_OUTPUT
 
-NPU_FILE, HEAD_FILE = "npu.onnx", "head.onnx"
+NPU_FILE, HEAD_FILE, CANARY_FILE = "npu.onnx", "head.onnx", "canary.jpg"
+
+# The npu section for ONNX Runtime's Vitis AI EP: the photograph of the canary, the preset (float
+# compiles through the BF16 flow, the others through the integer one) and the convolutions of the
+# NPU part, every one of which the EP must place on the NPU.
+VitisAi = collections.namedtuple("VitisAi", "canary_image preset convolutions")
+
+# Max abs difference between the NPU's npu_output and the CPU reference of the same file, per
+# preset: eight output steps for the int8 presets (output scales 0.0625 and 0.05), for a16w8 and
+# the BF16 flow a guess. Chosen, not measured on an NPU (none was available).
+CANARY_TOLERANCE = {"xint8": 0.5, "a8w8": 0.4, "a16w8": 0.1, "float": 1.0}
+
+
+def npu_section(vitisai):
+    return {"runtime": "vitisai", "compiler": "bf16" if vitisai.preset == "float" else "int8",
+            "min_npu_nodes": vitisai.convolutions,
+            "canary_tolerance": CANARY_TOLERANCE[vitisai.preset],
+            "canary": {"image": CANARY_FILE}}
 
 
 def read_manifest(model_dir):
@@ -36,7 +55,7 @@ def read_manifest(model_dir):
 
 
 def write(out, manifest, source_file, source_sha, npu_bytes, head_bytes, anchors, quantization,
-          name, description):
+          name, description, vitisai=None):
     if os.path.exists(out):
         raise QuantizeError(f"{out}: already exists; refusing to overwrite a model")
     os.makedirs(out)
@@ -44,17 +63,22 @@ def write(out, manifest, source_file, source_sha, npu_bytes, head_bytes, anchors
         with open(os.path.join(out, file_name), "wb") as f:
             f.write(data)
     origin = f"scripts/quantize-model.py from {source_file} sha256 {source_sha}"
+    written = [NPU_FILE, HEAD_FILE]
+    if vitisai:
+        shutil.copyfile(vitisai.canary_image, os.path.join(out, CANARY_FILE))
+        written.append(CANARY_FILE)
     files = {f: {"accepted": [{"sha256": sha256(os.path.join(out, f)),
                                "size": os.path.getsize(os.path.join(out, f)),
-                               "origin": origin}]}
-             for f in (NPU_FILE, HEAD_FILE)}
+                               "origin": origin if f != CANARY_FILE else
+                               f"the NPU canary, copied from {os.path.basename(vitisai.canary_image)}"}]}
+             for f in written}
     stage = manifest["stages"][0]
     channels = manifest["stages"][0]["outputs"][0]["shape"][2]
     between = {"name": NPU_OUTPUT, "shape": [1, channels, anchors], "layout": "channels-by-anchors",
                "dtype": "float32"}
     stages = [
         {"name": "npu", "runtime": "onnx", "file": NPU_FILE, "inputs": stage["inputs"],
-         "outputs": [between]},
+         "outputs": [between], **({"npu": npu_section(vitisai)} if vitisai else {})},
         {"name": "head", "runtime": "onnx", "file": HEAD_FILE, "inputs": [copy.deepcopy(between)],
          "outputs": stage["outputs"]},
     ]

@@ -270,7 +270,9 @@ TEST_F(OrtBackendTest, FileThatIsNotAModelIsAClearError) {
 
 TEST_F(OrtBackendTest, TheCallerMovingItsBuffersIsFollowed) {
   // The backend wraps the caller's tensors once; a new input tensor must be read, not the old.
-  auto backend = createBackend("cpu-ort", manifest_, BackendOptions{1});
+  BackendOptions oneThread;
+  oneThread.threads = 1;
+  auto backend = createBackend("cpu-ort", manifest_, oneThread);
   ASSERT_TRUE(backend.has_value()) << backend.error().message;
   Tensor first;
   Tensor second;

@@ -222,13 +222,15 @@ class DeterminismTest(unittest.TestCase):
         outs = []
         work = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, work)
+        canary = os.path.join(work, "street.jpg")
+        cv2.imwrite(canary, np.full((48, 64, 3), 90, np.uint8))
         for run in range(2):
             out = os.path.join(work, f"run{run}")
             subprocess.run([sys.executable, QUANTIZE, "--model", MODEL_DIR, "--preset", "xint8",
-                            "--calibration", CLIP, "--frames", "6", "--out", out], check=True,
-                           capture_output=True)
+                            "--calibration", CLIP, "--frames", "6", "--canary-image", canary,
+                            "--out", out], check=True, capture_output=True)
             outs.append(out)
-        for name in ("npu.onnx", "head.onnx", "model.yaml"):
+        for name in ("npu.onnx", "head.onnx", "model.yaml", "canary.jpg"):
             with open(os.path.join(outs[0], name), "rb") as a, \
                     open(os.path.join(outs[1], name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), f"{name} differs between two runs")
@@ -238,6 +240,15 @@ class DeterminismTest(unittest.TestCase):
         self.assertEqual(len(record["calibration"]["sources"][0]["frames"]), 6)
         self.assertEqual(record["source_model"]["sha256"], calibrate.sha256(WEIGHTS))
         self.assertEqual(record["precision"], "int8 weights, uint8 activations")
+        with open(os.path.join(outs[0], "model.yaml")) as f:
+            npu = yaml.safe_load(f)["stages"][0]["npu"]
+        self.assertEqual(npu, {"runtime": "vitisai", "compiler": "int8", "min_npu_nodes": 113,
+                               "canary_tolerance": 0.5, "canary": {"image": "canary.jpg"}})
+        if os.path.exists(VIGIL):  # Vigil's own reader accepts what the quantizer wrote
+            doctor = subprocess.run([VIGIL, "doctor", "--model", outs[0]], capture_output=True,
+                                    text=True)
+            self.assertEqual(doctor.returncode, 0, doctor.stdout + doctor.stderr)
+            self.assertIn("for ONNX Runtime's Vitis AI EP (int8 compiler", doctor.stdout)
 
 
 SHIPPED = os.path.join(ROOT, "models", "yolox-nano-npu-a16w8")

@@ -330,6 +330,30 @@ TEST(ConfigTest, MotionMistakesNameLineColumnAndKey) {
   EXPECT_NE(errorOf(head + "    motion: yes\n").find("cameras[0].motion"), std::string::npos);
 }
 
+TEST(ConfigTest, TheVitisAiRuntimeSettingsAreReadRelativeToTheFile) {
+  auto c = parse(
+      "version: 1\ndetector:\n  backend: npu\n  onnxruntime: ryzen_ai/onnxruntime/lib\n"
+      "  vitisai: {target: X1, xclbin: /opt/voe/4x4.xclbin, cache_dir: cache}\n"
+      "cameras:\n  - {name: front, source: /dev/video0}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->detector.vitisai.onnxRuntime, "/etc/vigil/ryzen_ai/onnxruntime/lib");
+  EXPECT_EQ(c->detector.vitisai.target, "X1");
+  EXPECT_EQ(c->detector.vitisai.xclbin, "/opt/voe/4x4.xclbin");
+  EXPECT_EQ(c->detector.vitisai.cacheDir, "/etc/vigil/cache");
+  auto defaults = parse(kMinimal);
+  ASSERT_TRUE(defaults.has_value());
+  EXPECT_EQ(defaults->detector.vitisai, VitisAiSettings{});
+
+  EXPECT_NE(errorOf("version: 1\ndetector:\n  vitisai: {target: X3}\ncameras:\n  - {name: "
+                    "f, source: /dev/video0}\n")
+                .find("detector.vitisai.target: must be X1 (XDNA: Phoenix, Hawk Point) or X2"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\ndetector:\n  vitisai: {cache: /tmp}\ncameras:\n  - {name: "
+                    "f, source: /dev/video0}\n")
+                .find("cache"),
+            std::string::npos);
+}
+
 TEST(ConfigTest, ShippedExamplesAreValid) {
   for (const char* name : {"cameras.yaml", "demo.yaml"}) {
     auto c = loadConfig(std::filesystem::path(VIGIL_SOURCE_DIR) / "config" / name);

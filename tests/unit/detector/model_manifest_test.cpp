@@ -165,6 +165,66 @@ TEST(ModelManifestTest, QuantizationRecordIsReadAndChecked) {
       << missing.error().message;
 }
 
+TEST(ModelManifestTest, EveryShippedNpuModelHasAVitisAiStageWithItsCanaryPhotograph) {
+  for (const char* preset : {"float", "xint8", "a8w8", "a16w8"}) {
+    const auto dir = std::filesystem::path(VIGIL_SOURCE_DIR) / "models" /
+                     (std::string("yolox-nano-npu-") + preset);
+    auto m = loadModelManifest(dir);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    const StageSpec* npu = m->npuStage();
+    ASSERT_NE(npu, nullptr) << preset;
+    EXPECT_EQ(npu->npu->runtime, "vitisai");
+    EXPECT_EQ(npu->npu->compiler, std::string(preset) == "float" ? "bf16" : "int8");
+    EXPECT_EQ(npu->npu->model, "npu.onnx");
+    EXPECT_EQ(npu->npu->minNpuNodes, 113) << "every convolution of YOLOX-nano";
+    EXPECT_EQ(npu->npu->canaryImage, "canary.jpg");
+    ASSERT_EQ(npu->npu->outputs.size(), 1U);
+    EXPECT_EQ(npu->npu->outputs[0].layout, "onnx");
+    EXPECT_EQ(npu->npu->outputs[0].byteSize(), 85U * 3549U * 4U);
+    for (const ModelFile& f : m->files) {
+      auto check = verifyModelFile(*m, f, false);
+      EXPECT_TRUE(check.has_value()) << check.error().message;
+    }
+  }
+}
+
+TEST(ModelManifestTest, AVitisAiStageIsCheckedAgainstTheModelItCompiles) {
+  const auto xint8 =
+      std::filesystem::path(VIGIL_SOURCE_DIR) / "models/yolox-nano-npu-xint8/model.yaml";
+  const std::string text = readFile(xint8);
+  auto broken = [&](const std::string& from, const std::string& to) {
+    TempDir dir;
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    for (const char* f : {"npu.onnx", "head.onnx", "canary.jpg"}) {
+      std::filesystem::copy_file(xint8.parent_path() / f, dir.path() / f);
+    }
+    std::ofstream(dir.path() / "model.yaml") << t;
+    auto m = loadModelManifest(dir.path());
+    return m ? std::string("loaded") : m.error().message;
+  };
+  EXPECT_NE(broken("compiler: int8", "compiler: bf16")
+                .find("the model is integer (quantization.preset xint8): compiler must be int8"),
+            std::string::npos);
+  EXPECT_NE(broken("runtime: vitisai", "runtime: tensorrt").find("must be xrt or vitisai"),
+            std::string::npos);
+  EXPECT_NE(broken("canary: {image: canary.jpg}", "canary: {image: other.jpg}")
+                .find("'other.jpg' is not listed under files"),
+            std::string::npos);
+  EXPECT_NE(broken("    compiler: int8\n", "    compiler: int8\n    config_file: head.onnx\n")
+                .find("only the bf16 compiler takes a config_file"),
+            std::string::npos);
+  // Two outputs: RyzenAI-SW#369 (multi-output NPU graphs come back wrong or NaN).
+  const std::string oneOutput =
+      "  outputs:\n  - name: npu_output\n    shape: [1, 85, 3549]\n    layout: "
+      "channels-by-anchors\n    dtype: float32\n  npu:";
+  const std::string twoOutputs =
+      "  outputs:\n  - name: npu_output\n    shape: [1, 85, 3549]\n    layout: "
+      "channels-by-anchors\n    dtype: float32\n  - name: extra\n    shape: [1, 1]\n    "
+      "layout: any\n    dtype: float32\n  npu:";
+  EXPECT_NE(broken(oneOutput, twoOutputs).find("must have exactly one output"), std::string::npos);
+}
+
 TEST(ModelManifestTest, MissingManifestIsNotFound) {
   TempDir dir;
   auto m = loadModelManifest(dir.path());

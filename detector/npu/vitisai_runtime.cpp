@@ -1,0 +1,361 @@
+#include "detector/npu/vitisai_runtime.h"
+
+#include <fmt/format.h>
+#include <onnxruntime_c_api.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "detector/npu/npu_busy_time.h"
+#include "detector/npu/npu_stats.h"
+#include "detector/npu/ort_library.h"
+
+namespace vigil {
+
+namespace {
+
+std::shared_ptr<spdlog::logger> vitisLog() {
+  auto l = spdlog::get("npu");
+  return l ? l : spdlog::default_logger();
+}
+
+// The report file name the EP is told to write (XLNX_ONNX_EP_REPORT_FILE).
+constexpr const char* kReportName = "vitisai_ep_report.json";
+
+// Set while a Vitis AI session exists in this process.
+std::atomic<bool> sessionOpen{false};
+
+// Identity of the EP library beside ONNX Runtime: its size and modification time, so a new EP
+// build gives a new cache key even under the same ONNX Runtime version.
+std::string epLibraryIdentity(const std::filesystem::path& ortLibrary) {
+  std::error_code ec;
+  const auto ep = ortLibrary.parent_path() / "libonnxruntime_vitisai_ep.so";
+  const auto size = std::filesystem::file_size(ep, ec);
+  if (ec) return "absent";
+  const auto mtime = std::filesystem::last_write_time(ep, ec).time_since_epoch().count();
+  return fmt::format("{} bytes, mtime {}", size, mtime);
+}
+
+std::string kernelRelease() {
+  std::ifstream in("/proc/sys/kernel/osrelease");
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string readWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class VitisAiRuntime final : public NpuRuntime {
+ public:
+  explicit VitisAiRuntime(VitisAiSettings settings) : settings_(std::move(settings)) {}
+  ~VitisAiRuntime() override {
+    unload();
+    if (env_ != nullptr) lib_->api->ReleaseEnv(env_);
+  }
+  VitisAiRuntime(const VitisAiRuntime&) = delete;
+  VitisAiRuntime& operator=(const VitisAiRuntime&) = delete;
+
+  std::string describe() const override {
+    if (lib_ == nullptr) {
+      return fmt::format("ONNX Runtime Vitis AI EP ({})", settings_.onnxRuntime.empty()
+                                                              ? "library from $VIGIL_ORT_ROOT"
+                                                              : settings_.onnxRuntime);
+    }
+    std::string flow;
+    if (!plan_.compiler.empty()) {
+      flow = plan_.target.empty() ? ", BF16 flow" : ", integer flow, target " + plan_.target;
+    }
+    return fmt::format("ONNX Runtime {} Vitis AI EP ({}){}{}", lib_->version, lib_->path.string(),
+                       flow, plan_.cacheKey.empty() ? "" : ", cache " + cachePath().string());
+  }
+
+  Expected<void> openDevice() override {
+    auto lib = loadOrtLibrary(settings_.onnxRuntime);
+    if (!lib) return makeError(ErrorCode::kUnavailable, "{}", lib.error().message);
+    lib_ = *lib;
+    if (env_ == nullptr) {
+      if (auto ok = check(lib_->api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "vigil-npu", &env_));
+          !ok) {
+        return ok;
+      }
+    }
+    return requireVitisAiEp();
+  }
+
+  Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& directory) override {
+    if (sessionOpen.exchange(true)) {
+      return makeError(ErrorCode::kUnsupported,
+                       "a Vitis AI NPU session already exists in this process; a second one turns "
+                       "the first one's outputs to NaN (RyzenAI-SW#402): one per process");
+    }
+    ownsSession_ = true;
+    spec_ = spec;
+    auto plan = planVitisAi(spec, directory, env(), settings_);
+    if (!plan) return tl::unexpected(plan.error());
+    plan_ = std::move(*plan);
+    auto key = cacheKey(directory);
+    if (!key) return tl::unexpected(key.error());
+    plan_.cacheKey = *key;
+    if (auto ok = createSession(directory / spec.model); !ok) return ok;
+    return checkPlacement();
+  }
+
+  Expected<void> allocate() override {
+    const OrtApi* api = lib_->api;
+    if (memory_ == nullptr) {
+      if (auto ok = check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &memory_));
+          !ok) {
+        return ok;
+      }
+    }
+    for (const NpuArgument& a : spec_.arguments) {
+      const DeviceTensorSpec* t = tensorOf(a);
+      if (t == nullptr) continue;
+      Binding b;
+      b.index = a.index;
+      b.name = t->name;
+      b.input = a.role == NpuArgRole::kInput;
+      b.data.assign(a.bytes, std::byte{0});
+      if (auto ok = check(api->CreateTensorWithDataAsOrtValue(
+              memory_, b.data.data(), b.data.size(), t->shape.data(), t->shape.size(),
+              ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &b.value));
+          !ok) {
+        return ok;
+      }
+      bindings_.push_back(std::move(b));
+    }
+    return {};
+  }
+
+  std::span<std::byte> buffer(int argIndex) override {
+    for (Binding& b : bindings_) {
+      if (b.index == argIndex) return b.data;
+    }
+    return {};
+  }
+
+  Expected<void> start() override {
+    std::vector<const char*> inNames, outNames;
+    std::vector<const OrtValue*> ins;
+    std::vector<OrtValue*> outs;
+    for (Binding& b : bindings_) {
+      (b.input ? inNames : outNames).push_back(b.name.c_str());
+      if (b.input) {
+        ins.push_back(b.value);
+      } else {
+        outs.push_back(b.value);
+      }
+    }
+    pending_ = check(lib_->api->Run(session_, nullptr, inNames.data(), ins.data(), ins.size(),
+                                    outNames.data(), outNames.size(), outs.data()));
+    return {};
+  }
+
+  Expected<void> wait(std::chrono::milliseconds) override {
+    if (!pending_) return pending_;
+    auto ok = busy_.afterRun();
+    if (ok && busy_.unverifiable() && !saidUnverifiable_) {
+      saidUnverifiable_ = true;
+      vitisLog()->warn(
+          "npu: the amdxdna driver prints no busy time in fdinfo: that the NPU did the work rests "
+          "on the operator report and the canary only");
+    }
+    return ok;
+  }
+
+  void unload() override {
+    for (Binding& b : bindings_) lib_->api->ReleaseValue(b.value);
+    bindings_.clear();
+    if (memory_ != nullptr) lib_->api->ReleaseMemoryInfo(memory_);
+    memory_ = nullptr;
+    if (session_ != nullptr) lib_->api->ReleaseSession(session_);
+    session_ = nullptr;
+    if (ownsSession_) sessionOpen.store(false);
+    ownsSession_ = false;
+  }
+
+  void closeDevice() override {}
+
+ private:
+  struct Binding {
+    int index = 0;
+    std::string name;
+    bool input = false;
+    std::vector<std::byte> data;
+    OrtValue* value = nullptr;
+  };
+
+  const NpuEnvironment& env() {
+    if (!environment_) environment_ = probeNpuEnvironment();
+    return *environment_;
+  }
+
+  std::filesystem::path cachePath() const { return plan_.cacheDir / plan_.cacheKey; }
+
+  const DeviceTensorSpec* tensorOf(const NpuArgument& a) const {
+    const auto& list = a.role == NpuArgRole::kInput ? spec_.inputs : spec_.outputs;
+    for (const DeviceTensorSpec& t : list) {
+      if (t.name == a.tensor) return &t;
+    }
+    return nullptr;
+  }
+
+  // An OrtStatus into an Expected (and the status released).
+  Expected<void> check(OrtStatus* status, ErrorCode code = ErrorCode::kBackendFailure) const {
+    if (status == nullptr) return {};
+    std::string message = lib_->api->GetErrorMessage(status);
+    lib_->api->ReleaseStatus(status);
+    return makeError(code, "ONNX Runtime {} ({}): {}", lib_->version, lib_->path.string(), message);
+  }
+
+  Expected<void> requireVitisAiEp() {
+    OrtSessionOptions* probe = nullptr;
+    if (auto ok = check(lib_->api->CreateSessionOptions(&probe)); !ok) return ok;
+    OrtStatus* status =
+        lib_->api->SessionOptionsAppendExecutionProvider_VitisAI(probe, nullptr, nullptr, 0);
+    lib_->api->ReleaseSessionOptions(probe);
+    if (status == nullptr) return {};
+    std::string why = lib_->api->GetErrorMessage(status);
+    lib_->api->ReleaseStatus(status);
+    return makeError(ErrorCode::kUnsupported,
+                     "the ONNX Runtime at {} (version {}) has no Vitis AI execution provider "
+                     "({}): install AMD's Ryzen AI Software (see docs/ryzen-ai.md) and point "
+                     "detector.onnxruntime (or VIGIL_ORT_ROOT) at its onnxruntime/lib",
+                     lib_->path.string(), lib_->version, why);
+  }
+
+  Expected<std::string> cacheKey(const std::filesystem::path& directory) {
+    auto sha = sha256File(directory / spec_.model);
+    if (!sha) return tl::unexpected(sha.error());
+    const NpuEnvironment& e = env();
+    VitisAiCacheInputs in{directory.filename().string(),
+                          *sha,
+                          lib_->version,
+                          epLibraryIdentity(lib_->path),
+                          e.driverVersion.empty() ? "kernel " + kernelRelease() : e.driverVersion,
+                          e.firmwareVersion,
+                          plan_.target};
+    return vitisAiCacheKey(in);
+  }
+
+  Expected<void> createSession(const std::filesystem::path& model) {
+    const OrtApi* api = lib_->api;
+    std::error_code ec;
+    std::filesystem::create_directories(plan_.cacheDir, ec);
+    if (ec) {
+      return makeError(ErrorCode::kPermissionDenied, "cannot create the NPU cache {}: {}",
+                       plan_.cacheDir.string(), ec.message());
+    }
+    const bool reuse = std::filesystem::exists(cachePath(), ec);
+    std::filesystem::remove(cachePath() / kReportName, ec);
+    ::setenv("XLNX_ONNX_EP_REPORT_FILE", kReportName, 1);
+    OrtSessionOptions* options = nullptr;
+    if (auto ok = check(api->CreateSessionOptions(&options)); !ok) return ok;
+    std::unique_ptr<OrtSessionOptions, void (*)(OrtSessionOptions*)> owned(
+        options, api->ReleaseSessionOptions);
+    for (const auto& [key, value] : vitisAiSessionConfig()) {
+      if (auto ok = check(api->AddSessionConfigEntry(options, key.c_str(), value.c_str())); !ok) {
+        return ok;
+      }
+    }
+    const auto providerOptions = vitisAiProviderOptions(plan_);
+    std::vector<const char*> keys, values;
+    std::string logged;
+    for (const auto& [key, value] : providerOptions) {
+      keys.push_back(key.c_str());
+      values.push_back(value.c_str());
+      logged += fmt::format("{}{}={}", logged.empty() ? "" : ", ", key, value);
+    }
+    if (auto ok = check(api->SessionOptionsAppendExecutionProvider_VitisAI(
+            options, keys.data(), values.data(), keys.size()));
+        !ok) {
+      return ok;
+    }
+    vitisLog()->info("npu: Vitis AI EP options: {}; session.disable_cpu_ep_fallback=1", logged);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (auto ok = check(api->CreateSession(env_, model.c_str(), options, &session_)); !ok) {
+      // ONNX Runtime's words when a node was left for the CPU EP under disabled fallback.
+      if (ok.error().message.find("fallback to CPU EP has been explicitly disabled") !=
+          std::string::npos) {
+        return makeError(ErrorCode::kNotOnNpu,
+                         "{}: the Vitis AI EP left nodes for the CPU and CPU fallback is "
+                         "disabled: {}",
+                         model.string(), ok.error().message);
+      }
+      return makeError(ErrorCode::kUnavailable, "{}: the Vitis AI EP cannot compile it: {}",
+                       model.string(), ok.error().message);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (reuse) {
+      vitisLog()->info("npu: reused the compiled model in {} ({:.1f} s)", cachePath().string(),
+                       seconds);
+    } else {
+      vitisLog()->warn("npu: compiled {} for the NPU in {:.1f} s, kept in {}", model.string(),
+                       seconds, cachePath().string());
+    }
+    return {};
+  }
+
+  // The operator report against the bundle's minimum.
+  Expected<void> checkPlacement() {
+    std::filesystem::path report = cachePath() / kReportName;
+    std::error_code ec;
+    if (!std::filesystem::exists(report, ec)) report = plan_.cacheDir / kReportName;
+    if (!std::filesystem::exists(report, ec)) {
+      return makeError(ErrorCode::kNotOnNpu,
+                       "the Vitis AI EP wrote no operator report ({} under {}): where the nodes "
+                       "run cannot be verified",
+                       kReportName, plan_.cacheDir.string());
+    }
+    auto counts = parseVitisAiReport(readWholeFile(report), report.string());
+    if (!counts) return tl::unexpected(counts.error());
+    NpuStats& stats = npuStats();
+    stats.graphNodesNpu.store(counts->npu, std::memory_order_relaxed);
+    stats.graphNodesCpu.store(counts->cpu, std::memory_order_relaxed);
+    vitisLog()->info("npu: Vitis AI EP placed {} of {} nodes on the NPU, {} on the CPU",
+                     counts->npu, counts->all, counts->cpu);
+    if (auto problem = placementProblem(*counts, spec_.minNpuNodes)) {
+      return makeError(ErrorCode::kNotOnNpu, "{} ({})", *problem, report.string());
+    }
+    busy_.restart();
+    return {};
+  }
+
+  VitisAiSettings settings_;
+  const OrtLibrary* lib_ = nullptr;
+  OrtEnv* env_ = nullptr;
+  std::optional<NpuEnvironment> environment_;
+  NpuStageSpec spec_;
+  VitisAiPlan plan_;
+  OrtSession* session_ = nullptr;
+  OrtMemoryInfo* memory_ = nullptr;
+  bool ownsSession_ = false;
+  std::vector<Binding> bindings_;
+  Expected<void> pending_;
+  NpuBusyWatch busy_;
+  bool saidUnverifiable_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<NpuRuntime> makeVitisAiRuntime(VitisAiSettings settings) {
+  return std::make_unique<VitisAiRuntime>(std::move(settings));
+}
+
+Expected<std::string> probeVitisAi(const VitisAiSettings& settings) {
+  VitisAiRuntime runtime(settings);
+  if (auto ok = runtime.openDevice(); !ok) return tl::unexpected(ok.error());
+  return runtime.describe() + " with the Vitis AI EP";
+}
+
+}  // namespace vigil
