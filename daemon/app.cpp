@@ -44,6 +44,14 @@ namespace {
 
 namespace asio = boost::asio;
 
+// The backend table has "npu" when this build has an NPU runtime (XRT or the Vitis AI EP).
+bool hasNpuBackend() {
+  for (const BackendEntry& e : backendTable()) {
+    if (e.name == "npu") return true;
+  }
+  return false;
+}
+
 // Why the backend in use is the one in use, for the log, vigil_backend_info and /api/status.
 std::string backendReason(const DetectorConfig& c, const Detector& d) {
   if (c.backend == "cpu" || c.backend == "cpu-ort") return "configured: " + c.backend;
@@ -51,23 +59,17 @@ std::string backendReason(const DetectorConfig& c, const Detector& d) {
     return d.autoFallback().empty() ? "auto: the preferred backend of this build"
                                     : "auto: " + d.autoFallback();
   }
-#ifdef VIGIL_WITH_XRT
-  return "configured: " + c.backend;
-#else
-  // Built without XRT: npu runs the CPU reference, and says so.
+  if (hasNpuBackend()) return "configured: " + c.backend;
+  // Built without any NPU runtime: npu runs the CPU reference, and says so.
   return "configured: " + c.backend + "; no NPU backend in this build, running the CPU reference";
-#endif
 }
 
 DetectorOptions detectorOptions(const DetectorConfig& c) {
   DetectorOptions o;
   o.model = c.model.empty() ? builtInModelDir() : std::filesystem::path(c.model);
-#ifdef VIGIL_WITH_XRT
-  o.backend = c.backend;
-#else
-  // cpu, cpu-ort and auto run as configured; npu is not in this build (see backendReason).
-  o.backend = c.backend == "npu" ? "cpu" : c.backend;
-#endif
+  // cpu, cpu-ort and auto run as configured; npu only where this build has it (see
+  // backendReason).
+  o.backend = c.backend == "npu" && !hasNpuBackend() ? "cpu" : c.backend;
   o.threads = c.threads;
   o.minScore = c.minScore;
   o.nmsIou = c.nms;

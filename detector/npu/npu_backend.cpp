@@ -195,7 +195,11 @@ class NpuStage {
       return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
     };
     if (!spec_.canaryImage.empty()) {
-      if (auto ok = imageCanary(); !ok) return fail(std::move(ok.error()));
+      auto ok = imageCanary();
+      if (!ok && ok.error().code == ErrorCode::kNotOnNpu) {  // not a wrong answer: no NPU at all
+        return tl::unexpected(StageFailure{std::move(ok.error()), FallbackReason::kNotOnNpu});
+      }
+      if (!ok) return fail(std::move(ok.error()));
       return {};
     }
     if (spec_.canaryExpected.empty()) {

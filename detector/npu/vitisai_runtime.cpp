@@ -66,9 +66,10 @@ class VitisAiRuntime final : public NpuRuntime {
 
   std::string describe() const override {
     if (lib_ == nullptr) {
-      return fmt::format("ONNX Runtime Vitis AI EP ({})", settings_.onnxRuntime.empty()
-                                                              ? "library from $VIGIL_ORT_ROOT"
-                                                              : settings_.onnxRuntime);
+      return fmt::format("ONNX Runtime Vitis AI EP ({})",
+                         settings_.onnxRuntime.empty()
+                             ? "library from $VIGIL_ORT_ROOT, else the system's"
+                             : settings_.onnxRuntime);
     }
     std::string flow;
     if (!plan_.compiler.empty()) {
@@ -256,7 +257,9 @@ class VitisAiRuntime final : public NpuRuntime {
                        plan_.cacheDir.string(), ec.message());
     }
     const bool reuse = std::filesystem::exists(cachePath(), ec);
+    // A report left by an earlier session must not pass for this one's.
     std::filesystem::remove(cachePath() / kReportName, ec);
+    std::filesystem::remove(plan_.cacheDir / kReportName, ec);
     ::setenv("XLNX_ONNX_EP_REPORT_FILE", kReportName, 1);
     OrtSessionOptions* options = nullptr;
     if (auto ok = check(api->CreateSessionOptions(&options)); !ok) return ok;
@@ -355,7 +358,7 @@ std::unique_ptr<NpuRuntime> makeVitisAiRuntime(VitisAiSettings settings) {
 Expected<std::string> probeVitisAi(const VitisAiSettings& settings) {
   VitisAiRuntime runtime(settings);
   if (auto ok = runtime.openDevice(); !ok) return tl::unexpected(ok.error());
-  return runtime.describe() + " with the Vitis AI EP";
+  return runtime.describe();
 }
 
 }  // namespace vigil
