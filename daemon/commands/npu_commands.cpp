@@ -142,6 +142,10 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
       return 1;
     }
     line("canary", "passed on " + (*backend)->device());
+    if (const NpuStats& stats = npuStats(); stats.graphNodesNpu.load() >= 0) {
+      line("npu nodes", fmt::format("{} on the NPU, {} on the CPU (the Vitis AI EP's report)",
+                                    stats.graphNodesNpu.load(), stats.graphNodesCpu.load()));
+    }
   }
   return ok ? 0 : 1;
 }
