@@ -280,16 +280,13 @@ class XrtRuntime final : public NpuRuntime {
 
   bool elfFlow() const { return spec_->flow != "xclbin+insts"; }
 
-  // The full name of the xclbin's kernel that starts with `prefix` (aiecc appends an instance).
+  // The full name of the xclbin's first kernel whose name starts with `prefix`: the one
+  // mlir-aie's host code picks.
   static std::string kernelNamed(const xrt::xclbin& xclbin, const std::string& prefix) {
-    std::string name;
     for (const auto& k : xclbin.get_kernels()) {
-      if (k.get_name().rfind(prefix, 0) == 0) name = k.get_name();
+      if (k.get_name().rfind(prefix, 0) == 0) return k.get_name();
     }
-    if (name.empty()) {
-      throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
-    }
-    return name;
+    throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
   }
 
   // A data buffer (input, output, scratch): HOST_ONLY in the argument's memory group, or for

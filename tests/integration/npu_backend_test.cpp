@@ -415,6 +415,26 @@ TEST_F(NoopXrtTest, KernelNameMustMatch) {
       << loaded.error().message;
 }
 
+// mlir-aie's host code takes the first kernel whose name starts with the manifest's: a later
+// kernel with a longer name (here one without data buffers) must not shadow it.
+TEST_F(NoopXrtTest, KernelLookupTakesTheFirstKernelWithThePrefix) {
+  const NpuStageSpec& spec = *manifest_.npuStage()->npu;
+  TempDir design;
+  std::filesystem::copy_file(manifest_.directory() / spec.instructions,
+                             design.path() / spec.instructions);
+  const std::string make = std::string(VIGIL_SYSTEM_PYTHON) +
+                           " " VIGIL_SOURCE_DIR "/tests/tools/make_xclbin.py " +
+                           (design.path() / spec.xclbin).string() +
+                           " --buffers 5 --kernel MLIR_AIE --kernel MLIR_AIE_SPARE:0";
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  auto loaded = rt->load(spec, design.path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto allocated = rt->allocate();
+  EXPECT_TRUE(allocated) << "bound to MLIR_AIE_SPARE? " << allocated.error().message;
+}
+
 // The ELF flows need XRT's ELF API, which Debian 12's XRT 2.13 headers lack: the load error
 // names the flow and the XRT version it needs.
 TEST_F(NoopXrtTest, ElfFlowsFailToLoadNamingTheFlowAndTheXrtTheyNeed) {
