@@ -324,7 +324,11 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
       }
     } else if (role == "instruction_count") {
       arg.role = NpuArgRole::kInstructionCount;
-      arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, std::int64_t{1} << 28));
+      if (a["value"]) {
+        r.fail(a["value"], YamlReader::join(p, "value"),
+               "the instruction count is derived from the instructions file now (its size / 4; "
+               "0 in the ELF flows): remove value");
+      }
     } else if (role == "input" || role == "output") {
       arg.role = role == "input" ? NpuArgRole::kInput : NpuArgRole::kOutput;
       arg.tensor = r.getString(a, p, "tensor");

@@ -58,13 +58,14 @@ struct DeviceTensorSpec {
 };
 
 // What an argument of the NPU kernel carries (the mlir-aie ABI: opcode, instruction buffer,
-// instruction word count, then data buffers; the manifest says which, never the code).
+// instruction word count, then data buffers; the manifest says which, never the code). The
+// instruction count is the instructions file's size / 4 (xclbin+insts), 0 in the ELF flows.
 enum class NpuArgRole { kOpcode, kInstructions, kInstructionCount, kInput, kOutput, kScratch };
 
 struct NpuArgument {
   int index = 0;
   NpuArgRole role = NpuArgRole::kOpcode;
-  std::uint64_t value = 0;  // kOpcode, kInstructionCount
+  std::uint64_t value = 0;  // kOpcode
   std::uint64_t bytes = 0;  // buffers
   std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
 };

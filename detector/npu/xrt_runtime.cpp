@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "detector/npu/npu_environment.h"
@@ -101,6 +102,16 @@ Error elfFlowUnsupported(std::string_view flow) {
                fmt::format("the bundle's flow {} needs {}; {}", flow, needs, have)};
 }
 
+Expected<std::uint32_t> instructionWordCount(std::string_view file, std::uint64_t bytes) {
+  if (bytes == 0 || bytes % 4 != 0 || bytes / 4 > std::numeric_limits<std::uint32_t>::max()) {
+    return makeError(ErrorCode::kInvalidData,
+                     "{}: {} bytes is no instruction stream (a non-zero number of 32-bit words, "
+                     "so a multiple of 4 bytes)",
+                     file, bytes);
+  }
+  return static_cast<std::uint32_t>(bytes / 4);
+}
+
 namespace {
 
 class XrtRuntime final : public NpuRuntime {
@@ -130,7 +141,8 @@ class XrtRuntime final : public NpuRuntime {
     // The file the hardware context is made from: the xclbin, or for full-elf the ELF.
     const std::string design =
         (dir / (spec.flow == "full-elf" ? spec.instructions : spec.xclbin)).string();
-    return guard("load " + design, [&] {
+    instructionWords_ = 0;  // the ELF flows pass 0
+    auto loaded = guard("load " + design, [&] {
 #ifdef VIGIL_XRT_FULL_ELF
       if (spec.flow == "full-elf") {
         // The ELF is the whole design; the kernel name is the ELF's, matched exactly.
@@ -158,10 +170,9 @@ class XrtRuntime final : public NpuRuntime {
       auto uuid = device_.load_xclbin(xclbin);
       kernel_ = xrt::kernel(device_, uuid, name);
 #endif
-      std::ifstream in(dir / spec.instructions, std::ios::binary);
-      instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + spec.instructions);
     });
+    if (!loaded || elfFlow()) return loaded;
+    return readInstructions(dir / spec.instructions);
   }
 
   Expected<void> allocate() override {
@@ -170,8 +181,10 @@ class XrtRuntime final : public NpuRuntime {
       for (const NpuArgument& a : spec_->arguments) {
         switch (a.role) {
           case NpuArgRole::kOpcode:
-          case NpuArgRole::kInstructionCount:
             run_.set_arg(a.index, static_cast<std::uint32_t>(a.value));
+            break;
+          case NpuArgRole::kInstructionCount:
+            run_.set_arg(a.index, instructionWords_);
             break;
           case NpuArgRole::kInstructions: {
             if (elfFlow()) {
@@ -280,6 +293,20 @@ class XrtRuntime final : public NpuRuntime {
 
   bool elfFlow() const { return spec_->flow != "xclbin+insts"; }
 
+  // xclbin+insts: the instruction stream allocate() uploads, and its length in words.
+  Expected<void> readInstructions(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.eof() && in.fail()) {
+      return makeError(ErrorCode::kNotFound, "{}: cannot read the instruction stream",
+                       path.string());
+    }
+    auto words = instructionWordCount(path.string(), instructions_.size());
+    if (!words) return tl::unexpected(words.error());
+    instructionWords_ = *words;
+    return {};
+  }
+
   // The full name of the xclbin's first kernel whose name starts with `prefix`: the one
   // mlir-aie's host code picks.
   static std::string kernelNamed(const xrt::xclbin& xclbin, const std::string& prefix) {
@@ -332,6 +359,7 @@ class XrtRuntime final : public NpuRuntime {
   xrt::run run_;
   std::map<int, xrt::bo> buffers_;
   std::vector<char> instructions_;
+  std::uint32_t instructionWords_ = 0;
 };
 
 }  // namespace

@@ -435,6 +435,38 @@ TEST_F(NoopXrtTest, KernelLookupTakesTheFirstKernelWithThePrefix) {
   EXPECT_TRUE(allocated) << "bound to MLIR_AIE_SPARE? " << allocated.error().message;
 }
 
+// The kernel's instruction count is the instruction stream's length in 32-bit words, read off
+// the file; a file that is no whole number of words is refused at load, naming it and its size.
+TEST(XrtRuntimeTest, InstructionCountIsTheStreamsSizeInWords) {
+  EXPECT_EQ(instructionWordCount("insts.bin", 256), 64U);
+  for (std::uint64_t bytes : {0, 255, 258}) {
+    auto words = instructionWordCount("insts.bin", bytes);
+    ASSERT_FALSE(words) << bytes;
+    EXPECT_EQ(words.error().message.find(fmt::format("insts.bin: {} bytes is no instruction "
+                                                     "stream",
+                                                     bytes)),
+              0U)
+        << words.error().message;
+  }
+}
+
+TEST_F(NoopXrtTest, AnInstructionStreamOfNoWholeWordsFailsToLoad) {
+  const NpuStageSpec& spec = *manifest_.npuStage()->npu;
+  TempDir design;
+  std::filesystem::copy_file(manifest_.directory() / spec.xclbin, design.path() / spec.xclbin);
+  auto insts = testing::readBytes(manifest_.directory() / spec.instructions);
+  insts.pop_back();
+  testing::writeBytes(design.path() / spec.instructions, insts);
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  auto loaded = rt->load(spec, design.path());
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find(
+                fmt::format("insts.bin: {} bytes is no instruction stream", insts.size())),
+            std::string::npos)
+      << loaded.error().message;
+}
+
 // The ELF flows need XRT's ELF API, which Debian 12's XRT 2.13 headers lack: the load error
 // names the flow and the XRT version it needs.
 TEST_F(NoopXrtTest, ElfFlowsFailToLoadNamingTheFlowAndTheXrtTheyNeed) {

@@ -189,6 +189,20 @@ TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {
   EXPECT_NE(e.find("scale"), std::string::npos) << e;
 }
 
+// The instruction count is the instructions file's size in words, never written down.
+TEST(NpuManifestTest, InstructionCountTakesNoValue) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  auto m = loadModelManifest(npuBundle());  // split-model.py writes the argument without one
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->npuStage()->npu->arguments[2].role, NpuArgRole::kInstructionCount);
+  std::string e =
+      manifestErrorWith("role: instruction_count}", "role: instruction_count, value: 64}");
+  EXPECT_NE(e.find("stages[0].npu.arguments[2].value: the instruction count is derived from the "
+                   "instructions file now"),
+            std::string::npos)
+      << e;
+}
+
 // YCXC8 keeps the ONNX shape; its buffer holds the channels padded up to 8 (3 -> 8 for images).
 TEST(NpuManifestTest, Ycxc8TensorsTakeTheirPaddedSize) {
   VIGIL_REQUIRE_NPU_BUNDLE();
