@@ -197,18 +197,11 @@ class XrtRuntime final : public NpuRuntime {
                                                    spec_->instructions, instructions_.size(),
                                                    a.bytes));
             }
-            xrt::bo bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index));
-            std::memcpy(bo.map<void*>(), instructions_.data(), a.bytes);
-            bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
-            run_.set_arg(a.index, bo);
-            buffers_[a.index] = std::move(bo);
+            bind(a, xrt::bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index)));
             break;
           }
-          default: {
-            xrt::bo bo = dataBuffer(a);
-            run_.set_arg(a.index, bo);
-            buffers_[a.index] = std::move(bo);
-          }
+          default:
+            bind(a, dataBuffer(a));
         }
       }
     });
@@ -323,6 +316,19 @@ class XrtRuntime final : public NpuRuntime {
     if (elfFlow()) return xrt::ext::bo(device_, a.bytes);
 #endif
     return xrt::bo(device_, a.bytes, XRT_BO_FLAGS_HOST_ONLY, kernel_.group_id(a.index));
+  }
+
+  // Fills `bo` as initialContentOf() says, syncs what it filled to the device and binds it.
+  void bind(const NpuArgument& a, xrt::bo bo) {
+    const InitialContent content = initialContentOf(a.role);
+    if (content == InitialContent::kInstructions) {
+      std::memcpy(bo.map<void*>(), instructions_.data(), instructions_.size());
+    } else if (content == InitialContent::kZeros) {
+      std::memset(bo.map<void*>(), 0, bo.size());
+    }
+    if (content != InitialContent::kNone) bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+    run_.set_arg(a.index, bo);
+    buffers_[a.index] = std::move(bo);
   }
 
   template <typename Fn>

@@ -105,6 +105,17 @@ class FaultRuntime final : public NpuRuntime {
   Outcome outcome_ = Outcome::kOk;
 };
 
+// What every runtime's allocate() prepares and syncs to the device before the first run (the
+// syncs themselves cannot be seen under the noop shim, which keeps no device copy).
+TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsTheInstructions) {
+  EXPECT_EQ(initialContentOf(NpuArgRole::kOutput), InitialContent::kZeros);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kScratch), InitialContent::kZeros);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kInstructions), InitialContent::kInstructions);
+  for (NpuArgRole r : {NpuArgRole::kOpcode, NpuArgRole::kInstructionCount, NpuArgRole::kInput}) {
+    EXPECT_EQ(initialContentOf(r), InitialContent::kNone) << static_cast<int>(r);
+  }
+}
+
 class FaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -394,12 +405,14 @@ TEST_F(NoopXrtTest, RealXrtOpensLoadsAllocatesAndRuns) {
   auto waited = rt->wait(std::chrono::milliseconds(1000));
   ASSERT_TRUE(waited) << waited.error().message;
   EXPECT_EQ(out[1000], static_cast<std::byte>(1000 * 31));
-  // The ladder's rungs work on the real library too.
+  // The ladder's rungs work on the real library too; the new buffers start cleared.
   rt->unload();
   rt->closeDevice();
   ASSERT_TRUE(rt->openDevice());
   ASSERT_TRUE(rt->load(spec, manifest_.directory()));
   ASSERT_TRUE(rt->allocate());
+  out = rt->buffer(spec.argumentFor(NpuArgRole::kOutput)->index);
+  EXPECT_EQ(std::count(out.begin(), out.end(), std::byte{0}), std::ssize(out));
   ASSERT_TRUE(rt->start());
   ASSERT_TRUE(rt->wait(std::chrono::milliseconds(1000)));
 }
