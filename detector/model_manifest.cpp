@@ -32,6 +32,11 @@ std::int64_t DeviceTensorSpec::elementCount() const {
   return count;
 }
 
+std::int64_t DeviceTensorSpec::storedCount() const {
+  if (layout != "YCXC8" || shape.size() != 4) return elementCount();
+  return shape[0] * ((shape[1] + 7) / 8 * 8) * shape[2] * shape[3];
+}
+
 std::size_t DeviceTensorSpec::elementBytes() const {
   if (dtype == "float32") return 4;
   if (dtype == "bf16") return 2;
@@ -187,9 +192,9 @@ DeviceTensorSpec readDeviceTensor(const YamlReader& r, const YAML::Node& node,
     r.fail(node["name"], YamlReader::join(path, "name"),
            fmt::format("'{}' is not a tensor of this stage's ONNX file", t.name));
   }
-  if (t.layout != "NCHW" && t.layout != "NHWC") {
+  if (t.layout != "NCHW" && t.layout != "NHWC" && t.layout != "YCXC8") {
     r.fail(node["layout"], YamlReader::join(path, "layout"),
-           fmt::format("must be NCHW or NHWC, got '{}'", t.layout));
+           fmt::format("must be NCHW, NHWC or YCXC8, got '{}'", t.layout));
   }
   if (t.shape.size() != 4 || ref->shape.size() != 4) {
     r.fail(node["shape"], YamlReader::join(path, "shape"), "must have 4 dimensions");
@@ -319,7 +324,11 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
       }
     } else if (role == "instruction_count") {
       arg.role = NpuArgRole::kInstructionCount;
-      arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, std::int64_t{1} << 28));
+      if (a["value"]) {
+        r.fail(a["value"], YamlReader::join(p, "value"),
+               "the instruction count is derived from the instructions file now (its size / 4; "
+               "0 in the ELF flows): remove value");
+      }
     } else if (role == "input" || role == "output") {
       arg.role = role == "input" ? NpuArgRole::kInput : NpuArgRole::kOutput;
       arg.tensor = r.getString(a, p, "tensor");

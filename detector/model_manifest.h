@@ -35,8 +35,13 @@ struct TensorSpec {
 };
 
 // A tensor as an NPU stage reads or writes it in its buffer: the ONNX tensor of the same name
-// in `layout` (NCHW or NHWC), `dtype` (float32, bf16, int8, uint8) and, for the integer types,
-// quantized as q = round(x / scale) + zeroPoint.
+// in `layout`, `dtype` (float32, bf16, int8, uint8) and, for the integer types, quantized as
+// q = round(x / scale) + zeroPoint. Layouts and their `shape`:
+//   NCHW   [N, C, H, W];
+//   NHWC   [N, H, W, C];
+//   YCXC8  [N, C, H, W] (the ONNX shape), stored as mlir-aie's conv2d activations: for each row
+//          y, for each block of 8 channels, for each x, the block's 8 channels; C is padded up to
+//          a multiple of 8 with zero bytes (3 channels take 8).
 struct DeviceTensorSpec {
   std::string name;
   std::vector<std::int64_t> shape;
@@ -46,18 +51,21 @@ struct DeviceTensorSpec {
   int zeroPoint = 0;
 
   std::int64_t elementCount() const;
+  // The elements the buffer holds: elementCount() and YCXC8's padding channels.
+  std::int64_t storedCount() const;
   std::size_t elementBytes() const;
-  std::size_t byteSize() const { return static_cast<std::size_t>(elementCount()) * elementBytes(); }
+  std::size_t byteSize() const { return static_cast<std::size_t>(storedCount()) * elementBytes(); }
 };
 
 // What an argument of the NPU kernel carries (the mlir-aie ABI: opcode, instruction buffer,
-// instruction word count, then data buffers; the manifest says which, never the code).
+// instruction word count, then data buffers; the manifest says which, never the code). The
+// instruction count is the instructions file's size / 4 (xclbin+insts), 0 in the ELF flows.
 enum class NpuArgRole { kOpcode, kInstructions, kInstructionCount, kInput, kOutput, kScratch };
 
 struct NpuArgument {
   int index = 0;
   NpuArgRole role = NpuArgRole::kOpcode;
-  std::uint64_t value = 0;  // kOpcode, kInstructionCount
+  std::uint64_t value = 0;  // kOpcode
   std::uint64_t bytes = 0;  // buffers
   std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
 };

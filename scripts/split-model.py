@@ -185,7 +185,7 @@ def main():
         for src, dst in copies:
             shutil.copyfile(src, os.path.join(args.out, dst))
             add_file(dst, f"precompiled NPU design, {os.path.basename(src)}")
-        n_words = os.path.getsize(os.path.join(args.out, insts)) // 4
+        insts_bytes = os.path.getsize(os.path.join(args.out, insts))
 
         def device_spec(t):
             spec = {"name": t["name"], "shape": list(t["shape"]), "layout": args.device_layout,
@@ -203,12 +203,12 @@ def main():
         itemsize = np.dtype(DTYPES[args.device_dtype]).itemsize
         arguments = [
             {"index": 0, "role": "opcode", "value": 3},
-            {"index": 1, "role": "instructions", "bytes": n_words * 4},
-            {"index": 2, "role": "instruction_count", "value": n_words},
+            {"index": 1, "role": "instructions", "bytes": insts_bytes},
+            {"index": 2, "role": "instruction_count"},
         ] if args.flow == "xclbin+insts" else [
             {"index": 0, "role": "opcode", "value": 3},
             {"index": 1, "role": "instructions"},
-            {"index": 2, "role": "instruction_count", "value": 0},
+            {"index": 2, "role": "instruction_count"},
         ]
         for i, t in enumerate(dev_in + dev_out):
             role = "input" if i < len(dev_in) else "output"

@@ -11,13 +11,31 @@ namespace {
 
 // Index of NCHW element (c, y, x) of image 0 in the device layout.
 struct Layout {
+  enum Order { kNchw, kNhwc, kYcxc8 };
+  Order order;
   std::int64_t channels, height, width;
-  bool nhwc;
+
   std::size_t at(std::int64_t c, std::int64_t y, std::int64_t x) const {
-    return static_cast<std::size_t>(nhwc ? (y * width + x) * channels + c
-                                         : (c * height + y) * width + x);
+    switch (order) {
+      case kNhwc:
+        return static_cast<std::size_t>((y * width + x) * channels + c);
+      case kYcxc8:
+        return static_cast<std::size_t>(((y * blocks() + c / 8) * width + x) * 8 + c % 8);
+      case kNchw:
+        break;
+    }
+    return static_cast<std::size_t>((c * height + y) * width + x);
   }
+  std::int64_t blocks() const { return (channels + 7) / 8; }
+  // YCXC8 with a channel count that is not a multiple of 8 stores padding channels.
+  bool padded() const { return order == kYcxc8 && channels % 8 != 0; }
 };
+
+Layout::Order orderOf(const std::string& layout) {
+  if (layout == "NHWC") return Layout::kNhwc;
+  if (layout == "YCXC8") return Layout::kYcxc8;
+  return Layout::kNchw;
+}
 
 std::uint16_t toBf16(float v) {
   std::uint32_t bits = 0;
@@ -44,15 +62,16 @@ Int quantize(float v, float scale, int zeroPoint) {
 }
 
 Expected<Layout> layoutOf(const Tensor& tensor, const DeviceTensorSpec& spec, std::size_t bytes) {
+  // YCXC8's padding depends on C: the tensor must have the spec's very shape.
   if (tensor.shape.size() != 4 || tensor.shape[0] != 1 ||
       static_cast<std::int64_t>(tensor.data.size()) != spec.elementCount() ||
-      bytes != spec.byteSize()) {
+      bytes != spec.byteSize() || (spec.layout == "YCXC8" && tensor.shape != spec.shape)) {
     return makeError(ErrorCode::kInvalidArgument,
                      "tensor '{}': {} values and {} bytes do not match the device tensor ({} "
                      "values, {} bytes, batch 1)",
                      spec.name, tensor.data.size(), bytes, spec.elementCount(), spec.byteSize());
   }
-  return Layout{tensor.shape[1], tensor.shape[2], tensor.shape[3], spec.layout == "NHWC"};
+  return Layout{orderOf(spec.layout), tensor.shape[1], tensor.shape[2], tensor.shape[3]};
 }
 
 template <typename Fn>
@@ -85,9 +104,10 @@ Expected<void> packTensor(const Tensor& tensor, const DeviceTensorSpec& spec,
   auto layout = layoutOf(tensor, spec, out.size());
   if (!layout) return tl::unexpected(layout.error());
   const float* src = tensor.data.data();
+  if (layout->padded()) std::memset(out.data(), 0, out.size());
   if (spec.dtype == "float32") {
     auto* dst = reinterpret_cast<float*>(out.data());
-    if (!layout->nhwc) {
+    if (layout->order == Layout::kNchw) {
       std::memcpy(dst, src, out.size());
     } else {
       forEach(*layout, [&](std::size_t i, std::size_t d) { dst[d] = src[i]; });
@@ -123,7 +143,7 @@ Expected<void> unpackTensor(std::span<const std::byte> in, const DeviceTensorSpe
   const auto zero = static_cast<float>(spec.zeroPoint);
   if (spec.dtype == "float32") {
     const auto* src = reinterpret_cast<const float*>(in.data());
-    if (!layout->nhwc) {
+    if (layout->order == Layout::kNchw) {
       std::memcpy(dst, src, in.size());
     } else {
       forEach(*layout, [&](std::size_t i, std::size_t d) { dst[i] = src[d]; });

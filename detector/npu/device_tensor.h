@@ -10,9 +10,10 @@
 namespace vigil {
 
 // Conversions between the float32 NCHW tensors of the CPU stages and an NPU stage's buffers
-// (layout NCHW or NHWC, or onnx: the ONNX tensor as it is, float32 only; dtype float32, bf16, or
-// int8/uint8 with q = round(x / scale) + zero point, saturated). Hot path: no allocation; a size
-// mismatch is kInvalidArgument.
+// (layout NCHW, NHWC or YCXC8, see DeviceTensorSpec, or onnx: the ONNX tensor as it is, float32
+// only; dtype float32, bf16, or int8/uint8 with q = round(x / scale) + zero point, saturated).
+// Packing writes YCXC8's padding channels as zero bytes; unpacking skips them. Hot path: no
+// allocation; a size mismatch is kInvalidArgument.
 
 // `tensor` (NCHW, the ONNX shape) into `out` (exactly spec.byteSize() bytes).
 Expected<void> packTensor(const Tensor& tensor, const DeviceTensorSpec& spec,

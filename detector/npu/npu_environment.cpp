@@ -95,7 +95,8 @@ std::vector<std::string> npuEnvironmentProblems(const NpuEnvironment& e) {
 
 std::optional<std::string> npuTargetOfDevice(std::string_view vbnv) {
   if (vbnv.find("npu1") != std::string_view::npos) return "npu1";
-  for (std::string_view xdna2 : {"npu4", "npu5", "npu6"}) {
+  // amdxdna's npu2 is an early NPU4 (it shares npu4's device description): XDNA2 as well.
+  for (std::string_view xdna2 : {"npu2", "npu4", "npu5", "npu6"}) {
     if (vbnv.find(xdna2) != std::string_view::npos) return "npu2";
   }
   return std::nullopt;

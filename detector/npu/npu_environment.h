@@ -43,7 +43,7 @@ constexpr std::uint64_t kMinMemlockBytes = 64ULL << 20;
 std::vector<std::string> npuEnvironmentProblems(const NpuEnvironment& env);
 
 // The bundle target ("npu1": XDNA, Phoenix/Hawk Point; "npu2": XDNA2, Strix/Strix Halo/Krackan)
-// of a device named `vbnv` (amdxdna: RyzenAI-npu1, -npu4, -npu5, -npu6); nullopt: unknown.
+// of a device named `vbnv` (amdxdna: RyzenAI-npu1; -npu2, -npu4, -npu5, -npu6); nullopt: unknown.
 std::optional<std::string> npuTargetOfDevice(std::string_view vbnv);
 
 // Why this build and device cannot run a bundle that asks for `target` and XRT >= min: an XRT

@@ -34,8 +34,9 @@ class NpuRuntime {
   // Loads the stage's design (xclbin / ELF from `directory`), creates the hardware context and
   // finds the kernel.
   virtual Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& directory) = 0;
-  // Allocates one buffer per buffer argument of the loaded kernel, uploads the instruction
-  // stream and binds every argument; called once after load().
+  // Allocates one buffer per buffer argument of the loaded kernel, fills each as
+  // initialContentOf() says and syncs the filled ones to the device, and binds every argument;
+  // called once after each load().
   virtual Expected<void> allocate() = 0;
   // The mapped host view of argument `argIndex`'s buffer (empty if it has none).
   virtual std::span<std::byte> buffer(int argIndex) = 0;
@@ -49,5 +50,28 @@ class NpuRuntime {
 };
 
 using NpuRuntimeFactory = std::function<std::unique_ptr<NpuRuntime>()>;
+
+// What NpuRuntime::allocate() writes into an argument's buffer and syncs to the device before
+// the first run, as mlir-aie's host code prepares its buffers.
+enum class InitialContent {
+  kNone,          // no buffer (a scalar), or an input, which start() syncs before each run
+  kInstructions,  // the instruction stream (xclbin+insts)
+  kZeros,         // outputs and scratch: nothing stale from an earlier context on either side
+};
+
+inline InitialContent initialContentOf(NpuArgRole role) {
+  switch (role) {
+    case NpuArgRole::kInstructions:
+      return InitialContent::kInstructions;
+    case NpuArgRole::kOutput:
+    case NpuArgRole::kScratch:
+      return InitialContent::kZeros;
+    case NpuArgRole::kOpcode:
+    case NpuArgRole::kInstructionCount:
+    case NpuArgRole::kInput:
+      break;
+  }
+  return InitialContent::kNone;
+}
 
 }  // namespace vigil

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "detector/npu/npu_environment.h"
@@ -101,6 +102,16 @@ Error elfFlowUnsupported(std::string_view flow) {
                fmt::format("the bundle's flow {} needs {}; {}", flow, needs, have)};
 }
 
+Expected<std::uint32_t> instructionWordCount(std::string_view file, std::uint64_t bytes) {
+  if (bytes == 0 || bytes % 4 != 0 || bytes / 4 > std::numeric_limits<std::uint32_t>::max()) {
+    return makeError(ErrorCode::kInvalidData,
+                     "{}: {} bytes is no instruction stream (a non-zero number of 32-bit words, "
+                     "so a multiple of 4 bytes)",
+                     file, bytes);
+  }
+  return static_cast<std::uint32_t>(bytes / 4);
+}
+
 namespace {
 
 class XrtRuntime final : public NpuRuntime {
@@ -130,7 +141,8 @@ class XrtRuntime final : public NpuRuntime {
     // The file the hardware context is made from: the xclbin, or for full-elf the ELF.
     const std::string design =
         (dir / (spec.flow == "full-elf" ? spec.instructions : spec.xclbin)).string();
-    return guard("load " + design, [&] {
+    instructionWords_ = 0;  // the ELF flows pass 0
+    auto loaded = guard("load " + design, [&] {
 #ifdef VIGIL_XRT_FULL_ELF
       if (spec.flow == "full-elf") {
         // The ELF is the whole design; the kernel name is the ELF's, matched exactly.
@@ -158,10 +170,9 @@ class XrtRuntime final : public NpuRuntime {
       auto uuid = device_.load_xclbin(xclbin);
       kernel_ = xrt::kernel(device_, uuid, name);
 #endif
-      std::ifstream in(dir / spec.instructions, std::ios::binary);
-      instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + spec.instructions);
     });
+    if (!loaded || elfFlow()) return loaded;
+    return readInstructions(dir / spec.instructions);
   }
 
   Expected<void> allocate() override {
@@ -170,8 +181,10 @@ class XrtRuntime final : public NpuRuntime {
       for (const NpuArgument& a : spec_->arguments) {
         switch (a.role) {
           case NpuArgRole::kOpcode:
-          case NpuArgRole::kInstructionCount:
             run_.set_arg(a.index, static_cast<std::uint32_t>(a.value));
+            break;
+          case NpuArgRole::kInstructionCount:
+            run_.set_arg(a.index, instructionWords_);
             break;
           case NpuArgRole::kInstructions: {
             if (elfFlow()) {
@@ -184,18 +197,11 @@ class XrtRuntime final : public NpuRuntime {
                                                    spec_->instructions, instructions_.size(),
                                                    a.bytes));
             }
-            xrt::bo bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index));
-            std::memcpy(bo.map<void*>(), instructions_.data(), a.bytes);
-            bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
-            run_.set_arg(a.index, bo);
-            buffers_[a.index] = std::move(bo);
+            bind(a, xrt::bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index)));
             break;
           }
-          default: {
-            xrt::bo bo = dataBuffer(a);
-            run_.set_arg(a.index, bo);
-            buffers_[a.index] = std::move(bo);
-          }
+          default:
+            bind(a, dataBuffer(a));
         }
       }
     });
@@ -280,16 +286,27 @@ class XrtRuntime final : public NpuRuntime {
 
   bool elfFlow() const { return spec_->flow != "xclbin+insts"; }
 
-  // The full name of the xclbin's kernel that starts with `prefix` (aiecc appends an instance).
+  // xclbin+insts: the instruction stream allocate() uploads, and its length in words.
+  Expected<void> readInstructions(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.eof() && in.fail()) {
+      return makeError(ErrorCode::kNotFound, "{}: cannot read the instruction stream",
+                       path.string());
+    }
+    auto words = instructionWordCount(path.string(), instructions_.size());
+    if (!words) return tl::unexpected(words.error());
+    instructionWords_ = *words;
+    return {};
+  }
+
+  // The full name of the xclbin's first kernel whose name starts with `prefix`: the one
+  // mlir-aie's host code picks.
   static std::string kernelNamed(const xrt::xclbin& xclbin, const std::string& prefix) {
-    std::string name;
     for (const auto& k : xclbin.get_kernels()) {
-      if (k.get_name().rfind(prefix, 0) == 0) name = k.get_name();
+      if (k.get_name().rfind(prefix, 0) == 0) return k.get_name();
     }
-    if (name.empty()) {
-      throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
-    }
-    return name;
+    throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
   }
 
   // A data buffer (input, output, scratch): HOST_ONLY in the argument's memory group, or for
@@ -299,6 +316,19 @@ class XrtRuntime final : public NpuRuntime {
     if (elfFlow()) return xrt::ext::bo(device_, a.bytes);
 #endif
     return xrt::bo(device_, a.bytes, XRT_BO_FLAGS_HOST_ONLY, kernel_.group_id(a.index));
+  }
+
+  // Fills `bo` as initialContentOf() says, syncs what it filled to the device and binds it.
+  void bind(const NpuArgument& a, xrt::bo bo) {
+    const InitialContent content = initialContentOf(a.role);
+    if (content == InitialContent::kInstructions) {
+      std::memcpy(bo.map<void*>(), instructions_.data(), instructions_.size());
+    } else if (content == InitialContent::kZeros) {
+      std::memset(bo.map<void*>(), 0, bo.size());
+    }
+    if (content != InitialContent::kNone) bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+    run_.set_arg(a.index, bo);
+    buffers_[a.index] = std::move(bo);
   }
 
   template <typename Fn>
@@ -335,6 +365,7 @@ class XrtRuntime final : public NpuRuntime {
   xrt::run run_;
   std::map<int, xrt::bo> buffers_;
   std::vector<char> instructions_;
+  std::uint32_t instructionWords_ = 0;
 };
 
 }  // namespace

@@ -105,6 +105,17 @@ class FaultRuntime final : public NpuRuntime {
   Outcome outcome_ = Outcome::kOk;
 };
 
+// What every runtime's allocate() prepares and syncs to the device before the first run (the
+// syncs themselves cannot be seen under the noop shim, which keeps no device copy).
+TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsTheInstructions) {
+  EXPECT_EQ(initialContentOf(NpuArgRole::kOutput), InitialContent::kZeros);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kScratch), InitialContent::kZeros);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kInstructions), InitialContent::kInstructions);
+  for (NpuArgRole r : {NpuArgRole::kOpcode, NpuArgRole::kInstructionCount, NpuArgRole::kInput}) {
+    EXPECT_EQ(initialContentOf(r), InitialContent::kNone) << static_cast<int>(r);
+  }
+}
+
 class FaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -394,12 +405,14 @@ TEST_F(NoopXrtTest, RealXrtOpensLoadsAllocatesAndRuns) {
   auto waited = rt->wait(std::chrono::milliseconds(1000));
   ASSERT_TRUE(waited) << waited.error().message;
   EXPECT_EQ(out[1000], static_cast<std::byte>(1000 * 31));
-  // The ladder's rungs work on the real library too.
+  // The ladder's rungs work on the real library too; the new buffers start cleared.
   rt->unload();
   rt->closeDevice();
   ASSERT_TRUE(rt->openDevice());
   ASSERT_TRUE(rt->load(spec, manifest_.directory()));
   ASSERT_TRUE(rt->allocate());
+  out = rt->buffer(spec.argumentFor(NpuArgRole::kOutput)->index);
+  EXPECT_EQ(std::count(out.begin(), out.end(), std::byte{0}), std::ssize(out));
   ASSERT_TRUE(rt->start());
   ASSERT_TRUE(rt->wait(std::chrono::milliseconds(1000)));
 }
@@ -412,6 +425,58 @@ TEST_F(NoopXrtTest, KernelNameMustMatch) {
   auto loaded = rt->load(spec, manifest_.directory());
   ASSERT_FALSE(loaded);
   EXPECT_NE(loaded.error().message.find("no kernel named NOT_THERE"), std::string::npos)
+      << loaded.error().message;
+}
+
+// mlir-aie's host code takes the first kernel whose name starts with the manifest's: a later
+// kernel with a longer name (here one without data buffers) must not shadow it.
+TEST_F(NoopXrtTest, KernelLookupTakesTheFirstKernelWithThePrefix) {
+  const NpuStageSpec& spec = *manifest_.npuStage()->npu;
+  TempDir design;
+  std::filesystem::copy_file(manifest_.directory() / spec.instructions,
+                             design.path() / spec.instructions);
+  const std::string make = std::string(VIGIL_SYSTEM_PYTHON) +
+                           " " VIGIL_SOURCE_DIR "/tests/tools/make_xclbin.py " +
+                           (design.path() / spec.xclbin).string() +
+                           " --buffers 5 --kernel MLIR_AIE --kernel MLIR_AIE_SPARE:0";
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  auto loaded = rt->load(spec, design.path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto allocated = rt->allocate();
+  EXPECT_TRUE(allocated) << "bound to MLIR_AIE_SPARE? " << allocated.error().message;
+}
+
+// The kernel's instruction count is the instruction stream's length in 32-bit words, read off
+// the file; a file that is no whole number of words is refused at load, naming it and its size.
+TEST(XrtRuntimeTest, InstructionCountIsTheStreamsSizeInWords) {
+  EXPECT_EQ(instructionWordCount("insts.bin", 256), 64U);
+  for (std::uint64_t bytes : {0, 255, 258}) {
+    auto words = instructionWordCount("insts.bin", bytes);
+    ASSERT_FALSE(words) << bytes;
+    EXPECT_EQ(words.error().message.find(fmt::format("insts.bin: {} bytes is no instruction "
+                                                     "stream",
+                                                     bytes)),
+              0U)
+        << words.error().message;
+  }
+}
+
+TEST_F(NoopXrtTest, AnInstructionStreamOfNoWholeWordsFailsToLoad) {
+  const NpuStageSpec& spec = *manifest_.npuStage()->npu;
+  TempDir design;
+  std::filesystem::copy_file(manifest_.directory() / spec.xclbin, design.path() / spec.xclbin);
+  auto insts = testing::readBytes(manifest_.directory() / spec.instructions);
+  insts.pop_back();
+  testing::writeBytes(design.path() / spec.instructions, insts);
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  auto loaded = rt->load(spec, design.path());
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find(
+                fmt::format("insts.bin: {} bytes is no instruction stream", insts.size())),
+            std::string::npos)
       << loaded.error().message;
 }
 

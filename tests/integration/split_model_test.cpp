@@ -189,5 +189,33 @@ TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {
   EXPECT_NE(e.find("scale"), std::string::npos) << e;
 }
 
+// The instruction count is the instructions file's size in words, never written down.
+TEST(NpuManifestTest, InstructionCountTakesNoValue) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  auto m = loadModelManifest(npuBundle());  // split-model.py writes the argument without one
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->npuStage()->npu->arguments[2].role, NpuArgRole::kInstructionCount);
+  std::string e =
+      manifestErrorWith("role: instruction_count}", "role: instruction_count, value: 64}");
+  EXPECT_NE(e.find("stages[0].npu.arguments[2].value: the instruction count is derived from the "
+                   "instructions file now"),
+            std::string::npos)
+      << e;
+}
+
+// YCXC8 keeps the ONNX shape; its buffer holds the channels padded up to 8 (3 -> 8 for images).
+TEST(NpuManifestTest, Ycxc8TensorsTakeTheirPaddedSize) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  const std::pair<std::string_view, std::string_view> blocked{
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW",
+      "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: YCXC8"};
+  std::string e = manifestErrorWith({blocked});
+  EXPECT_NE(e.find("stages[0].npu.arguments[3].bytes: 'images' is 5537792 bytes as float32 YCXC8 "
+                   "1x3x416x416, got 2076672"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(manifestErrorWith({blocked, {"bytes: 2076672", "bytes: 5537792"}}), "loaded");
+}
+
 }  // namespace
 }  // namespace vigil

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Writes a minimal xclbin (axlf container) with one mlir-aie style kernel, for tests under XRT's
 noop shim. Own code, from the struct layouts of XRT's public xclbin.h (Debian libxrt-dev):
-sections MEM_TOPOLOGY (bank 0 HOST, bank 1 SRAM), IP_LAYOUT (one kernel instance),
-CONNECTIVITY (instr -> SRAM, data buffers -> HOST) and EMBEDDED_METADATA (the kernel's argument
-list: opcode, instr, ninstr, bo0..boN-1). Debian's xclbinutil is unusable (its wrapper execs a
+sections MEM_TOPOLOGY (bank 0 HOST, bank 1 SRAM), IP_LAYOUT (one instance per kernel),
+CONNECTIVITY (instr -> SRAM, data buffers -> HOST) and EMBEDDED_METADATA (each kernel's argument
+list: opcode, instr, ninstr, bo0..boN-1). Several --kernel NAME[:BUFFERS] make several kernels,
+in that order (a kernel without :BUFFERS has --buffers of them). Debian's xclbinutil is unusable (its wrapper execs a
 binary the package does not ship), hence this writer.
 
-usage: make_xclbin.py OUT.xclbin [--buffers N] [--kernel MLIR_AIE] [--instructions OUT.bin WORDS]
+usage: make_xclbin.py OUT.xclbin [--buffers N] [--kernel MLIR_AIE[:N]]... [--instructions OUT.bin WORDS]
 """
 
 import argparse
@@ -26,21 +27,27 @@ def mem_topology():
     return struct.pack("<i4x", len(banks)) + b"".join(banks)
 
 
-def ip_layout(kernel, instance):
-    name = f"{kernel}:{instance}".encode()
+def instance_of(kernel):
+    return kernel.replace("_", "")
+
+
+def ip_layout(kernels):
     # properties: AP_CTRL_HS (0) in the control bits
-    ip = struct.pack("<IIQ64s", IP_KERNEL, 0, 0, name)
-    return struct.pack("<i4x", 1) + ip
+    ips = [struct.pack("<IIQ64s", IP_KERNEL, 0, 0, f"{k}:{instance_of(k)}".encode())
+           for k, _ in kernels]
+    return struct.pack("<i4x", len(ips)) + b"".join(ips)
 
 
-def connectivity(buffers):
-    conns = [struct.pack("<iii", 1, 0, 1)]  # instr -> SRAM
-    for i in range(buffers):
-        conns.append(struct.pack("<iii", 3 + i, 0, 0))  # bo_i -> HOST
+def connectivity(kernels):
+    conns = []
+    for ip, (_, buffers) in enumerate(kernels):
+        conns.append(struct.pack("<iii", 1, ip, 1))  # instr -> SRAM
+        for i in range(buffers):
+            conns.append(struct.pack("<iii", 3 + i, ip, 0))  # bo_i -> HOST
     return struct.pack("<i", len(conns)) + b"".join(conns)
 
 
-def metadata(kernel, instance, buffers):
+def kernel_xml(kernel, buffers):
     args = [
         '<arg name="opcode" addressQualifier="0" id="0" size="0x8" offset="0x00" '
         'hostOffset="0x0" hostSize="0x8" type="uint64_t"/>',
@@ -54,14 +61,21 @@ def metadata(kernel, instance, buffers):
             f'<arg name="bo{i}" addressQualifier="1" id="{3 + i}" port="M_AXI_GMEM" size="0x8" '
             f'offset="{hex(0x14 + 8 * i)}" hostOffset="0x0" hostSize="0x8" type="void*"/>'
         )
+    return (
+        f'    <kernel name="{kernel}" language="c" type="dpu">\n     '
+        + "\n     ".join(args)
+        + f'\n     <instance name="{instance_of(kernel)}">\n'
+        '      <addrRemap base="0x0" port="S_AXI_CONTROL"/>\n     </instance>\n    </kernel>\n'
+    )
+
+
+def metadata(kernels):
     xml = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<project name="vigil-test">\n <platform vendor="xilinx" boardid="npu" name="npu">\n'
         '  <device name="fpga0" fpgaDevice="npu">\n   <core name="OCL_REGION_0" target="hw">\n'
-        f'    <kernel name="{kernel}" language="c" type="dpu">\n     '
-        + "\n     ".join(args)
-        + f'\n     <instance name="{instance}">\n      <addrRemap base="0x0" port="S_AXI_CONTROL"/>\n'
-        "     </instance>\n    </kernel>\n   </core>\n  </device>\n </platform>\n</project>\n"
+        + "".join(kernel_xml(k, b) for k, b in kernels)
+        + "   </core>\n  </device>\n </platform>\n</project>\n"
     )
     return xml.encode() + b"\0"
 
@@ -93,15 +107,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--buffers", type=int, default=5)
-    ap.add_argument("--kernel", default="MLIR_AIE")
+    ap.add_argument("--kernel", action="append", metavar="NAME[:BUFFERS]")
     ap.add_argument("--instructions", nargs=2, metavar=("FILE", "WORDS"))
     a = ap.parse_args()
-    instance = a.kernel.replace("_", "")
+    kernels = []
+    for spec in a.kernel or ["MLIR_AIE"]:
+        name, _, buffers = spec.partition(":")
+        kernels.append((name, int(buffers) if buffers else a.buffers))
     data = axlf([
         (MEM_TOPOLOGY, "mem_topology", mem_topology()),
-        (IP_LAYOUT, "ip_layout", ip_layout(a.kernel, instance)),
-        (CONNECTIVITY, "connectivity", connectivity(a.buffers)),
-        (EMBEDDED_METADATA, "metadata", metadata(a.kernel, instance, a.buffers)),
+        (IP_LAYOUT, "ip_layout", ip_layout(kernels)),
+        (CONNECTIVITY, "connectivity", connectivity(kernels)),
+        (EMBEDDED_METADATA, "metadata", metadata(kernels)),
     ])
     with open(a.out, "wb") as f:
         f.write(data)

@@ -86,6 +86,59 @@ TEST(DeviceTensorTest, Uint8AndBf16StayWithinHalfAStep) {
   }
 }
 
+// mlir-aie's conv2d activations: rows, then blocks of 8 channels, then x, then the block's 8
+// channels; 9 channels take two blocks, the second padded with 7 zero channels.
+TEST(DeviceTensorTest, Ycxc8BlocksChannelsByEightAndPadsWithZeros) {
+  Tensor t;
+  t.resize({1, 9, 2, 2});
+  for (std::int64_t c = 0; c < 9; ++c) {
+    for (std::int64_t y = 0; y < 2; ++y) {
+      for (std::int64_t x = 0; x < 2; ++x) {
+        t.data[(c * 2 + y) * 2 + x] = static_cast<float>(100 * c + 10 * y + x);
+      }
+    }
+  }
+  auto s = spec("YCXC8", "float32", {1, 9, 2, 2});
+  ASSERT_EQ(s.byteSize(), 16U * 2 * 2 * sizeof(float));
+  std::vector<float> buf(s.byteSize() / sizeof(float), -1.0F);  // padding must be overwritten
+  ASSERT_TRUE(packTensor(t, s, std::as_writable_bytes(std::span(buf))));
+  const std::vector<float> want = {
+      0,   100, 200, 300, 400, 500, 600, 700,  // y 0, channels 0-7, x 0
+      1,   101, 201, 301, 401, 501, 601, 701,  //                     x 1
+      800, 0,   0,   0,   0,   0,   0,   0,    // y 0, channels 8-15, x 0
+      801, 0,   0,   0,   0,   0,   0,   0,    //                     x 1
+      10,  110, 210, 310, 410, 510, 610, 710,  // y 1, channels 0-7, x 0
+      11,  111, 211, 311, 411, 511, 611, 711,  //                     x 1
+      810, 0,   0,   0,   0,   0,   0,   0,    // y 1, channels 8-15, x 0
+      811, 0,   0,   0,   0,   0,   0,   0,    //                     x 1
+  };
+  EXPECT_EQ(buf, want);
+  Tensor back;
+  back.resize({1, 9, 2, 2});
+  ASSERT_TRUE(unpackTensor(std::as_bytes(std::span(buf)), s, back));
+  EXPECT_EQ(back.data, t.data);
+}
+
+TEST(DeviceTensorTest, Ycxc8RoundTripsQuantizedWithThreeChannelsPaddedToEight) {
+  Tensor t = ramp({1, 3, 4, 5}, 0.02F);  // -1 to 0.18: within int8 at scale 0.01
+  auto s = spec("YCXC8", "int8", {1, 3, 4, 5});
+  s.scale = 0.01F;
+  ASSERT_EQ(s.byteSize(), 8U * 4 * 5);
+  std::vector<std::byte> buf(s.byteSize(), std::byte{0x7f});
+  ASSERT_TRUE(packTensor(t, s, buf));
+  for (std::size_t i = 0; i < buf.size(); ++i) {
+    if (i % 8 >= 3) {
+      EXPECT_EQ(buf[i], std::byte{0}) << "padding channel at byte " << i;
+    }
+  }
+  Tensor back;
+  back.resize({1, 3, 4, 5});
+  ASSERT_TRUE(unpackTensor(buf, s, back));
+  for (std::size_t i = 0; i < t.data.size(); ++i) {
+    EXPECT_NEAR(back.data[i], t.data[i], s.scale / 2 + 1e-6F) << i;
+  }
+}
+
 TEST(DeviceTensorTest, SizeMismatchIsAnError) {
   Tensor t = ramp({1, 2, 3, 4}, 1.0F);
   auto s = spec("NCHW", "float32", {1, 2, 3, 4});

@@ -25,7 +25,7 @@ TEST(NpuEnvironmentTest, ReadsTheDeviceNameAndFirmwareFromSysfs) {
 
 TEST(NpuEnvironmentTest, DeviceNamesMapToBundleTargets) {
   EXPECT_EQ(npuTargetOfDevice("RyzenAI-npu1"), "npu1");
-  for (const char* xdna2 : {"RyzenAI-npu4", "RyzenAI-npu5", "RyzenAI-npu6"}) {
+  for (const char* xdna2 : {"RyzenAI-npu2", "RyzenAI-npu4", "RyzenAI-npu5", "RyzenAI-npu6"}) {
     EXPECT_EQ(npuTargetOfDevice(xdna2), "npu2") << xdna2;
   }
   EXPECT_EQ(npuTargetOfDevice(""), std::nullopt);
