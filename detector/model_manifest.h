@@ -60,14 +60,25 @@ struct DeviceTensorSpec {
 // What an argument of the NPU kernel carries (the mlir-aie ABI: opcode, instruction buffer,
 // instruction word count, then data buffers; the manifest says which, never the code). The
 // instruction count is the instructions file's size / 4 (xclbin+insts), 0 in the ELF flows.
-enum class NpuArgRole { kOpcode, kInstructions, kInstructionCount, kInput, kOutput, kScratch };
+// Weights: a buffer filled from a manifest file as it is (mlir-aie's conv2d, bottleneck and
+// yolo26n designs take their weights so).
+enum class NpuArgRole {
+  kOpcode,
+  kInstructions,
+  kInstructionCount,
+  kInput,
+  kOutput,
+  kWeights,
+  kScratch
+};
 
 struct NpuArgument {
   int index = 0;
   NpuArgRole role = NpuArgRole::kOpcode;
   std::uint64_t value = 0;  // kOpcode
-  std::uint64_t bytes = 0;  // buffers
+  std::uint64_t bytes = 0;  // buffers; kWeights: the size its file is listed with
   std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
+  std::string file;         // kWeights: a manifest file
 };
 
 // How a stage runs on an AMD NPU through XRT: a precompiled design, never compiled here.

@@ -107,10 +107,11 @@ class FaultRuntime final : public NpuRuntime {
 
 // What every runtime's allocate() prepares and syncs to the device before the first run (the
 // syncs themselves cannot be seen under the noop shim, which keeps no device copy).
-TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsTheInstructions) {
+TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsWhatTheKernelReads) {
   EXPECT_EQ(initialContentOf(NpuArgRole::kOutput), InitialContent::kZeros);
   EXPECT_EQ(initialContentOf(NpuArgRole::kScratch), InitialContent::kZeros);
   EXPECT_EQ(initialContentOf(NpuArgRole::kInstructions), InitialContent::kInstructions);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kWeights), InitialContent::kWeights);
   for (NpuArgRole r : {NpuArgRole::kOpcode, NpuArgRole::kInstructionCount, NpuArgRole::kInput}) {
     EXPECT_EQ(initialContentOf(r), InitialContent::kNone) << static_cast<int>(r);
   }
@@ -446,6 +447,39 @@ TEST_F(NoopXrtTest, KernelLookupTakesTheFirstKernelWithThePrefix) {
   ASSERT_TRUE(loaded) << loaded.error().message;
   auto allocated = rt->allocate();
   EXPECT_TRUE(allocated) << "bound to MLIR_AIE_SPARE? " << allocated.error().message;
+}
+
+// mlir-aie designs take their weights in a buffer of their own: allocate() fills it from the
+// file every time, so the recovery ladder's new context gets them again.
+TEST_F(NoopXrtTest, WeightsFillTheirBufferAtEveryAllocation) {
+  const NpuStageSpec& bundle = *manifest_.npuStage()->npu;
+  TempDir dir;
+  for (const std::string& f : {bundle.xclbin, bundle.instructions}) {
+    std::filesystem::copy_file(manifest_.directory() / f, dir.path() / f);
+  }
+  std::vector<std::byte> weights(1000);
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<std::byte>(i * 7 + 3);
+  testing::writeBytes(dir.path() / "wts.bin", weights);
+  const testing::WeightsReplacements edit(*sha256File(dir.path() / "wts.bin"), weights.size());
+  std::ofstream(dir.path() / "model.yaml")
+      << testing::bundleManifestWith({edit.list(), edit.bind()});
+  auto m = loadModelManifest(dir.path());
+  ASSERT_TRUE(m) << m.error().message;
+  const NpuStageSpec& spec = *m->npuStage()->npu;
+
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  for (int allocation = 0; allocation < 2; ++allocation) {
+    auto loaded = rt->load(spec, dir.path());
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    auto allocated = rt->allocate();
+    ASSERT_TRUE(allocated) << allocated.error().message;
+    auto w = rt->buffer(7);
+    ASSERT_EQ(w.size(), weights.size());
+    EXPECT_TRUE(std::equal(w.begin(), w.end(), weights.begin())) << "allocation " << allocation;
+    std::fill(w.begin(), w.end(), std::byte{0xee});  // what a faulted context may leave behind
+    rt->unload();                                    // the ladder's "new context"
+  }
 }
 
 // The kernel's instruction count is the instruction stream's length in 32-bit words, read off
