@@ -306,7 +306,13 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
   // xclbin+insts: the instruction stream (insts.bin); the ELF flows: the ELF.
   n.instructions = requireListedFile(r, m, node, path, "instructions");
   n.kernel = r.getString(node, path, "kernel");
-  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 10, 600000, 2000));
+  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 1, 600000, n.timeoutMs));
+  if (n.timeoutMs <= kDriverHangTimeoutMs) {
+    r.fail(node["timeout_ms"], YamlReader::join(path, "timeout_ms"),
+           fmt::format("must be above {} (the amdxdna driver's hang timeout, tdr_timeout_ms): a "
+                       "shorter wait gives up on a run the driver still waits for, got {}",
+                       kDriverHangTimeoutMs, n.timeoutMs));
+  }
   n.canaryTolerance = static_cast<float>(r.getDouble(node, path, "canary_tolerance", 0, 1e6, 1e-3));
   n.canaryIntervalS =
       static_cast<int>(r.getInt(node, path, "canary_interval_s", 0, 86400 * 7, 600));

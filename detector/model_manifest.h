@@ -81,6 +81,11 @@ struct NpuArgument {
   std::string file;         // kWeights: a manifest file
 };
 
+// The amdxdna driver declares a run hung after tdr_timeout_ms=2000 and resets the device, which
+// destroys the run's hardware context. A run timeout must be above it, so that a slow run ends
+// by the driver's verdict and not by a wait that gave up while the driver still waited.
+inline constexpr int kDriverHangTimeoutMs = 2000;
+
 // How a stage runs on an AMD NPU through XRT: a precompiled design, never compiled here.
 struct NpuStageSpec {
   std::string target;   // npu1 (XDNA) or npu2 (XDNA2)
@@ -90,7 +95,7 @@ struct NpuStageSpec {
   std::string xclbin;             // a manifest file (flows with an xclbin)
   std::string instructions;       // a manifest file: insts.bin, or the ELF of the ELF flows
   std::string kernel;             // kernel name: an xclbin prefix; full-elf: the ELF's, exact
-  int timeoutMs = 2000;           // per run; above the driver's 2 s TDR
+  int timeoutMs = 5000;           // per run; above kDriverHangTimeoutMs
   float canaryTolerance = 1e-3F;  // max abs difference, dequantized
   int canaryIntervalS = 600;      // 0: only at start
   std::vector<NpuArgument> arguments;

@@ -106,8 +106,10 @@ class NpuStage {
     if (!packed) return tl::unexpected(StageFailure{packed.error(), FallbackReason::kRunFailed});
     auto ran = attempt();
     if (!ran) {
-      // The ladder: each rung undoes one more level and tries the same frame again.
-      for (int rung = 0; rung < 3 && !ran; ++rung) {
+      // The ladder: each rung undoes one more level and tries the same frame again. A timeout
+      // skips the retry: the driver's reset of a hung run destroyed the context it ran on.
+      const int first = ran.error().code == ErrorCode::kTimeout ? 1 : 0;
+      for (int rung = first; rung < 3 && !ran; ++rung) {
         log()->warn("npu: {}; {}", ran.error().message,
                     rung == 0   ? "retrying the run"
                     : rung == 1 ? "recreating the hardware context"
@@ -140,9 +142,9 @@ class NpuStage {
       if (!ran) {
         return tl::unexpected(StageFailure{
             Error{ErrorCode::kUnavailable,
-                  fmt::format("NPU stage '{}' failed after a retry, a new context and a reopened "
+                  fmt::format("NPU stage '{}' failed after {}a new context and a reopened "
                               "device: {}",
-                              stage_.name, ran.error().message)},
+                              stage_.name, first == 0 ? "a retry, " : "", ran.error().message)},
             FallbackReason::kRunFailed});
       }
     }

@@ -156,22 +156,33 @@ TEST_F(FaultTest, HealthyRuntimeMatchesTheCpuReference) {
   EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
 }
 
-TEST_F(FaultTest, TimeoutsClimbTheLadderUntilARunSucceeds) {
+// A timed-out run's context is gone (the driver reset it): no retry on it, a new context at
+// once, then a reopened device. A run error is retried on the same context first.
+TEST_F(FaultTest, TimeoutsSkipTheRetryAndClimbUntilARunSucceeds) {
   auto npu = createNpuBackend(manifest_, {}, config_);
   ASSERT_TRUE(npu) << npu.error().message;
   NpuStats& s = npuStats();
   auto retries = s.retries.load();
   auto contexts = s.contextRecreations.load();
+  auto reopens = s.deviceReopens.load();
   auto timeouts = s.timeouts.load();
   int loads = script_->loads;
+  int opens = script_->opens;
   script_->outcomes = {Outcome::kTimeout, Outcome::kTimeout, Outcome::kOk};
   Tensor out;
   ASSERT_TRUE((*npu)->infer(input_, out));
   EXPECT_EQ(s.timeouts.load() - timeouts, 2U);
-  EXPECT_EQ(s.retries.load() - retries, 1U);
+  EXPECT_EQ(s.retries.load() - retries, 0U);
   EXPECT_EQ(s.contextRecreations.load() - contexts, 1U);
-  EXPECT_EQ(script_->loads, loads + 1);  // the context was really recreated
+  EXPECT_EQ(s.deviceReopens.load() - reopens, 1U);
+  EXPECT_EQ(script_->loads, loads + 2);  // the contexts were really recreated
+  EXPECT_EQ(script_->opens, opens + 1);
   EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
+
+  script_->outcomes = {Outcome::kError, Outcome::kOk};
+  ASSERT_TRUE((*npu)->infer(input_, out));
+  EXPECT_EQ(s.retries.load() - retries, 1U);
+  EXPECT_EQ(script_->loads, loads + 2);
 }
 
 TEST_F(FaultTest, NpuPolicyFailsTheFrameWhenTheWholeLadderFails) {

@@ -217,6 +217,20 @@ TEST(NpuManifestTest, WeightsComeFromAListedFileOfTheBuffersSize) {
       << e;
 }
 
+// A run must be given longer than the driver's 2 s hang timeout; 5 s unless the bundle says.
+TEST(NpuManifestTest, TimeoutMustBeAboveTheDriversHangTimeout) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  std::string e = manifestErrorWith("timeout_ms: 5000", "timeout_ms: 2000");
+  EXPECT_NE(e.find("stages[0].npu.timeout_ms: must be above 2000 (the amdxdna driver's hang "
+                   "timeout, tdr_timeout_ms)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(manifestErrorWith("timeout_ms: 5000", "timeout_ms: 2001"), "loaded");
+  auto m = manifestWith({{"    timeout_ms: 5000\n", ""}});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->npuStage()->npu->timeoutMs, 5000);
+}
+
 // The instruction count is the instructions file's size in words, never written down.
 TEST(NpuManifestTest, InstructionCountTakesNoValue) {
   VIGIL_REQUIRE_NPU_BUNDLE();
