@@ -157,7 +157,8 @@ TEST_F(FaultTest, HealthyRuntimeMatchesTheCpuReference) {
 }
 
 // A timed-out run's context is gone (the driver reset it): no retry on it, a new context at
-// once, then a reopened device. A run error is retried on the same context first.
+// once, then a reopened device, each vetted by the canary. A run error is retried on the same
+// context first.
 TEST_F(FaultTest, TimeoutsSkipTheRetryAndClimbUntilARunSucceeds) {
   auto npu = createNpuBackend(manifest_, {}, config_);
   ASSERT_TRUE(npu) << npu.error().message;
@@ -166,15 +167,19 @@ TEST_F(FaultTest, TimeoutsSkipTheRetryAndClimbUntilARunSucceeds) {
   auto contexts = s.contextRecreations.load();
   auto reopens = s.deviceReopens.load();
   auto timeouts = s.timeouts.load();
+  auto canaries = s.canaryRuns.load();
   int loads = script_->loads;
   int opens = script_->opens;
-  script_->outcomes = {Outcome::kTimeout, Outcome::kTimeout, Outcome::kOk};
+  // The frame times out; the new context passes its canary, but the frame times out again; the
+  // reopened device passes its canary and answers the frame.
+  script_->outcomes = {Outcome::kTimeout, Outcome::kOk, Outcome::kTimeout};
   Tensor out;
   ASSERT_TRUE((*npu)->infer(input_, out));
   EXPECT_EQ(s.timeouts.load() - timeouts, 2U);
   EXPECT_EQ(s.retries.load() - retries, 0U);
   EXPECT_EQ(s.contextRecreations.load() - contexts, 1U);
   EXPECT_EQ(s.deviceReopens.load() - reopens, 1U);
+  EXPECT_EQ(s.canaryRuns.load() - canaries, 2U);
   EXPECT_EQ(script_->loads, loads + 2);  // the contexts were really recreated
   EXPECT_EQ(script_->opens, opens + 1);
   EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
@@ -183,6 +188,38 @@ TEST_F(FaultTest, TimeoutsSkipTheRetryAndClimbUntilARunSucceeds) {
   ASSERT_TRUE((*npu)->infer(input_, out));
   EXPECT_EQ(s.retries.load() - retries, 1U);
   EXPECT_EQ(script_->loads, loads + 2);
+  EXPECT_EQ(s.canaryRuns.load() - canaries, 2U) << "a retry on the same context needs no canary";
+}
+
+// A context or device the ladder made is trusted only after it passes the canary: one that
+// computes wrong numbers fails the frame (npu) or sends auto to the CPU with canary_failed.
+TEST_F(FaultTest, ARecreatedContextOrDeviceMustPassTheCanary) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu) << npu.error().message;
+  auto failures = npuStats().canaryFailures.load();
+  // The frame fails, so does its retry; the new context's canary gets plausible garbage.
+  script_->outcomes = {Outcome::kError, Outcome::kError, Outcome::kGarbage};
+  Tensor out;
+  auto r = (*npu)->infer(input_, out);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("a new context failed the canary: NPU canary failed"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(npuStats().canaryFailures.load() - failures, 1U);
+
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  auto before = fallbacks(FallbackReason::kCanaryFailed);
+  auto reopens = npuStats().deviceReopens.load();
+  // Frame and retry fail; the new context passes its canary but fails the frame; the reopened
+  // device's canary gets garbage.
+  script_->outcomes = {Outcome::kError, Outcome::kError, Outcome::kOk, Outcome::kError,
+                       Outcome::kGarbage};
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));  // answered by the CPU
+  EXPECT_EQ(maxAbsDiff(out.values(), fallbackOutput_.values()), 0.0F);
+  EXPECT_EQ(fallbacks(FallbackReason::kCanaryFailed) - before, 1U);
+  EXPECT_EQ(npuStats().deviceReopens.load() - reopens, 1U);
+  EXPECT_NE((*autoBackend)->device().find("canary_failed"), std::string::npos);
 }
 
 TEST_F(FaultTest, NpuPolicyFailsTheFrameWhenTheWholeLadderFails) {
