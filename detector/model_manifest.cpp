@@ -249,6 +249,28 @@ std::string requireListedFile(const YamlReader& r, const ModelManifest& m, const
   return name;
 }
 
+// A weights argument: its file (listed, so its sha256 is checked like the others') goes into
+// the buffer as it is, so the buffer is as large as the file.
+void readWeightsArgument(const YamlReader& r, const ModelManifest& m, const YAML::Node& a,
+                         const std::string& p, NpuArgument& arg) {
+  arg.role = NpuArgRole::kWeights;
+  if (a["bytes"]) {
+    r.fail(a["bytes"], YamlReader::join(p, "bytes"),
+           "a weights buffer is as large as its file: remove bytes");
+  }
+  arg.file = requireListedFile(r, m, a, p, "file");
+  const ModelFile& file = *m.findFile(arg.file);
+  arg.bytes = file.accepted.front().size;
+  for (const AcceptedVariant& v : file.accepted) {
+    if (v.size != arg.bytes) {
+      r.fail(a["file"], YamlReader::join(p, "file"),
+             fmt::format("the accepted variants of '{}' differ in size ({} and {} bytes); a "
+                         "weights buffer has one size",
+                         arg.file, arg.bytes, v.size));
+    }
+  }
+}
+
 NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
                      const std::string& path, const StageSpec& stage) {
   r.rejectUnknownKeys(node, path,
@@ -284,7 +306,13 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
   // xclbin+insts: the instruction stream (insts.bin); the ELF flows: the ELF.
   n.instructions = requireListedFile(r, m, node, path, "instructions");
   n.kernel = r.getString(node, path, "kernel");
-  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 10, 600000, 2000));
+  n.timeoutMs = static_cast<int>(r.getInt(node, path, "timeout_ms", 1, 600000, n.timeoutMs));
+  if (n.timeoutMs <= kDriverHangTimeoutMs) {
+    r.fail(node["timeout_ms"], YamlReader::join(path, "timeout_ms"),
+           fmt::format("must be above {} (the amdxdna driver's hang timeout, tdr_timeout_ms): a "
+                       "shorter wait gives up on a run the driver still waits for, got {}",
+                       kDriverHangTimeoutMs, n.timeoutMs));
+  }
   n.canaryTolerance = static_cast<float>(r.getDouble(node, path, "canary_tolerance", 0, 1e6, 1e-3));
   n.canaryIntervalS =
       static_cast<int>(r.getInt(node, path, "canary_interval_s", 0, 86400 * 7, 600));
@@ -298,7 +326,7 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string p = YamlReader::index(ap, i);
     const YAML::Node& a = args[i];
-    r.rejectUnknownKeys(a, p, {"index", "role", "value", "bytes", "tensor"});
+    r.rejectUnknownKeys(a, p, {"index", "role", "value", "bytes", "tensor", "file"});
     NpuArgument arg;
     arg.index = static_cast<int>(r.getInt(a, p, "index", 0, 63));
     for (const NpuArgument& other : n.arguments) {
@@ -352,13 +380,15 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
                fmt::format("'{}' is {} bytes as {} {} {}, got {}", arg.tensor, t->byteSize(),
                            t->dtype, t->layout, fmt::join(t->shape, "x"), arg.bytes));
       }
+    } else if (role == "weights") {
+      readWeightsArgument(r, m, a, p, arg);
     } else if (role == "scratch") {
       arg.role = NpuArgRole::kScratch;
       arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
     } else {
       r.fail(a["role"], YamlReader::join(p, "role"),
              fmt::format("unknown role '{}' (known: opcode, instructions, instruction_count, "
-                         "input, output, scratch)",
+                         "input, output, weights, scratch)",
                          role));
     }
     n.arguments.push_back(std::move(arg));
@@ -418,7 +448,7 @@ NpuStageSpec readVitisAiNpu(const YamlReader& r, const ModelManifest& m, const Y
   }
   int index = 0;
   auto bind = [&](const TensorSpec& t, NpuArgRole role) {
-    n.arguments.push_back(NpuArgument{index++, role, 0, 0, t.name});
+    n.arguments.push_back(NpuArgument{index++, role, 0, 0, t.name, ""});
     DeviceTensorSpec d{t.name, t.shape, "onnx", "float32"};
     n.arguments.back().bytes = d.byteSize();
     (role == NpuArgRole::kInput ? n.inputs : n.outputs).push_back(std::move(d));

@@ -60,15 +60,31 @@ struct DeviceTensorSpec {
 // What an argument of the NPU kernel carries (the mlir-aie ABI: opcode, instruction buffer,
 // instruction word count, then data buffers; the manifest says which, never the code). The
 // instruction count is the instructions file's size / 4 (xclbin+insts), 0 in the ELF flows.
-enum class NpuArgRole { kOpcode, kInstructions, kInstructionCount, kInput, kOutput, kScratch };
+// Weights: a buffer filled from a manifest file as it is (mlir-aie's conv2d, bottleneck and
+// yolo26n designs take their weights so).
+enum class NpuArgRole {
+  kOpcode,
+  kInstructions,
+  kInstructionCount,
+  kInput,
+  kOutput,
+  kWeights,
+  kScratch
+};
 
 struct NpuArgument {
   int index = 0;
   NpuArgRole role = NpuArgRole::kOpcode;
   std::uint64_t value = 0;  // kOpcode
-  std::uint64_t bytes = 0;  // buffers
+  std::uint64_t bytes = 0;  // buffers; kWeights: the size its file is listed with
   std::string tensor;       // kInput, kOutput: a DeviceTensorSpec name
+  std::string file;         // kWeights: a manifest file
 };
+
+// The amdxdna driver declares a run hung after tdr_timeout_ms=2000 and resets the device, which
+// destroys the run's hardware context. A run timeout must be above it, so that a slow run ends
+// by the driver's verdict and not by a wait that gave up while the driver still waited.
+inline constexpr int kDriverHangTimeoutMs = 2000;
 
 // How a stage runs on an AMD NPU. Two runtimes:
 //  - "xrt": a precompiled design (xclbin, instructions) driven through XRT, never compiled here;
@@ -90,7 +106,7 @@ struct NpuStageSpec {
   std::string xclbin;             // a manifest file (flows with an xclbin)
   std::string instructions;       // a manifest file: insts.bin, or the ELF of the ELF flows
   std::string kernel;             // kernel name: an xclbin prefix; full-elf: the ELF's, exact
-  int timeoutMs = 2000;           // per run; above the driver's 2 s TDR
+  int timeoutMs = 5000;           // per run; above kDriverHangTimeoutMs
   float canaryTolerance = 1e-3F;  // max abs difference, dequantized
   int canaryIntervalS = 600;      // 0: only at start
   std::vector<NpuArgument> arguments;

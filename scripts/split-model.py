@@ -109,7 +109,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="quantization scale (int8/uint8)")
     ap.add_argument("--zero-point", type=int, default=0)
     ap.add_argument("--tolerance", type=float, default=1e-3, help="canary max abs diff")
-    ap.add_argument("--timeout-ms", type=int, default=2000)
+    ap.add_argument("--timeout-ms", type=int, default=5000,
+                    help="per run; above the amdxdna driver's 2000 ms hang timeout")
     ap.add_argument("--canary-interval-s", type=int, default=600)
     ap.add_argument("--reference-runner",
                     help="a vigil binary; its `stage-run` writes the canary's expected output")

@@ -109,55 +109,24 @@ class NpuStage {
     return loadAndAllocate();
   }
 
+  // What execute() and canary() do when a run fails: climb the recovery ladder, or, for the
+  // canary that vets a context the ladder made, fail at once with kRunFailed.
+  enum class OnRunFailure { kClimbLadder, kFail };
+
   // inputs: the stage's ONNX inputs (NCHW float). Results in outputs().
-  tl::expected<void, StageFailure> execute(std::span<const Tensor> inputs) {
+  tl::expected<void, StageFailure> execute(std::span<const Tensor> inputs,
+                                           OnRunFailure onRunFailure = OnRunFailure::kClimbLadder) {
     NpuStats& stats = npuStats();
     auto packed = packInputs(inputs);
     if (!packed) return tl::unexpected(StageFailure{packed.error(), FallbackReason::kRunFailed});
-    auto ran = attempt();
-    if (!ran && ran.error().code == ErrorCode::kNotOnNpu) {  // no rung moves work to the NPU
-      return tl::unexpected(StageFailure{ran.error(), FallbackReason::kNotOnNpu});
-    }
-    if (!ran) {
-      // The ladder: each rung undoes one more level and tries the same frame again.
-      for (int rung = 0; rung < 3 && !ran; ++rung) {
-        log()->warn("npu: {}; {}", ran.error().message,
-                    rung == 0   ? "retrying the run"
-                    : rung == 1 ? "recreating the hardware context"
-                                : "reopening the device");
-        if (rung == 0) {
-          stats.retries.fetch_add(1, std::memory_order_relaxed);
-        } else {
-          runtime_->unload();
-          if (rung == 1) {
-            stats.contextRecreations.fetch_add(1, std::memory_order_relaxed);
-          } else {
-            stats.deviceReopens.fetch_add(1, std::memory_order_relaxed);
-            runtime_->closeDevice();
-            if (auto ok = runtime_->openDevice(); !ok) {
-              ran = tl::unexpected(ok.error());
-              continue;
-            }
-          }
-          if (auto ok = loadAndAllocate(); !ok) {
-            ran = tl::unexpected(ok.error());
-            continue;
-          }
-          if (auto ok = packInputs(inputs); !ok) {
-            ran = tl::unexpected(ok.error());
-            continue;
-          }
-        }
-        ran = attempt();
+    if (auto ran = attempt(); !ran) {
+      if (ran.error().code == ErrorCode::kNotOnNpu) {  // no rung moves work to the NPU
+        return tl::unexpected(StageFailure{ran.error(), FallbackReason::kNotOnNpu});
       }
-      if (!ran) {
-        return tl::unexpected(StageFailure{
-            Error{ErrorCode::kUnavailable,
-                  fmt::format("NPU stage '{}' failed after a retry, a new context and a reopened "
-                              "device: {}",
-                              stage_.name, ran.error().message)},
-            FallbackReason::kRunFailed});
+      if (onRunFailure == OnRunFailure::kFail) {
+        return tl::unexpected(StageFailure{ran.error(), FallbackReason::kRunFailed});
       }
+      if (auto recovered = climbLadder(inputs, ran.error()); !recovered) return recovered;
     }
     stats.runs.fetch_add(1, std::memory_order_relaxed);
     for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
@@ -187,7 +156,7 @@ class NpuStage {
   }
 
   // Runs the canary and compares it with the bundle's expected output and the CPU reference.
-  tl::expected<void, StageFailure> canary() {
+  tl::expected<void, StageFailure> canary(OnRunFailure onRunFailure = OnRunFailure::kClimbLadder) {
     NpuStats& stats = npuStats();
     stats.canaryRuns.fetch_add(1, std::memory_order_relaxed);
     auto fail = [&](Error e) {
@@ -195,7 +164,7 @@ class NpuStage {
       return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
     };
     if (!spec_.canaryImage.empty()) {
-      auto ok = imageCanary();
+      auto ok = imageCanary(onRunFailure);
       if (!ok && ok.error().code == ErrorCode::kNotOnNpu) {  // not a wrong answer: no NPU at all
         return tl::unexpected(StageFailure{std::move(ok.error()), FallbackReason::kNotOnNpu});
       }
@@ -250,7 +219,11 @@ class NpuStage {
     for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
     if (auto ok = reference_->run(inputs, reference); !ok) return fail(ok.error());
 
-    auto ran = execute(inputs);
+    auto ran = execute(inputs, onRunFailure);
+    if (!ran && onRunFailure == OnRunFailure::kFail &&
+        ran.error().reason == FallbackReason::kRunFailed) {
+      return ran;  // no verdict on the numbers: the run itself failed, and the caller climbs on
+    }
     if (!ran) return fail(ran.error().error);
     for (std::size_t i = 0; i < outputs_.size(); ++i) {
       float toExpected = maxAbsDiff(outputs_[i].values(), want[i].values());
@@ -278,7 +251,7 @@ class NpuStage {
  private:
   // The canary of a bundle whose NPU stage compiles its own ONNX file (vitisai): a photograph,
   // letterboxed, through the NPU and the CPU reference of the same file.
-  Expected<void> imageCanary() {
+  Expected<void> imageCanary(OnRunFailure onRunFailure) {
     const std::filesystem::path path = manifest_.directory() / spec_.canaryImage;
     cv::Mat image = cv::imread(path.string(), cv::IMREAD_COLOR);
     if (image.empty()) {
@@ -289,7 +262,7 @@ class NpuStage {
     std::vector<Tensor> reference;
     for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
     if (auto ok = reference_->run(inputs, reference); !ok) return ok;
-    if (auto ran = execute(inputs); !ran) return tl::unexpected(ran.error().error);
+    if (auto ran = execute(inputs, onRunFailure); !ran) return tl::unexpected(ran.error().error);
     for (std::size_t i = 0; i < outputs_.size(); ++i) {
       const float diff = maxAbsDiff(outputs_[i].values(), reference[i].values());
       if (!(diff <= spec_.canaryTolerance)) {
@@ -314,6 +287,62 @@ class NpuStage {
   Expected<void> loadAndAllocate() {
     if (auto ok = runtime_->load(spec_, manifest_.directory()); !ok) return ok;
     return runtime_->allocate();
+  }
+
+  // The ladder: each rung undoes one more level and runs the same frame again. A timeout skips
+  // the retry: the driver's reset of a hung run destroyed the context it ran on. A new context
+  // or device runs the canary before its outputs are trusted; wrong numbers end the climb.
+  tl::expected<void, StageFailure> climbLadder(std::span<const Tensor> inputs, Error error) {
+    const int first = error.code == ErrorCode::kTimeout ? 1 : 0;
+    for (int rung = first; rung < 3; ++rung) {
+      log()->warn("npu: {}; {}", error.message,
+                  rung == 0   ? "retrying the run"
+                  : rung == 1 ? "recreating the hardware context"
+                              : "reopening the device");
+      Expected<void> ran;
+      if (rung == 0) {
+        npuStats().retries.fetch_add(1, std::memory_order_relaxed);
+      } else if (auto vetted = rebuildAndVet(rung == 2); !vetted) {
+        if (vetted.error().reason == FallbackReason::kCanaryFailed) return vetted;
+        ran = tl::unexpected(vetted.error().error);
+      } else {
+        ran = packInputs(inputs);
+      }
+      if (ran) ran = attempt();
+      if (ran) return {};
+      error = ran.error();
+    }
+    return tl::unexpected(StageFailure{
+        Error{ErrorCode::kUnavailable,
+              fmt::format("NPU stage '{}' failed after {}a new context and a reopened device: {}",
+                          stage_.name, first == 0 ? "a retry, " : "", error.message)},
+        FallbackReason::kRunFailed});
+  }
+
+  // Drops the hardware context, and with `reopenDevice` the device, makes them again and runs
+  // the canary on them: kCanaryFailed when it computes wrong numbers, kRunFailed when any step
+  // (the canary's run included) fails.
+  tl::expected<void, StageFailure> rebuildAndVet(bool reopenDevice) {
+    NpuStats& stats = npuStats();
+    auto failed = [](Error e) {
+      return tl::unexpected(StageFailure{std::move(e), FallbackReason::kRunFailed});
+    };
+    runtime_->unload();
+    if (!reopenDevice) {
+      stats.contextRecreations.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      stats.deviceReopens.fetch_add(1, std::memory_order_relaxed);
+      runtime_->closeDevice();
+      if (auto ok = runtime_->openDevice(); !ok) return failed(ok.error());
+    }
+    if (auto ok = loadAndAllocate(); !ok) return failed(ok.error());
+    auto vetted = canary(OnRunFailure::kFail);
+    if (!vetted && vetted.error().reason == FallbackReason::kCanaryFailed) {
+      Error& e = vetted.error().error;
+      e.message = fmt::format("{} failed the canary: {}",
+                              reopenDevice ? "a reopened device" : "a new context", e.message);
+    }
+    return vetted;
   }
 
   Expected<void> packInputs(std::span<const Tensor> inputs) {

@@ -20,7 +20,9 @@ namespace vigil {
 // within the manifest's canary_tolerance; the canary is repeated every canary_interval_s, and
 // every frame's NPU output is scanned for NaN/Inf.
 // Recovery ladder on a run error or timeout: retry the run, recreate the context (unload, load,
-// allocate), reopen the device; when all fail the frame fails with kUnavailable.
+// allocate), reopen the device; when all fail the frame fails with kUnavailable. A timeout skips
+// the retry: the driver's reset after a hung run destroyed the context. A new context or device
+// runs the canary before the frame; wrong numbers there end the climb (`auto`: canary_failed).
 //
 // Policies (the backend table keys):
 //   npu  - creation fails when the NPU is missing or the canary fails; a frame that fails is an

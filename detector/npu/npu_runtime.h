@@ -56,6 +56,7 @@ using NpuRuntimeFactory = std::function<std::unique_ptr<NpuRuntime>()>;
 enum class InitialContent {
   kNone,          // no buffer (a scalar), or an input, which start() syncs before each run
   kInstructions,  // the instruction stream (xclbin+insts)
+  kWeights,       // the argument's weights file
   kZeros,         // outputs and scratch: nothing stale from an earlier context on either side
 };
 
@@ -63,6 +64,8 @@ inline InitialContent initialContentOf(NpuArgRole role) {
   switch (role) {
     case NpuArgRole::kInstructions:
       return InitialContent::kInstructions;
+    case NpuArgRole::kWeights:
+      return InitialContent::kWeights;
     case NpuArgRole::kOutput:
     case NpuArgRole::kScratch:
       return InitialContent::kZeros;

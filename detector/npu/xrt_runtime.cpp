@@ -171,7 +171,9 @@ class XrtRuntime final : public NpuRuntime {
       kernel_ = xrt::kernel(device_, uuid, name);
 #endif
     });
-    if (!loaded || elfFlow()) return loaded;
+    if (!loaded) return loaded;
+    if (auto ok = readWeights(dir); !ok) return ok;
+    if (elfFlow()) return {};  // the ELF carries the instructions
     return readInstructions(dir / spec.instructions);
   }
 
@@ -288,16 +290,35 @@ class XrtRuntime final : public NpuRuntime {
 
   // xclbin+insts: the instruction stream allocate() uploads, and its length in words.
   Expected<void> readInstructions(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    instructions_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in.eof() && in.fail()) {
-      return makeError(ErrorCode::kNotFound, "{}: cannot read the instruction stream",
-                       path.string());
-    }
-    auto words = instructionWordCount(path.string(), instructions_.size());
+    auto bytes = readWholeFile(path);
+    if (!bytes) return tl::unexpected(bytes.error());
+    auto words = instructionWordCount(path.string(), bytes->size());
     if (!words) return tl::unexpected(words.error());
+    instructions_ = std::move(*bytes);
     instructionWords_ = *words;
     return {};
+  }
+
+  // The weights files allocate() copies into their buffers, of the size the manifest lists.
+  Expected<void> readWeights(const std::filesystem::path& dir) {
+    weights_.clear();
+    for (const NpuArgument& a : spec_->arguments) {
+      if (a.role != NpuArgRole::kWeights) continue;
+      auto bytes = readWholeFile(dir / a.file);
+      if (!bytes) return tl::unexpected(bytes.error());
+      if (bytes->size() != a.bytes) {
+        return makeError(ErrorCode::kInvalidData, "{}: {} bytes, the manifest lists {}",
+                         (dir / a.file).string(), bytes->size(), a.bytes);
+      }
+      weights_[a.index] = std::move(*bytes);
+    }
+    return {};
+  }
+
+  static Expected<std::vector<char>> readWholeFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError(ErrorCode::kNotFound, "{}: cannot open", path.string());
+    return std::vector<char>{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
 
   // The full name of the xclbin's first kernel whose name starts with `prefix`: the one
@@ -309,8 +330,8 @@ class XrtRuntime final : public NpuRuntime {
     throw std::runtime_error(fmt::format("no kernel named {}* in the xclbin", prefix));
   }
 
-  // A data buffer (input, output, scratch): HOST_ONLY in the argument's memory group, or for
-  // the ELF flows an xrt::ext::bo, which needs no group.
+  // A data buffer (input, output, weights, scratch): HOST_ONLY in the argument's memory group, or
+  // for the ELF flows an xrt::ext::bo, which needs no group.
   xrt::bo dataBuffer(const NpuArgument& a) {
 #ifdef VIGIL_XRT_ELF
     if (elfFlow()) return xrt::ext::bo(device_, a.bytes);
@@ -323,6 +344,9 @@ class XrtRuntime final : public NpuRuntime {
     const InitialContent content = initialContentOf(a.role);
     if (content == InitialContent::kInstructions) {
       std::memcpy(bo.map<void*>(), instructions_.data(), instructions_.size());
+    } else if (content == InitialContent::kWeights) {
+      const std::vector<char>& weights = weights_.at(a.index);
+      std::memcpy(bo.map<void*>(), weights.data(), weights.size());
     } else if (content == InitialContent::kZeros) {
       std::memset(bo.map<void*>(), 0, bo.size());
     }
@@ -366,6 +390,7 @@ class XrtRuntime final : public NpuRuntime {
   std::map<int, xrt::bo> buffers_;
   std::vector<char> instructions_;
   std::uint32_t instructionWords_ = 0;
+  std::map<int, std::vector<char>> weights_;  // by argument index
 };
 
 }  // namespace

@@ -107,10 +107,11 @@ class FaultRuntime final : public NpuRuntime {
 
 // What every runtime's allocate() prepares and syncs to the device before the first run (the
 // syncs themselves cannot be seen under the noop shim, which keeps no device copy).
-TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsTheInstructions) {
+TEST(NpuRuntimeContractTest, AllocateClearsOutputsAndScratchAndUploadsWhatTheKernelReads) {
   EXPECT_EQ(initialContentOf(NpuArgRole::kOutput), InitialContent::kZeros);
   EXPECT_EQ(initialContentOf(NpuArgRole::kScratch), InitialContent::kZeros);
   EXPECT_EQ(initialContentOf(NpuArgRole::kInstructions), InitialContent::kInstructions);
+  EXPECT_EQ(initialContentOf(NpuArgRole::kWeights), InitialContent::kWeights);
   for (NpuArgRole r : {NpuArgRole::kOpcode, NpuArgRole::kInstructionCount, NpuArgRole::kInput}) {
     EXPECT_EQ(initialContentOf(r), InitialContent::kNone) << static_cast<int>(r);
   }
@@ -155,22 +156,70 @@ TEST_F(FaultTest, HealthyRuntimeMatchesTheCpuReference) {
   EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
 }
 
-TEST_F(FaultTest, TimeoutsClimbTheLadderUntilARunSucceeds) {
+// A timed-out run's context is gone (the driver reset it): no retry on it, a new context at
+// once, then a reopened device, each vetted by the canary. A run error is retried on the same
+// context first.
+TEST_F(FaultTest, TimeoutsSkipTheRetryAndClimbUntilARunSucceeds) {
   auto npu = createNpuBackend(manifest_, {}, config_);
   ASSERT_TRUE(npu) << npu.error().message;
   NpuStats& s = npuStats();
   auto retries = s.retries.load();
   auto contexts = s.contextRecreations.load();
+  auto reopens = s.deviceReopens.load();
   auto timeouts = s.timeouts.load();
+  auto canaries = s.canaryRuns.load();
   int loads = script_->loads;
-  script_->outcomes = {Outcome::kTimeout, Outcome::kTimeout, Outcome::kOk};
+  int opens = script_->opens;
+  // The frame times out; the new context passes its canary, but the frame times out again; the
+  // reopened device passes its canary and answers the frame.
+  script_->outcomes = {Outcome::kTimeout, Outcome::kOk, Outcome::kTimeout};
   Tensor out;
   ASSERT_TRUE((*npu)->infer(input_, out));
   EXPECT_EQ(s.timeouts.load() - timeouts, 2U);
-  EXPECT_EQ(s.retries.load() - retries, 1U);
+  EXPECT_EQ(s.retries.load() - retries, 0U);
   EXPECT_EQ(s.contextRecreations.load() - contexts, 1U);
-  EXPECT_EQ(script_->loads, loads + 1);  // the context was really recreated
+  EXPECT_EQ(s.deviceReopens.load() - reopens, 1U);
+  EXPECT_EQ(s.canaryRuns.load() - canaries, 2U);
+  EXPECT_EQ(script_->loads, loads + 2);  // the contexts were really recreated
+  EXPECT_EQ(script_->opens, opens + 1);
   EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
+
+  script_->outcomes = {Outcome::kError, Outcome::kOk};
+  ASSERT_TRUE((*npu)->infer(input_, out));
+  EXPECT_EQ(s.retries.load() - retries, 1U);
+  EXPECT_EQ(script_->loads, loads + 2);
+  EXPECT_EQ(s.canaryRuns.load() - canaries, 2U) << "a retry on the same context needs no canary";
+}
+
+// A context or device the ladder made is trusted only after it passes the canary: one that
+// computes wrong numbers fails the frame (npu) or sends auto to the CPU with canary_failed.
+TEST_F(FaultTest, ARecreatedContextOrDeviceMustPassTheCanary) {
+  auto npu = createNpuBackend(manifest_, {}, config_);
+  ASSERT_TRUE(npu) << npu.error().message;
+  auto failures = npuStats().canaryFailures.load();
+  // The frame fails, so does its retry; the new context's canary gets plausible garbage.
+  script_->outcomes = {Outcome::kError, Outcome::kError, Outcome::kGarbage};
+  Tensor out;
+  auto r = (*npu)->infer(input_, out);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("a new context failed the canary: NPU canary failed"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(npuStats().canaryFailures.load() - failures, 1U);
+
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  auto before = fallbacks(FallbackReason::kCanaryFailed);
+  auto reopens = npuStats().deviceReopens.load();
+  // Frame and retry fail; the new context passes its canary but fails the frame; the reopened
+  // device's canary gets garbage.
+  script_->outcomes = {Outcome::kError, Outcome::kError, Outcome::kOk, Outcome::kError,
+                       Outcome::kGarbage};
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));  // answered by the CPU
+  EXPECT_EQ(maxAbsDiff(out.values(), fallbackOutput_.values()), 0.0F);
+  EXPECT_EQ(fallbacks(FallbackReason::kCanaryFailed) - before, 1U);
+  EXPECT_EQ(npuStats().deviceReopens.load() - reopens, 1U);
+  EXPECT_NE((*autoBackend)->device().find("canary_failed"), std::string::npos);
 }
 
 TEST_F(FaultTest, NpuPolicyFailsTheFrameWhenTheWholeLadderFails) {
@@ -446,6 +495,39 @@ TEST_F(NoopXrtTest, KernelLookupTakesTheFirstKernelWithThePrefix) {
   ASSERT_TRUE(loaded) << loaded.error().message;
   auto allocated = rt->allocate();
   EXPECT_TRUE(allocated) << "bound to MLIR_AIE_SPARE? " << allocated.error().message;
+}
+
+// mlir-aie designs take their weights in a buffer of their own: allocate() fills it from the
+// file every time, so the recovery ladder's new context gets them again.
+TEST_F(NoopXrtTest, WeightsFillTheirBufferAtEveryAllocation) {
+  const NpuStageSpec& bundle = *manifest_.npuStage()->npu;
+  TempDir dir;
+  for (const std::string& f : {bundle.xclbin, bundle.instructions}) {
+    std::filesystem::copy_file(manifest_.directory() / f, dir.path() / f);
+  }
+  std::vector<std::byte> weights(1000);
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<std::byte>(i * 7 + 3);
+  testing::writeBytes(dir.path() / "wts.bin", weights);
+  const testing::WeightsReplacements edit(*sha256File(dir.path() / "wts.bin"), weights.size());
+  std::ofstream(dir.path() / "model.yaml")
+      << testing::bundleManifestWith({edit.list(), edit.bind()});
+  auto m = loadModelManifest(dir.path());
+  ASSERT_TRUE(m) << m.error().message;
+  const NpuStageSpec& spec = *m->npuStage()->npu;
+
+  auto rt = makeXrtRuntime();
+  ASSERT_TRUE(rt->openDevice());
+  for (int allocation = 0; allocation < 2; ++allocation) {
+    auto loaded = rt->load(spec, dir.path());
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    auto allocated = rt->allocate();
+    ASSERT_TRUE(allocated) << allocated.error().message;
+    auto w = rt->buffer(7);
+    ASSERT_EQ(w.size(), weights.size());
+    EXPECT_TRUE(std::equal(w.begin(), w.end(), weights.begin())) << "allocation " << allocation;
+    std::fill(w.begin(), w.end(), std::byte{0xee});  // what a faulted context may leave behind
+    rt->unload();                                    // the ladder's "new context"
+  }
 }
 
 // The kernel's instruction count is the instruction stream's length in 32-bit words, read off

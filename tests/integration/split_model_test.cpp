@@ -109,21 +109,16 @@ TEST(SplitModelTest, ScriptRefusesATensorTheModelDoesNotHave) {
 namespace vigil {
 namespace {
 
-// The bundle's model.yaml with textual replacements (each the first match), in a temp dir;
-// returns the load error, or "loaded".
-std::string manifestErrorWith(
-    std::initializer_list<std::pair<std::string_view, std::string_view>> replacements) {
-  auto bytes = testing::readBytes(testing::npuBundle() / "model.yaml");
-  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  for (const auto& [from, to] : replacements) {
-    auto pos = text.find(from);
-    EXPECT_NE(pos, std::string::npos) << from;
-    if (pos == std::string::npos) return "";
-    text.replace(pos, from.size(), to);
-  }
+// The bundle's model.yaml with textual replacements (each the first match), loaded.
+Expected<ModelManifest> manifestWith(std::initializer_list<testing::TextReplacement> replacements) {
   TempDir dir;
-  std::ofstream(dir.path() / "model.yaml") << text;
-  auto m = loadModelManifest(dir.path());
+  std::ofstream(dir.path() / "model.yaml") << testing::bundleManifestWith(replacements);
+  return loadModelManifest(dir.path());
+}
+
+// The same, the load error or "loaded".
+std::string manifestErrorWith(std::initializer_list<testing::TextReplacement> replacements) {
+  auto m = manifestWith(replacements);
   return m ? std::string("loaded") : m.error().message;
 }
 
@@ -145,8 +140,11 @@ TEST(NpuManifestTest, ErrorsSayFileLineAndKey) {
   EXPECT_NE(e.find("min_xrt_version: must be major.minor"), std::string::npos) << e;
   e = manifestErrorWith("xclbin: design.xclbin", "xclbin: other.xclbin");
   EXPECT_NE(e.find("'other.xclbin' is not listed under files"), std::string::npos) << e;
-  e = manifestErrorWith("role: opcode", "role: weights");
-  EXPECT_NE(e.find("unknown role 'weights'"), std::string::npos) << e;
+  e = manifestErrorWith("role: opcode", "role: weight");
+  EXPECT_NE(e.find("unknown role 'weight' (known: opcode, instructions, instruction_count, input, "
+                   "output, weights, scratch)"),
+            std::string::npos)
+      << e;
 }
 
 // The ELF flows: `instructions` names the ELF (listed with its sha256); the kernel's
@@ -187,6 +185,50 @@ TEST(NpuManifestTest, QuantizedTensorsNeedScaleAndZeroPoint) {
       "    - name: images\n      shape: [1, 3, 416, 416]\n      layout: NCHW\n      dtype: int8");
   EXPECT_NE(e.find("stages[0].npu.inputs[0]"), std::string::npos) << e;
   EXPECT_NE(e.find("scale"), std::string::npos) << e;
+}
+
+// A weights buffer (mlir-aie's conv2d, bottleneck, yolo26n) is filled from a file listed with
+// its sha256; the file's size is the buffer's.
+TEST(NpuManifestTest, WeightsComeFromAListedFileOfTheBuffersSize) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  const testing::WeightsReplacements weights(std::string(64, 'a'), 1000);
+  auto m = manifestWith({weights.list(), weights.bind()});
+  ASSERT_TRUE(m) << m.error().message;
+  const NpuArgument& w = m->npuStage()->npu->arguments.back();
+  EXPECT_EQ(w.index, 7);
+  EXPECT_EQ(w.role, NpuArgRole::kWeights);
+  EXPECT_EQ(w.file, "wts.bin");
+  EXPECT_EQ(w.bytes, 1000U);
+
+  std::string e = manifestErrorWith({weights.bind()});
+  EXPECT_NE(e.find("stages[0].npu.arguments[7].file: 'wts.bin' is not listed under files"),
+            std::string::npos)
+      << e;
+  e = manifestErrorWith(
+      {weights.list(), weights.bind(), {"file: wts.bin}", "file: wts.bin, bytes: 1000}"}});
+  EXPECT_NE(e.find("stages[0].npu.arguments[7].bytes: a weights buffer is as large as its file"),
+            std::string::npos)
+      << e;
+  const std::string twoSizes =
+      weights.listed + "    - {sha256: " + std::string(64, 'b') + ", size: 999}\n";
+  e = manifestErrorWith({{"files:\n", twoSizes}, weights.bind()});
+  EXPECT_NE(e.find("the accepted variants of 'wts.bin' differ in size (1000 and 999 bytes)"),
+            std::string::npos)
+      << e;
+}
+
+// A run must be given longer than the driver's 2 s hang timeout; 5 s unless the bundle says.
+TEST(NpuManifestTest, TimeoutMustBeAboveTheDriversHangTimeout) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  std::string e = manifestErrorWith("timeout_ms: 5000", "timeout_ms: 2000");
+  EXPECT_NE(e.find("stages[0].npu.timeout_ms: must be above 2000 (the amdxdna driver's hang "
+                   "timeout, tdr_timeout_ms)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(manifestErrorWith("timeout_ms: 5000", "timeout_ms: 2001"), "loaded");
+  auto m = manifestWith({{"    timeout_ms: 5000\n", ""}});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->npuStage()->npu->timeoutMs, 5000);
 }
 
 // The instruction count is the instructions file's size in words, never written down.

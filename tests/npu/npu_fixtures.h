@@ -73,6 +73,36 @@ inline void writeBytes(const std::filesystem::path& p, std::span<const std::byte
       .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
+using TextReplacement = std::pair<std::string_view, std::string_view>;
+
+// The bundle's model.yaml with textual replacements, each of the first match (a test failure
+// when there is none).
+inline std::string bundleManifestWith(std::initializer_list<TextReplacement> replacements) {
+  auto bytes = readBytes(npuBundle() / "model.yaml");
+  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  for (const auto& [from, to] : replacements) {
+    auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  }
+  return text;
+}
+
+// Replacements for bundleManifestWith: `wts.bin` listed under files (its sha256 and size), and
+// bound as `role: weights` to argument 7, the test design's spare buffer.
+struct WeightsReplacements {
+  explicit WeightsReplacements(std::string_view sha256, std::uint64_t size)
+      : listed(fmt::format("files:\n  wts.bin:\n    accepted:\n    - {{sha256: {}, size: {}}}\n",
+                           sha256, size)) {}
+  TextReplacement list() const { return {"files:\n", listed}; }
+  TextReplacement bind() const { return {kLastOutput, bound}; }
+
+  static constexpr std::string_view kLastOutput =
+      "- {index: 6, role: output, tensor: '1024', bytes: 173056}\n";
+  std::string listed;
+  std::string bound = std::string(kLastOutput) + "    - {index: 7, role: weights, file: wts.bin}\n";
+};
+
 // Records what the NPU stage must return for given inputs: the CPU reference of the backbone,
 // packed in the bundle's device format, in the replay layout (file named by the input bytes).
 class Recorder {
