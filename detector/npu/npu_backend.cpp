@@ -5,13 +5,9 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <opencv2/imgcodecs.hpp>
 
 #include "detector/cpu_stage.h"
-#include "detector/npu/device_tensor.h"
-#include "detector/npu/npu_environment.h"
-#include "detector/preprocess.h"
-#include "detector/verify.h"
+#include "detector/npu/npu_stage.h"
 
 #ifdef VIGIL_WITH_XRT
 #include "detector/npu/xrt_runtime.h"
@@ -47,345 +43,12 @@ NpuStats& npuStats() {
 
 namespace {
 
-std::shared_ptr<spdlog::logger> log() {
-  auto l = spdlog::get("npu");
-  return l ? l : spdlog::default_logger();
-}
-
-Expected<std::vector<std::byte>> readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return makeError(ErrorCode::kNotFound, "{}: cannot open", path.string());
-  std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> out(bytes.size());
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
-
-Tensor tensorFor(const TensorSpec& spec) {
-  Tensor t;
-  t.name = spec.name;
-  t.resize(spec.shape);
-  return t;
-}
-
 // target: npu1/npu2 for a precompiled design, empty when the runtime chooses (vitisai).
 std::string npuDeviceText(std::string_view target, std::string_view runtime) {
   return fmt::format("{}NPU via {}, CPU stages on {}",
                      target.empty() ? "" : fmt::format("{} ", target), runtime,
                      target.empty() ? "the CPU reference" : "OpenCV DNN");
 }
-
-// A failure of the NPU stage, with the fallback reason `auto` reports for it.
-struct StageFailure {
-  Error error;
-  FallbackReason reason;
-};
-
-// Runs the NPU stage: owns the runtime, packs and unpacks, climbs the recovery ladder, checks
-// outputs and runs the canary.
-class NpuStage {
- public:
-  NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
-           std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<CpuStage> reference,
-           bool compareWithReference)
-      : owner_(std::move(manifest)),
-        manifest_(*owner_),
-        stage_(stage),
-        spec_(*stage.npu),
-        runtime_(std::move(runtime)),
-        reference_(std::move(reference)),
-        compareWithReference_(compareWithReference) {
-    for (const TensorSpec& t : stage_.outputs) outputs_.push_back(tensorFor(t));
-    if (compareWithReference_) {
-      for (const TensorSpec& t : stage_.outputs) referenceOutputs_.push_back(tensorFor(t));
-    }
-  }
-
-  std::string describe() const { return runtime_->describe(); }
-  std::span<Tensor> outputs() { return outputs_; }
-
-  Expected<void> bringUp() {
-    if (auto ok = runtime_->openDevice(); !ok) return explainOpenFailure(ok.error());
-    return loadAndAllocate();
-  }
-
-  // What execute() and canary() do when a run fails: climb the recovery ladder, or, for the
-  // canary that vets a context the ladder made, fail at once with kRunFailed.
-  enum class OnRunFailure { kClimbLadder, kFail };
-
-  // inputs: the stage's ONNX inputs (NCHW float). Results in outputs().
-  tl::expected<void, StageFailure> execute(std::span<const Tensor> inputs,
-                                           OnRunFailure onRunFailure = OnRunFailure::kClimbLadder) {
-    NpuStats& stats = npuStats();
-    auto packed = packInputs(inputs);
-    if (!packed) return tl::unexpected(StageFailure{packed.error(), FallbackReason::kRunFailed});
-    if (auto ran = attempt(); !ran) {
-      if (ran.error().code == ErrorCode::kNotOnNpu) {  // no rung moves work to the NPU
-        return tl::unexpected(StageFailure{ran.error(), FallbackReason::kNotOnNpu});
-      }
-      if (onRunFailure == OnRunFailure::kFail) {
-        return tl::unexpected(StageFailure{ran.error(), FallbackReason::kRunFailed});
-      }
-      if (auto recovered = climbLadder(inputs, ran.error()); !recovered) return recovered;
-    }
-    stats.runs.fetch_add(1, std::memory_order_relaxed);
-    for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
-      const NpuArgument* arg = argumentOf(spec_.outputs[i].name, NpuArgRole::kOutput);
-      if (auto ok = unpackTensor(runtime_->buffer(arg->index), spec_.outputs[i], outputs_[i]);
-          !ok) {
-        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kInvalidOutput});
-      }
-      if (auto ok = checkFinite(outputs_[i].values(),
-                                fmt::format("NPU output '{}'", spec_.outputs[i].name));
-          !ok) {
-        stats.invalidOutputs.fetch_add(1, std::memory_order_relaxed);
-        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kInvalidOutput});
-      }
-    }
-    if (compareWithReference_) {
-      if (auto ok = reference_->run(inputs, referenceOutputs_); !ok) {
-        return tl::unexpected(StageFailure{ok.error(), FallbackReason::kRunFailed});
-      }
-      float diff = 0;
-      for (std::size_t i = 0; i < outputs_.size(); ++i) {
-        diff = std::max(diff, maxAbsDiff(outputs_[i].values(), referenceOutputs_[i].values()));
-      }
-      stats.recordReferenceDiff(diff);
-    }
-    return {};
-  }
-
-  // Runs the canary and compares it with the bundle's expected output and the CPU reference.
-  tl::expected<void, StageFailure> canary(OnRunFailure onRunFailure = OnRunFailure::kClimbLadder) {
-    NpuStats& stats = npuStats();
-    stats.canaryRuns.fetch_add(1, std::memory_order_relaxed);
-    auto fail = [&](Error e) {
-      stats.canaryFailures.fetch_add(1, std::memory_order_relaxed);
-      return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
-    };
-    if (!spec_.canaryImage.empty()) {
-      auto ok = imageCanary(onRunFailure);
-      if (!ok && ok.error().code == ErrorCode::kNotOnNpu) {  // not a wrong answer: no NPU at all
-        return tl::unexpected(StageFailure{std::move(ok.error()), FallbackReason::kNotOnNpu});
-      }
-      if (!ok) return fail(std::move(ok.error()));
-      return {};
-    }
-    if (spec_.canaryExpected.empty()) {
-      return fail(Error{ErrorCode::kInvalidData,
-                        fmt::format("{}: the canary has no expected output; an NPU stage without "
-                                    "one cannot be trusted",
-                                    manifest_.manifestPath.string())});
-    }
-    auto in = readFile(manifest_.directory() / spec_.canaryInput);
-    auto expected = readFile(manifest_.directory() / spec_.canaryExpected);
-    if (!in) return fail(in.error());
-    if (!expected) return fail(expected.error());
-    // The canary files hold the device-format buffers back to back, in tensor order.
-    std::vector<Tensor> inputs;
-    std::size_t offset = 0;
-    for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
-      inputs.push_back(tensorFor(stage_.inputs[i]));
-      std::size_t n = spec_.inputs[i].byteSize();
-      if (offset + n > in->size()) {
-        return fail(
-            Error{ErrorCode::kInvalidData, fmt::format("{}: {} bytes, the npu inputs need {}",
-                                                       spec_.canaryInput, in->size(), offset + n)});
-      }
-      if (auto ok = unpackTensor(std::span(*in).subspan(offset, n), spec_.inputs[i], inputs[i]);
-          !ok) {
-        return fail(ok.error());
-      }
-      offset += n;
-    }
-    std::vector<Tensor> want;
-    offset = 0;
-    for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
-      want.push_back(tensorFor(stage_.outputs[i]));
-      std::size_t n = spec_.outputs[i].byteSize();
-      if (offset + n > expected->size()) {
-        return fail(Error{ErrorCode::kInvalidData,
-                          fmt::format("{}: {} bytes, the npu outputs need {}", spec_.canaryExpected,
-                                      expected->size(), offset + n)});
-      }
-      if (auto ok =
-              unpackTensor(std::span(*expected).subspan(offset, n), spec_.outputs[i], want[i]);
-          !ok) {
-        return fail(ok.error());
-      }
-      offset += n;
-    }
-    std::vector<Tensor> reference;
-    for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
-    if (auto ok = reference_->run(inputs, reference); !ok) return fail(ok.error());
-
-    auto ran = execute(inputs, onRunFailure);
-    if (!ran && onRunFailure == OnRunFailure::kFail &&
-        ran.error().reason == FallbackReason::kRunFailed) {
-      return ran;  // no verdict on the numbers: the run itself failed, and the caller climbs on
-    }
-    if (!ran) return fail(ran.error().error);
-    for (std::size_t i = 0; i < outputs_.size(); ++i) {
-      float toExpected = maxAbsDiff(outputs_[i].values(), want[i].values());
-      float toCpu = maxAbsDiff(outputs_[i].values(), reference[i].values());
-      // A quantized output can differ from the float CPU reference by half a step more.
-      float cpuTolerance =
-          spec_.canaryTolerance +
-          0.5F * spec_.outputs[i].scale *
-              (spec_.outputs[i].dtype == "float32" || spec_.outputs[i].dtype == "bf16" ? 0.0F
-                                                                                       : 1.0F);
-      if (!(toExpected <= spec_.canaryTolerance) || !(toCpu <= cpuTolerance)) {
-        return fail(
-            Error{ErrorCode::kInvalidOutput,
-                  fmt::format("NPU canary failed on output '{}': max abs diff {} to the bundle's "
-                              "expected output and {} to the CPU reference (tolerance {}); the NPU "
-                              "returns wrong results",
-                              spec_.outputs[i].name, toExpected, toCpu, spec_.canaryTolerance)});
-      }
-      log()->debug("npu: canary output '{}' within tolerance ({} to expected, {} to CPU)",
-                   spec_.outputs[i].name, toExpected, toCpu);
-    }
-    return {};
-  }
-
- private:
-  // The canary of a bundle whose NPU stage compiles its own ONNX file (vitisai): a photograph,
-  // letterboxed, through the NPU and the CPU reference of the same file.
-  Expected<void> imageCanary(OnRunFailure onRunFailure) {
-    const std::filesystem::path path = manifest_.directory() / spec_.canaryImage;
-    cv::Mat image = cv::imread(path.string(), cv::IMREAD_COLOR);
-    if (image.empty()) {
-      return makeError(ErrorCode::kInvalidData, "{}: not an image OpenCV can read", path.string());
-    }
-    std::vector<Tensor> inputs{tensorFor(stage_.inputs.front())};
-    Letterbox(manifest_.input).run(image, inputs.front());
-    std::vector<Tensor> reference;
-    for (const TensorSpec& t : stage_.outputs) reference.push_back(tensorFor(t));
-    if (auto ok = reference_->run(inputs, reference); !ok) return ok;
-    if (auto ran = execute(inputs, onRunFailure); !ran) return tl::unexpected(ran.error().error);
-    for (std::size_t i = 0; i < outputs_.size(); ++i) {
-      const float diff = maxAbsDiff(outputs_[i].values(), reference[i].values());
-      if (!(diff <= spec_.canaryTolerance)) {
-        return makeError(ErrorCode::kInvalidOutput,
-                         "NPU canary failed on output '{}' for {}: max abs diff {} to the CPU "
-                         "reference (tolerance {}); the NPU returns wrong results",
-                         spec_.outputs[i].name, spec_.canaryImage, diff, spec_.canaryTolerance);
-      }
-      log()->debug("npu: canary output '{}' within tolerance ({} to CPU)", spec_.outputs[i].name,
-                   diff);
-    }
-    return {};
-  }
-
-  const NpuArgument* argumentOf(const std::string& tensor, NpuArgRole role) const {
-    for (const NpuArgument& a : spec_.arguments) {
-      if (a.role == role && a.tensor == tensor) return &a;
-    }
-    return nullptr;  // the manifest guarantees one
-  }
-
-  Expected<void> loadAndAllocate() {
-    if (auto ok = runtime_->load(spec_, manifest_.directory()); !ok) return ok;
-    return runtime_->allocate();
-  }
-
-  // The ladder: each rung undoes one more level and runs the same frame again. A timeout skips
-  // the retry: the driver's reset of a hung run destroyed the context it ran on. A new context
-  // or device runs the canary before its outputs are trusted; wrong numbers end the climb.
-  tl::expected<void, StageFailure> climbLadder(std::span<const Tensor> inputs, Error error) {
-    const int first = error.code == ErrorCode::kTimeout ? 1 : 0;
-    for (int rung = first; rung < 3; ++rung) {
-      log()->warn("npu: {}; {}", error.message,
-                  rung == 0   ? "retrying the run"
-                  : rung == 1 ? "recreating the hardware context"
-                              : "reopening the device");
-      Expected<void> ran;
-      if (rung == 0) {
-        npuStats().retries.fetch_add(1, std::memory_order_relaxed);
-      } else if (auto vetted = rebuildAndVet(rung == 2); !vetted) {
-        if (vetted.error().reason == FallbackReason::kCanaryFailed) return vetted;
-        ran = tl::unexpected(vetted.error().error);
-      } else {
-        ran = packInputs(inputs);
-      }
-      if (ran) ran = attempt();
-      if (ran) return {};
-      error = ran.error();
-    }
-    return tl::unexpected(StageFailure{
-        Error{ErrorCode::kUnavailable,
-              fmt::format("NPU stage '{}' failed after {}a new context and a reopened device: {}",
-                          stage_.name, first == 0 ? "a retry, " : "", error.message)},
-        FallbackReason::kRunFailed});
-  }
-
-  // Drops the hardware context, and with `reopenDevice` the device, makes them again and runs
-  // the canary on them: kCanaryFailed when it computes wrong numbers, kRunFailed when any step
-  // (the canary's run included) fails.
-  tl::expected<void, StageFailure> rebuildAndVet(bool reopenDevice) {
-    NpuStats& stats = npuStats();
-    auto failed = [](Error e) {
-      return tl::unexpected(StageFailure{std::move(e), FallbackReason::kRunFailed});
-    };
-    runtime_->unload();
-    if (!reopenDevice) {
-      stats.contextRecreations.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      stats.deviceReopens.fetch_add(1, std::memory_order_relaxed);
-      runtime_->closeDevice();
-      if (auto ok = runtime_->openDevice(); !ok) return failed(ok.error());
-    }
-    if (auto ok = loadAndAllocate(); !ok) return failed(ok.error());
-    auto vetted = canary(OnRunFailure::kFail);
-    if (!vetted && vetted.error().reason == FallbackReason::kCanaryFailed) {
-      Error& e = vetted.error().error;
-      e.message = fmt::format("{} failed the canary: {}",
-                              reopenDevice ? "a reopened device" : "a new context", e.message);
-    }
-    return vetted;
-  }
-
-  Expected<void> packInputs(std::span<const Tensor> inputs) {
-    for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
-      const NpuArgument* arg = argumentOf(spec_.inputs[i].name, NpuArgRole::kInput);
-      if (auto ok = packTensor(inputs[i], spec_.inputs[i], runtime_->buffer(arg->index)); !ok) {
-        return ok;
-      }
-    }
-    return {};
-  }
-
-  Expected<void> attempt() {
-    NpuStats& stats = npuStats();
-    auto ok = runtime_->start();
-    if (ok) ok = runtime_->wait(std::chrono::milliseconds(spec_.timeoutMs));
-    if (!ok) {
-      (ok.error().code == ErrorCode::kTimeout ? stats.timeouts : stats.runErrors)
-          .fetch_add(1, std::memory_order_relaxed);
-    }
-    return ok;
-  }
-
-  // Adds the environment's specific cause (device node, permission, memlock, xrt.ini) to a
-  // failed device open.
-  Expected<void> explainOpenFailure(const Error& e) const {
-    auto problems = npuEnvironmentProblems(probeNpuEnvironment());
-    std::string causes;
-    for (const std::string& p : problems) causes += "; " + p;
-    return makeError(ErrorCode::kUnavailable, "cannot open the NPU ({}): {}{}",
-                     runtime_->describe(), e.message, causes);
-  }
-
-  std::shared_ptr<const ModelManifest> owner_;  // a copy: the caller's may move
-  const ModelManifest& manifest_;
-  const StageSpec& stage_;
-  const NpuStageSpec& spec_;
-  std::unique_ptr<NpuRuntime> runtime_;
-  std::unique_ptr<CpuStage> reference_;
-  bool compareWithReference_;
-  std::vector<Tensor> outputs_;
-  std::vector<Tensor> referenceOutputs_;  // only with compareWithReference_
-};
 
 // The stages after the NPU stage, on the CPU reference, chained by tensor name.
 class CpuTail {
@@ -398,8 +61,8 @@ class CpuTail {
       if (!stage) return tl::unexpected(stage.error());
       std::vector<Tensor> ins;
       std::vector<Tensor> outs;
-      for (const TensorSpec& t : s.inputs) ins.push_back(tensorFor(t));
-      for (const TensorSpec& t : s.outputs) outs.push_back(tensorFor(t));
+      for (const TensorSpec& t : s.inputs) ins.push_back(zeroTensor(t));
+      for (const TensorSpec& t : s.outputs) outs.push_back(zeroTensor(t));
       tail.stages_.push_back({std::move(*stage), std::move(ins), std::move(outs)});
     }
     return tail;
@@ -463,7 +126,7 @@ class NpuBackend final : public InferenceBackend {
         config_.now() - lastCanary_ >= std::chrono::seconds(spec_.canaryIntervalS)) {
       lastCanary_ = config_.now();
       if (auto ok = stage_->canary(); !ok) {
-        log()->error("npu: periodic canary: {}", ok.error().error.message);
+        npuLog()->error("npu: periodic canary: {}", ok.error().error.message);
         return ok;
       }
     }
@@ -525,7 +188,7 @@ tl::expected<std::unique_ptr<NpuBackend>, StageFailure> buildNpu(
                                                        : FallbackReason::kNpuUnavailable});
   }
   if (auto ok = npu->canary(); !ok) return tl::unexpected(ok.error());
-  log()->info("npu: canary passed on {}", npu->describe());
+  npuLog()->info("npu: canary passed on {}", npu->describe());
   return std::make_unique<NpuBackend>(std::move(npu), std::move(*tail), *stage->npu, config);
 }
 
@@ -562,7 +225,7 @@ class AutoBackend final : public InferenceBackend {
     if (built) {
       npu_ = std::move(*built);
       npuStats().npuActive.store(true, std::memory_order_relaxed);
-      if (!lastReason_.empty()) log()->warn("auto: the NPU is back; inference returns to it");
+      if (!lastReason_.empty()) npuLog()->warn("auto: the NPU is back; inference returns to it");
       lastReason_.clear();
       return;
     }
@@ -590,8 +253,8 @@ class AutoBackend final : public InferenceBackend {
     npuStats().npuActive.store(false, std::memory_order_relaxed);
     npuStats().countFallback(f.reason);
     lastReason_ = std::string(fallbackReasonName(f.reason));
-    log()->error("auto: FALLING BACK TO THE CPU ({}): {}; the NPU is tried again in {} s",
-                 lastReason_, f.error.message, config_.retryAfter.count());
+    npuLog()->error("auto: FALLING BACK TO THE CPU ({}): {}; the NPU is tried again in {} s",
+                    lastReason_, f.error.message, config_.retryAfter.count());
   }
 
   std::shared_ptr<const ModelManifest> manifest_;
@@ -625,7 +288,7 @@ class ReplayRuntime final : public NpuRuntime {
       if (a.role == NpuArgRole::kInput) inputs.emplace_back(inner_->buffer(a.index));
     }
     auto path = dir_ / fmt::format("{:016x}.bin", replayKey(inputs));
-    if (auto bytes = readFile(path)) {
+    if (auto bytes = readBytes(path)) {
       std::size_t offset = 0;
       for (const NpuArgument& a : spec_.arguments) {
         if (a.role != NpuArgRole::kOutput) continue;
@@ -734,10 +397,10 @@ NpuBackendConfig defaultConfig(const ModelManifest& manifest, const BackendOptio
   auto factory = defaultNpuRuntimeFactory(*stage->npu, config.vitisai);
   if (replay != nullptr && *replay != '\0' && factory) {
     if (mode == nullptr || std::string_view(mode) != "noop") {
-      log()->error("npu: VIGIL_NOOP_REPLAY_DIR is ignored: XCL_EMULATION_MODE is not noop");
+      npuLog()->error("npu: VIGIL_NOOP_REPLAY_DIR is ignored: XCL_EMULATION_MODE is not noop");
     } else {
-      log()->warn("npu: XRT noop shim with recorded outputs from {}: NOTHING RUNS ON AN NPU",
-                  replay);
+      npuLog()->warn("npu: XRT noop shim with recorded outputs from {}: NOTHING RUNS ON AN NPU",
+                     replay);
       std::filesystem::path dir = replay;
       NpuStageSpec spec = *stage->npu;
       config.runtimeFactory = [factory, dir, spec] {
