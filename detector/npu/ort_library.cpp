@@ -38,8 +38,8 @@ Expected<OrtLibrary> open(const std::string& file) {
     return makeError(ErrorCode::kNotFound, "cannot load ONNX Runtime '{}': {}", file,
                      why != nullptr ? why : "dlopen failed");
   }
-  using GetApiBase = const OrtApiBase* (*)();
-  auto getBase = reinterpret_cast<GetApiBase>(::dlsym(handle, "OrtGetApiBase"));
+  // The header's own declaration gives the exact type (noexcept included) to call it through.
+  auto getBase = reinterpret_cast<decltype(&OrtGetApiBase)>(::dlsym(handle, "OrtGetApiBase"));
   if (getBase == nullptr) {
     ::dlclose(handle);
     return makeError(ErrorCode::kInvalidData, "'{}' is not ONNX Runtime: it has no OrtGetApiBase",
