@@ -9,6 +9,11 @@
 #endif
 #include "detector/npu/npu_backend.h"
 
+// An NPU runtime is built when either XRT or ONNX Runtime's headers (the Vitis AI EP) are.
+#if defined(VIGIL_WITH_XRT) || defined(VIGIL_WITH_ORT)
+#define VIGIL_WITH_NPU_RUNTIME 1
+#endif
+
 namespace vigil {
 
 namespace {
@@ -18,7 +23,7 @@ namespace {
 Expected<std::unique_ptr<InferenceBackend>> createAuto(const ModelManifest& manifest,
                                                        const BackendOptions& options,
                                                        std::string* reason) {
-#if defined(VIGIL_WITH_XRT) || defined(VIGIL_WITH_ORT)
+#ifdef VIGIL_WITH_NPU_RUNTIME
   if (manifest.npuStage() != nullptr) return createAutoBackendDefault(manifest, options);
 #endif
   return createCpuBackend(manifest, options, reason);
@@ -30,21 +35,21 @@ Expected<std::unique_ptr<InferenceBackend>> createAutoEntry(const ModelManifest&
 }
 
 // In order of preference: "auto" takes the first that loads.
-const std::array kBackends {
-#if defined(VIGIL_WITH_XRT) || defined(VIGIL_WITH_ORT)
-  BackendEntry{"npu",
-               "the model bundle's NPU stage through XRT or ONNX Runtime's Vitis AI EP; fails "
-               "when the NPU cannot run it",
-               &createNpuBackendDefault},
+const std::array kBackends{
+#ifdef VIGIL_WITH_NPU_RUNTIME
+    BackendEntry{"npu",
+                 "the model bundle's NPU stage through XRT or ONNX Runtime's Vitis AI EP; fails "
+                 "when the NPU cannot run it",
+                 &createNpuBackendDefault},
 #endif
 #ifdef VIGIL_WITH_ORT
-      BackendEntry{"cpu-ort", "ONNX Runtime on the CPU", &createOrtBackend},
+    BackendEntry{"cpu-ort", "ONNX Runtime on the CPU", &createOrtBackend},
 #endif
-      BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
-      BackendEntry{"auto",
-                   "with an NPU bundle the NPU while it passes its canary, else the best CPU "
-                   "backend, loudly; otherwise the first CPU backend that loads",
-                   &createAutoEntry},
+    BackendEntry{"cpu", "OpenCV DNN on the CPU (reference, always built)", &createOpenCvBackend},
+    BackendEntry{"auto",
+                 "with an NPU bundle the NPU while it passes its canary, else the best CPU "
+                 "backend, loudly; otherwise the first CPU backend that loads",
+                 &createAutoEntry},
 };
 
 }  // namespace
