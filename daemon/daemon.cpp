@@ -24,6 +24,7 @@
 #include "daemon/observe/status_api.h"
 #include "daemon/observe/status_snapshot.h"
 #include "daemon/observe/systemd_notify.h"
+#include "daemon/observe/watchdog_pinger.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/result_path.h"
@@ -45,6 +46,30 @@ std::vector<PublishedCamera> publishedCameras(const Config& config) {
     if (c.enabled) out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks});
   }
   return out;
+}
+
+// The control thread (signals, results, MQTT, HTTP) runs at a lower priority than the capture
+// and inference threads, which were started from it before this call and so keep the normal
+// one: a flood of HTTP requests then takes only what detection leaves (measured in
+// bench/http-metrics-load.md). Idle or lightly loaded, priorities change nothing. Threads a
+// SIGHUP reload starts later inherit the lower priority (an unprivileged thread cannot raise it
+// back), which only puts them level with HTTP again.
+void yieldToInference() {
+  constexpr int kControlNice = 5;
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kControlNice) != 0) {
+    logger("daemon")->debug("cannot lower the control thread's priority: {}", std::strerror(errno));
+  }
+}
+
+// Without this the resident size creeps up for an hour while the live heap stays flat
+// (heap.h).
+void releaseHeapPeriodically(asio::steady_timer& timer) {
+  timer.expires_after(kHeapReleasePeriod);
+  timer.async_wait([&timer](boost::system::error_code ec) {
+    if (ec) return;
+    releaseFreeHeap();
+    releaseHeapPeriodically(timer);
+  });
 }
 
 // The lifecycle: owns the parts, starts them in order (publishing, metrics, the result path,
@@ -76,7 +101,15 @@ class Daemon {
     if (!start()) return 1;
     waitForSignal();
     asio::steady_timer duration(io_);
-    if (options_.durationSeconds) stopAfter(duration, *options_.durationSeconds);
+    if (options_.durationSeconds) {
+      duration.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(*options_.durationSeconds)));
+      duration.async_wait([this](boost::system::error_code ec) {
+        if (ec) return;
+        log_->info("--duration reached, stopping");
+        shutdown();
+      });
+    }
     startedAt_ = SteadyClock::now();
     const double cpuAtStart = processCpuSeconds();
     io_.run();
@@ -123,13 +156,9 @@ class Daemon {
     for (const CameraConfig& c : config_.cameras) cameras_.start(c);
     yieldToInference();
     tickPresence();
-    releaseHeapPeriodically();
+    releaseHeapPeriodically(heapTimer_);
     notifier_.ready(statusLine());
-    if (auto timeout = notifier_.watchdogTimeout()) {
-      log_->info("systemd watchdog: {} s; pinged while every thread is healthy",
-                 std::chrono::duration<double>(*timeout).count());
-      pingWatchdog(*timeout / 2);
-    }
+    watchdog_.start();
     log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
                options_.configPath.string());
     if (cameras_.size() == 0) log_->warn("no enabled camera in {}", options_.configPath.string());
@@ -176,16 +205,6 @@ class Daemon {
     return true;
   }
 
-  void stopAfter(asio::steady_timer& timer, double seconds) {
-    timer.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(seconds)));
-    timer.async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
-      log_->info("--duration reached, stopping");
-      shutdown();
-    });
-  }
-
   void waitForSignal() {
     signals_.async_wait([this](boost::system::error_code ec, int signal) {
       if (ec) return;
@@ -205,52 +224,9 @@ class Daemon {
     io_.stop();
   }
 
-  // The control thread (signals, results, MQTT, HTTP) runs at a lower priority than the
-  // capture and inference threads, which were started from it before this call and so keep the
-  // normal one: a flood of HTTP requests then takes only what detection leaves (measured in
-  // bench/http-metrics-load.md). Idle or lightly loaded, priorities change nothing. Threads a
-  // SIGHUP reload starts later inherit the lower priority (an unprivileged thread cannot raise
-  // it back), which only puts them level with HTTP again.
-  void yieldToInference() {
-    constexpr int kControlNice = 5;
-    if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kControlNice) != 0) {
-      log_->debug("cannot lower the control thread's priority: {}", std::strerror(errno));
-    }
-  }
-
   std::string statusLine() const {
     return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendStatus_.inUse().name,
                        publishing_.mqtt ? ", MQTT " + config_.mqtt.url : std::string());
-  }
-
-  // Pings systemd only while every thread keeps its heartbeat: a stuck capture thread or
-  // inference makes systemd restart the service after WatchdogSec.
-  void pingWatchdog(std::chrono::microseconds interval) {
-    watchdogTimer_.expires_after(interval);
-    watchdogTimer_.async_wait([this, interval](boost::system::error_code ec) {
-      if (ec) return;
-      HttpResponse health = healthResponse(snapshot());
-      if (health.status == 200) {
-        notifier_.watchdog();
-        watchdogWarned_ = false;
-      } else if (!watchdogWarned_) {
-        log_->error("withholding the systemd watchdog ping: {}", health.body);
-        notifier_.status("unhealthy: " + health.body);
-        watchdogWarned_ = true;
-      }
-      pingWatchdog(interval);
-    });
-  }
-
-  // Without this the resident size creeps up for an hour while the live heap stays flat
-  // (heap.h).
-  void releaseHeapPeriodically() {
-    heapTimer_.expires_after(kHeapReleasePeriod);
-    heapTimer_.async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
-      releaseFreeHeap();
-      releaseHeapPeriodically();
-    });
   }
 
   void tickPresence() {
@@ -344,10 +320,9 @@ class Daemon {
   asio::io_context io_;
   asio::signal_set signals_{io_};
   asio::steady_timer presenceTimer_{io_};
-  asio::steady_timer watchdogTimer_{io_};
   asio::steady_timer heapTimer_{io_};
   SystemdNotifier notifier_;
-  bool watchdogWarned_ = false;
+  WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(snapshot()); }};
   Config config_;
   Registry registry_;
   BackendStatus backendStatus_;
