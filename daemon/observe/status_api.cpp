@@ -168,7 +168,8 @@ HttpResponse StatusApi::metricsText() {
 
 HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
   constexpr std::string_view kSuffix = "/latest.jpg";
-  if (!subpath.ends_with(kSuffix)) return plainResponse(404, "try /api/cameras/<name>/latest.jpg\n");
+  if (!subpath.ends_with(kSuffix))
+    return plainResponse(404, "try /api/cameras/<name>/latest.jpg\n");
   const std::string name = subpath.substr(0, subpath.size() - kSuffix.size());
   const CameraView* view = sources_.results.view(name);
   if (view == nullptr) return plainResponse(404, fmt::format("no camera named '{}'\n", name));
