@@ -19,8 +19,9 @@ packages=(
   # uuid (xrt_uuid.h needs it); python3-onnx for scripts/split-model.py and, with OpenCV's
   # Python binding (calibration frames and activations), scripts/quantize-model.py
   libxrt-dev uuid-dev python3-onnx python3-numpy python3-yaml python3-opencv
-  # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP
-  libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk
+  # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP;
+  # ctags measures classes and functions (scripts/check-room-sizes.py)
+  libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk universal-ctags
   # libFuzzer and clang's sanitizer runtimes (scripts/fuzz.sh): in Debian 12 they are only a
   # recommendation of clang's, which --no-install-recommends skips; g++ brings its own
   # ASan, UBSan and TSan

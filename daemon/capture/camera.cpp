@@ -135,28 +135,20 @@ void Camera::setState(CameraState state, const std::string& reason) {
   }
 }
 
-void Camera::run() {
-  auto log = logger("capture");
-  std::unique_ptr<FrameSource> source = factory_(config_);
-  {
-    std::lock_guard lock(mutex_);
-    source_ = source.get();
-    if (stopping_) source->interrupt();
-  }
-  CameraCounters& counters = channel_->counters();
-  auto delay = backoff_.initial;
+// The capture thread's state across the sessions of one run().
+struct Camera::Supervision {
+  std::chrono::milliseconds delay{0};  // before the next reopen
   bool everStreamed = false;
-  Frame scratch;  // receives frames that are dropped because the pool is empty
-  std::uint64_t lostCounted = 0;
-  auto countLost = [&] {
-    const std::uint64_t lost = source->framesLost();
-    if (lost > lostCounted) counters.lost.fetch_add(lost - lostCounted, std::memory_order_relaxed);
-    lostCounted = lost;
-  };
-  const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double>(5.0 / config_.fps));
-  const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
+  Frame scratch;                  // receives frames that are dropped because the pool is empty
+  std::uint64_t lostCounted = 0;  // of the source's framesLost(), already in the counters
+};
 
+void Camera::run() {
+  std::unique_ptr<FrameSource> source = factory_(config_);
+  shareSource(source.get());
+  CameraCounters& counters = channel_->counters();
+  Supervision supervision;
+  supervision.delay = backoff_.initial;
   while (!stopping_) {
     counters.heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
     auto info = source->open();
@@ -165,91 +157,125 @@ void Camera::run() {
           info.error().code == ErrorCode::kUnsupported) {
         // A configuration problem will not fix itself quickly, but a device may be swapped:
         // keep retrying at the slowest rate.
-        delay = backoff_.max;
+        supervision.delay = backoff_.max;
       }
       setState(CameraState::kReconnecting, info.error().message);
-      if (!sleepFor(delay)) break;
-      delay = std::min(delay * 2, backoff_.max);
+      if (!backOff(supervision.delay)) break;
       continue;
     }
-    if (everStreamed) counters.reconnects.fetch_add(1, std::memory_order_relaxed);
-    auto lastFrame = SteadyClock::now();
-    bool announced = false;
-    std::string lostReason;
-    bool ended = false;
-    while (!stopping_) {
-      counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
-      auto handle = pool_->acquire();
-      if (!handle) {
-        // Every frame is in use (the detector holds one, the slot another): drop this one.
-        counters.dropped.fetch_add(1, std::memory_order_relaxed);
-        (void)source->read(scratch, kReadTimeout);
-        countLost();
-        continue;
-      }
-      auto ok = source->read(**handle, kReadTimeout);
-      countLost();
-      if (ok) {
-        lastFrame = SteadyClock::now();
-        counters.captured.fetch_add(1, std::memory_order_relaxed);
-        if (!announced) {
-          setState(CameraState::kStreaming,
-                   fmt::format("{}x{} {} at {:.1f} fps ({})", info->width, info->height,
-                               info->pixelFormat, info->fps, info->description));
-          announced = true;
-          everStreamed = true;
-          delay = backoff_.initial;
-        }
-        if (sampler_) sampler_->offer((*handle)->image, lastFrame);
-        if (gate_) {
-          // Here, not in the scheduler: the analysis costs this camera's thread, never the
-          // detector's, and a held-back frame goes straight back to the pool.
-          auto decision = gate_->admit(
-              (*handle)->image, lastFrame,
-              static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
-          counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
-          if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
-          if (!decision.offer) continue;
-        }
-        scheduler_.offer(*channel_, std::move(*handle));
-        continue;
-      }
-      const Error& e = ok.error();
-      if (e.code == ErrorCode::kTimeout) {
-        if (SteadyClock::now() - lastFrame > stallTimeout) {
-          lostReason = fmt::format("no frame for {} ms", stallTimeout.count());
-          break;
-        }
-        continue;
-      }
-      if (e.code == ErrorCode::kInvalidData) {
-        counters.decodeErrors.fetch_add(1, std::memory_order_relaxed);
-        log->debug("[cam={}] frame skipped: {}", config_.name, e.message);
-        continue;
-      }
-      ended = e.code == ErrorCode::kEndOfStream;
-      lostReason = e.message;
-      break;
-    }
+    if (supervision.everStreamed) counters.reconnects.fetch_add(1, std::memory_order_relaxed);
+    const StreamEnd end = stream(*source, *info, supervision);
     source->close();
     if (stopping_) break;
-    if (ended) {
-      setState(CameraState::kEnded, lostReason);
-      counters.heartbeat.idle();
-      std::unique_lock lock(mutex_);
-      stopWake_.wait(lock, [this] { return stopping_.load(); });
+    if (end.ended) {
+      setState(CameraState::kEnded, end.reason);
+      waitForStop();
       break;
     }
-    setState(CameraState::kReconnecting, lostReason);
-    if (!sleepFor(delay)) break;
-    delay = std::min(delay * 2, backoff_.max);
+    setState(CameraState::kReconnecting, end.reason);
+    if (!backOff(supervision.delay)) break;
   }
   source->close();
-  {
-    std::lock_guard lock(mutex_);
-    source_ = nullptr;
-  }
+  shareSource(nullptr);
   counters.heartbeat.idle();
+}
+
+void Camera::shareSource(FrameSource* source) {
+  std::lock_guard lock(mutex_);
+  source_ = source;
+  if (source != nullptr && stopping_) source->interrupt();
+}
+
+Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
+                                 Supervision& supervision) {
+  auto log = logger("capture");
+  CameraCounters& counters = channel_->counters();
+  const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(5.0 / config_.fps));
+  const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
+  auto lastFrame = SteadyClock::now();
+  bool announced = false;
+  while (!stopping_) {
+    counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
+    auto handle = pool_->acquire();
+    if (!handle) {
+      // Every frame is in use (the detector holds one, the slot another): drop this one.
+      counters.dropped.fetch_add(1, std::memory_order_relaxed);
+      (void)source.read(supervision.scratch, kReadTimeout);
+      countLost(source, supervision);
+      continue;
+    }
+    auto ok = source.read(**handle, kReadTimeout);
+    countLost(source, supervision);
+    if (ok) {
+      lastFrame = SteadyClock::now();
+      counters.captured.fetch_add(1, std::memory_order_relaxed);
+      if (!announced) {
+        announceStreaming(info, supervision);
+        announced = true;
+      }
+      handOff(std::move(*handle), lastFrame);
+      continue;
+    }
+    const Error& e = ok.error();
+    if (e.code == ErrorCode::kTimeout) {
+      if (SteadyClock::now() - lastFrame > stallTimeout) {
+        return {fmt::format("no frame for {} ms", stallTimeout.count()), false};
+      }
+      continue;
+    }
+    if (e.code == ErrorCode::kInvalidData) {
+      counters.decodeErrors.fetch_add(1, std::memory_order_relaxed);
+      log->debug("[cam={}] frame skipped: {}", config_.name, e.message);
+      continue;
+    }
+    return {e.message, e.code == ErrorCode::kEndOfStream};
+  }
+  return {};
+}
+
+void Camera::countLost(const FrameSource& source, Supervision& supervision) {
+  const std::uint64_t lost = source.framesLost();
+  if (lost > supervision.lostCounted) {
+    channel_->counters().lost.fetch_add(lost - supervision.lostCounted, std::memory_order_relaxed);
+  }
+  supervision.lostCounted = lost;
+}
+
+void Camera::announceStreaming(const SourceInfo& info, Supervision& supervision) {
+  setState(CameraState::kStreaming,
+           fmt::format("{}x{} {} at {:.1f} fps ({})", info.width, info.height, info.pixelFormat,
+                       info.fps, info.description));
+  supervision.everStreamed = true;
+  supervision.delay = backoff_.initial;
+}
+
+void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
+  CameraCounters& counters = channel_->counters();
+  if (sampler_) sampler_->offer(frame->image, captured);
+  if (gate_) {
+    // Here, not in the scheduler: the analysis costs this camera's thread, never the
+    // detector's, and a held-back frame goes straight back to the pool.
+    auto decision = gate_->admit(
+        frame->image, captured,
+        static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
+    counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
+    if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
+    if (!decision.offer) return;
+  }
+  scheduler_.offer(*channel_, std::move(frame));
+}
+
+bool Camera::backOff(std::chrono::milliseconds& delay) {
+  if (!sleepFor(delay)) return false;
+  delay = std::min(delay * 2, backoff_.max);
+  return true;
+}
+
+void Camera::waitForStop() {
+  channel_->counters().heartbeat.idle();
+  std::unique_lock lock(mutex_);
+  stopWake_.wait(lock, [this] { return stopping_.load(); });
 }
 
 }  // namespace vigil

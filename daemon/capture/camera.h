@@ -60,7 +60,32 @@ class Camera {
   std::string lastError() const;
 
  private:
+  struct Supervision;
+  // Why a streaming session ended: the source was lost, or it ended for good (kEndOfStream:
+  // a file without loop). An empty reason when the camera is stopping.
+  struct StreamEnd {
+    std::string reason;
+    bool ended = false;
+  };
+
+  // The capture thread: opens the source, streams from it, and on loss closes it and reopens it
+  // after the backoff delay, until stopped.
   void run();
+  // Makes `source` (or nullptr) the one requestStop() interrupts; interrupts it at once when
+  // stopping already.
+  void shareSource(FrameSource* source);
+  // Reads frames from an open source and hands them off until it is lost or the camera stops.
+  StreamEnd stream(FrameSource& source, const SourceInfo& info, Supervision& supervision);
+  // Adds the source's new lost frames to the camera's counter.
+  void countLost(const FrameSource& source, Supervision& supervision);
+  // The first frame of a session: state streaming, and the backoff starts over.
+  void announceStreaming(const SourceInfo& info, Supervision& supervision);
+  // A captured frame to the calibration sampler, then through the motion gate to the scheduler.
+  void handOff(FrameHandle frame, SteadyClock::time_point captured);
+  // Sleeps `delay`, then doubles it up to the maximum; returns false when stopping.
+  bool backOff(std::chrono::milliseconds& delay);
+  // After the source ended for good: idle until stop().
+  void waitForStop();
   void setState(CameraState state, const std::string& reason);
   // Sleeps for `d` or until stop(); returns false when stopping.
   bool sleepFor(std::chrono::milliseconds d);

@@ -22,17 +22,13 @@ namespace {
 
 using v4l2::errnoText;
 using v4l2::fixedString;
+using v4l2::intervalToFps;
 using v4l2::xioctl;
 
 namespace fs = std::filesystem;
 
 // A broken driver can answer every index; no real device has anywhere near this many.
 constexpr std::uint32_t kMaxEnumerations = 512;
-
-double intervalToFps(const v4l2_fract& interval) {
-  if (interval.numerator == 0 || interval.denominator == 0) return 0;
-  return static_cast<double>(interval.denominator) / interval.numerator;
-}
 
 V4l2SizeInfo querySize(int fd, std::uint32_t pixelFormat, std::uint32_t width,
                        std::uint32_t height) {

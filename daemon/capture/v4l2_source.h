@@ -1,12 +1,12 @@
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <opencv2/core.hpp>
-#include <span>
 
 #include "daemon/capture/frame_source.h"
+// decodeV4l2Frame, the conversion read() does, for the tests and the fuzzer that use it with
+// the source.
+#include "daemon/capture/v4l2_decode.h"
 
 namespace vigil {
 
@@ -14,6 +14,8 @@ struct CameraConfig;
 
 // A camera on a V4L2 device node (camera.location: /dev/videoN or a stable udev link such as
 // /dev/v4l/by-id/...), streamed through libv4l2 with 4 mmap buffers and converted to BGR.
+// Made of V4l2Device (opening, capability checks), negotiateV4l2Format (format, size, rate),
+// V4l2BufferRing (mmap buffers, dequeue) and decodeV4l2Frame (conversion to BGR).
 //
 // open():
 //  - kUnavailable when the node is missing ("no such device": it may be plugged in later),
@@ -33,14 +35,6 @@ struct CameraConfig;
 //  kInvalidData "corrupt frame" for a frame to skip. No allocation once the frame's image has
 //  the stream's size (a corrupt JPEG releases it; the next good frame allocates it again).
 std::unique_ptr<FrameSource> makeV4l2Source(const CameraConfig& camera);
-
-// The conversion read() does, exposed for tests: one V4L2 buffer of `pixelFormat` (YUYV, MJPG
-// or JPEG) into 8-bit BGR `out`, reusing its storage when the size is unchanged. YUYV rows are
-// `bytesPerLine` apart. A JPEG without its start or end marker, one that does not decode, and
-// a YUYV buffer too short for width x height are kInvalidData "corrupt frame: ..." (and `out`
-// then holds no usable picture); another pixel format is kUnsupported. Never throws.
-Expected<void> decodeV4l2Frame(std::uint32_t pixelFormat, std::span<const std::uint8_t> data,
-                               int width, int height, std::size_t bytesPerLine, cv::Mat& out);
 
 // Frames missing between two buffers of one stream, from their 32-bit V4L2 sequence numbers
 // (which wrap): current - previous - 1 modulo 2^32. A number that did not move forward (equal,

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <libv4l2.h>
+#include <linux/videodev2.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -39,6 +40,12 @@ inline std::string errnoText(int err) {
   const char* name = strerrorname_np(err);
   return fmt::format("{} ({})", name != nullptr ? name : fmt::format("errno {}", err),
                      std::generic_category().message(err));
+}
+
+// Frames per second of a frame interval (seconds per frame); 0 when the driver left it empty.
+inline double intervalToFps(const v4l2_fract& interval) {
+  if (interval.numerator == 0 || interval.denominator == 0) return 0;
+  return static_cast<double>(interval.denominator) / interval.numerator;
 }
 
 // The kernel fills these fixed-size fields NUL-terminated, but a driver that fills the whole

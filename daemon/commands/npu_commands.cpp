@@ -43,25 +43,16 @@ void printVitisAi(const NpuEnvironment& env, const VitisAiSettings& settings, Li
                    std::filesystem::exists(cache) ? "exists" : "created at first compile"));
 }
 
-}  // namespace
-
-void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
-  auto* cmd = app.add_subcommand("doctor",
-                                 "Check the NPU driver, device, XRT, limits, power "
-                                 "sources and a model bundle");
-  cmd->add_option("--model", options.model, "Model bundle directory or model.yaml to validate");
-  cmd->add_flag("--run-canary", options.runCanary,
-                "Also open the NPU, load the bundle and run its canary");
-  cmd->add_option("--onnxruntime", options.onnxRuntime,
-                  "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
-                  "(default: $VIGIL_ORT_ROOT, then the system's)");
-}
-
-int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
-  NpuEnvironment env = probeNpuEnvironment(options.root);
-  auto line = [&](std::string_view what, const std::string& value) {
+// One line of the report: the check's name in a column, then what was found.
+struct DoctorLine {
+  std::ostream& out;
+  void operator()(std::string_view what, const std::string& value) const {
     out << fmt::format("{:<16} {}\n", what, value);
-  };
+  }
+};
+
+// The driver, the device node and its permissions, the NPU and its firmware, XRT.
+void printNpuDevice(const NpuEnvironment& env, const DoctorLine& line) {
   line("driver", env.driverLoaded ? "amdxdna loaded" : "amdxdna not loaded");
   line("device", !env.deviceExists      ? env.deviceNode.string() + ": absent"
                  : env.deviceAccessible ? env.deviceNode.string() + ": present, read/write allowed"
@@ -78,9 +69,10 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
 #else
   line("xrt", "not in this build (install libxrt-dev and reconfigure)");
 #endif
-  VitisAiSettings vitisai;
-  vitisai.onnxRuntime = options.onnxRuntime;
-  printVitisAi(env, vitisai, line);
+}
+
+// What the process gets from its surroundings: the memlock limit, xrt.ini, emulation variables.
+void printProcessSetup(const NpuEnvironment& env, const DoctorLine& line) {
   line("memlock", env.memlockBytes ? fmt::format("{} KiB", *env.memlockBytes / 1024)
                                    : std::string("unlimited"));
   line("xrt.ini", env.xrtIniInCwd          ? "PRESENT in the working directory"
@@ -90,11 +82,98 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
     line("emulation",
          fmt::format("XCL_EMULATION_MODE={} XILINX_XRT={}", env.emulationMode, env.xilinxXrt));
   }
+}
+
+void printPowerSources(const std::filesystem::path& root, const DoctorLine& line) {
   PowerMonitorOptions powerOptions;
-  powerOptions.root = options.root;
+  powerOptions.root = root;
   PowerMonitor power(powerOptions);
   std::istringstream sources(power.description());
   for (std::string s; std::getline(sources, s);) line("power", s);
+}
+
+// Every file of the bundle against its sha256; false when one does not match.
+bool checkBundleFiles(const ModelManifest& manifest, const DoctorLine& line) {
+  bool ok = true;
+  for (const ModelFile& f : manifest.files) {
+    auto check = verifyModelFile(manifest, f, false);
+    if (!check) {
+      line("bundle", "INVALID: " + check.error().message);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Which stage the NPU runs and how; false when an NPU stage has no expected canary output.
+bool describeBundleStages(const ModelManifest& manifest, const DoctorLine& line) {
+  const StageSpec* npu = manifest.npuStage();
+  if (npu == nullptr) {
+    line("bundle", fmt::format("{}: {} stage(s), none for the NPU (CPU only)",
+                               manifest.manifestPath.string(), manifest.stages.size()));
+    return true;
+  }
+  if (npu->npu->runtime == "vitisai") {
+    line("bundle", fmt::format("{}: stage '{}' for ONNX Runtime's Vitis AI EP ({} compiler, at "
+                               "least {} nodes on the NPU), canary {}",
+                               manifest.manifestPath.string(), npu->name, npu->npu->compiler,
+                               npu->npu->minNpuNodes, npu->npu->canaryImage));
+    return true;
+  }
+  line("bundle",
+       fmt::format(
+           "{}: stage '{}' for {} ({}, kernel {}, XRT >= {}.{}), canary {}",
+           manifest.manifestPath.string(), npu->name, npu->npu->target, npu->npu->flow,
+           npu->npu->kernel, npu->npu->minXrtMajor, npu->npu->minXrtMinor,
+           npu->npu->canaryExpected.empty() ? "WITHOUT expected output" : "with expected output"));
+#ifdef VIGIL_WITH_XRT
+  if (!xrtRunsFlow(npu->npu->flow)) line("problem", elfFlowUnsupported(npu->npu->flow).message);
+#endif
+  return !npu->npu->canaryExpected.empty();
+}
+
+// Creates the npu backend, which opens the NPU, loads the bundle and runs its canary; false
+// when that fails.
+bool runDoctorCanary(const ModelManifest& manifest, const VitisAiSettings& vitisai,
+                     const DoctorLine& line) {
+  BackendOptions backendOptions;
+  backendOptions.vitisai = vitisai;
+  auto backend = createBackend("npu", manifest, backendOptions);
+  if (!backend) {
+    line("canary", "FAILED: " + backend.error().message);
+    return false;
+  }
+  line("canary", "passed on " + (*backend)->device());
+  if (const NpuStats& stats = npuStats(); stats.graphNodesNpu.load() >= 0) {
+    line("npu nodes", fmt::format("{} on the NPU, {} on the CPU (the Vitis AI EP's report)",
+                                  stats.graphNodesNpu.load(), stats.graphNodesCpu.load()));
+  }
+  return true;
+}
+
+}  // namespace
+
+void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
+  auto* cmd = app.add_subcommand("doctor",
+                                 "Check the NPU driver, device, XRT, limits, power "
+                                 "sources and a model bundle");
+  cmd->add_option("--model", options.model, "Model bundle directory or model.yaml to validate");
+  cmd->add_flag("--run-canary", options.runCanary,
+                "Also open the NPU, load the bundle and run its canary");
+  cmd->add_option("--onnxruntime", options.onnxRuntime,
+                  "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
+                  "(default: $VIGIL_ORT_ROOT, then the system's)");
+}
+
+int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
+  NpuEnvironment env = probeNpuEnvironment(options.root);
+  const DoctorLine line{out};
+  printNpuDevice(env, line);
+  VitisAiSettings vitisai;
+  vitisai.onnxRuntime = options.onnxRuntime;
+  printVitisAi(env, vitisai, line);
+  printProcessSetup(env, line);
+  printPowerSources(options.root, line);
   for (const std::string& p : npuEnvironmentProblems(env)) line("problem", p);
 
   std::string model = options.model.empty() ? defaultModelPath() : options.model;
@@ -103,50 +182,10 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
     line("bundle", "INVALID: " + manifest.error().message);
     return 1;
   }
-  bool ok = true;
-  for (const ModelFile& f : manifest->files) {
-    auto check = verifyModelFile(*manifest, f, false);
-    if (!check) {
-      line("bundle", "INVALID: " + check.error().message);
-      ok = false;
-    }
-  }
-  const StageSpec* npu = manifest->npuStage();
-  if (npu == nullptr) {
-    line("bundle", fmt::format("{}: {} stage(s), none for the NPU (CPU only)",
-                               manifest->manifestPath.string(), manifest->stages.size()));
-  } else if (npu->npu->runtime == "vitisai") {
-    line("bundle", fmt::format("{}: stage '{}' for ONNX Runtime's Vitis AI EP ({} compiler, at "
-                               "least {} nodes on the NPU), canary {}",
-                               manifest->manifestPath.string(), npu->name, npu->npu->compiler,
-                               npu->npu->minNpuNodes, npu->npu->canaryImage));
-  } else {
-    line("bundle",
-         fmt::format("{}: stage '{}' for {} ({}, kernel {}, XRT >= {}.{}), canary {}",
-                     manifest->manifestPath.string(), npu->name, npu->npu->target, npu->npu->flow,
-                     npu->npu->kernel, npu->npu->minXrtMajor, npu->npu->minXrtMinor,
-                     npu->npu->canaryExpected.empty() ? "WITHOUT expected output"
-                                                      : "with expected output"));
-    if (npu->npu->canaryExpected.empty()) ok = false;
-#ifdef VIGIL_WITH_XRT
-    if (!xrtRunsFlow(npu->npu->flow)) line("problem", elfFlowUnsupported(npu->npu->flow).message);
-#endif
-  }
+  bool ok = checkBundleFiles(*manifest, line);
+  if (!describeBundleStages(*manifest, line)) ok = false;
   if (ok) line("bundle", "valid: every file matches its sha256");
-  if (ok && options.runCanary) {
-    BackendOptions backendOptions;
-    backendOptions.vitisai = vitisai;
-    auto backend = createBackend("npu", *manifest, backendOptions);
-    if (!backend) {
-      line("canary", "FAILED: " + backend.error().message);
-      return 1;
-    }
-    line("canary", "passed on " + (*backend)->device());
-    if (const NpuStats& stats = npuStats(); stats.graphNodesNpu.load() >= 0) {
-      line("npu nodes", fmt::format("{} on the NPU, {} on the CPU (the Vitis AI EP's report)",
-                                    stats.graphNodesNpu.load(), stats.graphNodesCpu.load()));
-    }
-  }
+  if (ok && options.runCanary && !runDoctorCanary(*manifest, vitisai, line)) return 1;
   return ok ? 0 : 1;
 }
 

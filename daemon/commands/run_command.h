@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "daemon/app.h"
+#include "daemon/daemon.h"
 
 namespace vigil {
 

@@ -78,37 +78,19 @@ std::string describe(const mqtt::exception& e, bool tls) {
   return "cannot connect (" + std::string(e.what()) + ")";
 }
 
-}  // namespace
-
-Expected<void> MqttClient::validate(const MqttSettings& s) {
-  const bool tls = isTls(s.url);
-  if (!tls && !s.url.starts_with(kPlainScheme)) {
-    return makeError(ErrorCode::kInvalidArgument,
-                     "mqtt.url: unsupported scheme in '{}'; use mqtt://host:port or "
-                     "mqtts://host:port",
-                     s.url);
-  }
-  std::string_view authority =
-      std::string_view(s.url).substr(tls ? kTlsScheme.size() : kPlainScheme.size());
-  if (authority.find('@') != std::string_view::npos) {
-    // Also keeps credentials out of every log line that names the URL.
-    return makeError(ErrorCode::kInvalidArgument,
-                     "mqtt.url: credentials in the URL are not supported; use "
-                     "mqtt.username and mqtt.password_file");
-  }
-  if (authority.find('/') != std::string_view::npos) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: '{}' must not have a path", s.url);
-  }
+// After the scheme: host[:port] or [v6 address][:port]; a colon must be followed by a port
+// between 1 and 65535.
+Expected<void> checkMqttAuthority(std::string_view authority, const std::string& url) {
   std::string_view host = authority;
   std::string_view port;
   if (auto close = authority.rfind(']'); authority.starts_with('[')) {
     if (close == std::string_view::npos) {
-      return makeError(ErrorCode::kInvalidArgument, "mqtt.url: unbalanced '[' in '{}'", s.url);
+      return makeError(ErrorCode::kInvalidArgument, "mqtt.url: unbalanced '[' in '{}'", url);
     }
     host = authority.substr(0, close + 1);
     if (close + 1 < authority.size()) {
       if (authority[close + 1] != ':') {
-        return makeError(ErrorCode::kInvalidArgument, "mqtt.url: bad port in '{}'", s.url);
+        return makeError(ErrorCode::kInvalidArgument, "mqtt.url: bad port in '{}'", url);
       }
       port = authority.substr(close + 2);
     }
@@ -117,7 +99,7 @@ Expected<void> MqttClient::validate(const MqttSettings& s) {
     port = authority.substr(colon + 1);
   }
   if (host.empty()) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: no host in '{}'", s.url);
+    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: no host in '{}'", url);
   }
   if (authority.find(':') != std::string_view::npos || !port.empty()) {
     int value = 0;
@@ -125,9 +107,37 @@ Expected<void> MqttClient::validate(const MqttSettings& s) {
     if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value < 1 ||
         value > 65535) {
       return makeError(ErrorCode::kInvalidArgument,
-                       "mqtt.url: port must be between 1 and 65535 in '{}'", s.url);
+                       "mqtt.url: port must be between 1 and 65535 in '{}'", url);
     }
   }
+  return {};
+}
+
+// mqtt://host[:port] or mqtts://host[:port], without credentials or a path.
+Expected<void> checkMqttUrl(const std::string& url) {
+  const bool tls = isTls(url);
+  if (!tls && !url.starts_with(kPlainScheme)) {
+    return makeError(ErrorCode::kInvalidArgument,
+                     "mqtt.url: unsupported scheme in '{}'; use mqtt://host:port or "
+                     "mqtts://host:port",
+                     url);
+  }
+  std::string_view authority =
+      std::string_view(url).substr(tls ? kTlsScheme.size() : kPlainScheme.size());
+  if (authority.find('@') != std::string_view::npos) {
+    // Also keeps credentials out of every log line that names the URL.
+    return makeError(ErrorCode::kInvalidArgument,
+                     "mqtt.url: credentials in the URL are not supported; use "
+                     "mqtt.username and mqtt.password_file");
+  }
+  if (authority.find('/') != std::string_view::npos) {
+    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: '{}' must not have a path", url);
+  }
+  return checkMqttAuthority(authority, url);
+}
+
+// The session's settings: client id, user name with password, QoS and the client's bounds.
+Expected<void> checkMqttSession(const MqttSettings& s) {
   if (s.clientId.empty()) {
     return makeError(ErrorCode::kInvalidArgument, "mqtt.client_id: must not be empty");
   }
@@ -149,11 +159,17 @@ Expected<void> MqttClient::validate(const MqttSettings& s) {
     return makeError(ErrorCode::kInvalidArgument, "mqtt retry: need 0 < min ({} ms) <= max ({} ms)",
                      s.minRetry.count(), s.maxRetry.count());
   }
+  return {};
+}
+
+// The CA, certificate and key files: only with mqtts://, each an existing file, a key only
+// with its certificate.
+Expected<void> checkMqttTlsFiles(const MqttSettings& s) {
   const std::pair<const char*, const std::string*> files[] = {
       {"mqtt.ca_file", &s.caFile}, {"mqtt.cert_file", &s.certFile}, {"mqtt.key_file", &s.keyFile}};
   for (const auto& [key, path] : files) {
     if (path->empty()) continue;
-    if (!tls) {
+    if (!isTls(s.url)) {
       return makeError(ErrorCode::kInvalidArgument,
                        "{}: set, but mqtt.url '{}' is not TLS; use mqtts://", key, s.url);
     }
@@ -166,6 +182,14 @@ Expected<void> MqttClient::validate(const MqttSettings& s) {
     return makeError(ErrorCode::kInvalidArgument, "mqtt.key_file: set without mqtt.cert_file");
   }
   return {};
+}
+
+}  // namespace
+
+Expected<void> MqttClient::validate(const MqttSettings& s) {
+  if (auto url = checkMqttUrl(s.url); !url) return url;
+  if (auto session = checkMqttSession(s); !session) return session;
+  return checkMqttTlsFiles(s);
 }
 
 MqttClient::MqttClient(MqttSettings settings)

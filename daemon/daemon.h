@@ -14,7 +14,8 @@ struct RunOptions {
 
 // `vigil run`: the always-on daemon. Loads the configuration, starts one capture thread per
 // enabled camera and one inference worker, and runs the io_context that handles signals
-// (SIGINT/SIGTERM stop, SIGHUP reloads), timers and results.
+// (SIGINT/SIGTERM stop, SIGHUP reloads), timers and results. docs/architecture.md draws the
+// parts and walks one frame through them.
 // Returns 0 after a clean stop, 1 when the configuration or the model cannot be used.
 int runDaemon(const RunOptions& options);
 

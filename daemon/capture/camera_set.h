@@ -1,0 +1,53 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/capture/camera.h"
+#include "daemon/config.h"
+
+namespace vigil {
+
+// The cameras the daemon runs, by name: starts the enabled ones, winds them down side by side,
+// and applies a reloaded camera list (a camera whose settings changed restarts; the others run
+// on untouched).
+//
+// Threads: the control (io_context) thread only. Borrows the scheduler, which outlives it.
+class CameraSet {
+ public:
+  struct Hooks {
+    // A camera about to start (its thread not yet running): register its metrics, its view.
+    std::function<void(const std::string& name, const Camera& camera)> starting;
+    // A camera stopped and gone: take away what `starting` added.
+    std::function<void(const std::string& name)> removed;
+  };
+  // What apply() did, for the reload's log line.
+  struct Changes {
+    int restarted = 0;
+    int added = 0;
+    int removed = 0;
+  };
+
+  CameraSet(Scheduler& scheduler, Hooks hooks);
+  ~CameraSet();
+
+  // Starts the camera, or logs that it is disabled.
+  void start(const CameraConfig& config);
+  // `next`: the reloaded camera list; `running`: the one in force until now.
+  Changes apply(const std::vector<CameraConfig>& next, const std::vector<CameraConfig>& running);
+  // Every camera asked to stop first, then each joined; they stay listed (for the summary).
+  void stopAll();
+
+  const std::map<std::string, std::unique_ptr<Camera>>& cameras() const { return cameras_; }
+  std::size_t size() const { return cameras_.size(); }
+
+ private:
+  Scheduler& scheduler_;
+  Hooks hooks_;
+  std::map<std::string, std::unique_ptr<Camera>> cameras_;
+};
+
+}  // namespace vigil

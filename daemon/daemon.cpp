@@ -1,0 +1,347 @@
+#include "daemon/daemon.h"
+
+// clang-format off
+// Boost 1.74's asio uses std::exchange without including <utility> (fails with g++ 12, C++20).
+#include <utility>
+#include <boost/asio.hpp>
+// clang-format on
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "daemon/capture/camera_set.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "daemon/observe/backend_status.h"
+#include "daemon/observe/daemon_metrics.h"
+#include "daemon/observe/heap.h"
+#include "daemon/observe/http_server.h"
+#include "daemon/observe/run_summary.h"
+#include "daemon/observe/status_api.h"
+#include "daemon/observe/status_snapshot.h"
+#include "daemon/observe/systemd_notify.h"
+#include "daemon/observe/watchdog_pinger.h"
+#include "daemon/pipeline/detector_loading.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/pipeline/result_path.h"
+#include "daemon/pipeline/scheduler.h"
+#include "daemon/publish/publishing.h"
+
+namespace vigil {
+
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr auto kPresenceTick = std::chrono::milliseconds(250);
+constexpr auto kHeapReleasePeriod = std::chrono::seconds(60);
+
+std::vector<PublishedCamera> publishedCameras(const Config& config) {
+  std::vector<PublishedCamera> out;
+  for (const CameraConfig& c : config.cameras) {
+    if (c.enabled) out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks});
+  }
+  return out;
+}
+
+// The control thread (signals, results, MQTT, HTTP) runs at a lower priority than the capture
+// and inference threads, which were started from it before this call and so keep the normal
+// one: a flood of HTTP requests then takes only what detection leaves (measured in
+// bench/http-metrics-load.md). Idle or lightly loaded, priorities change nothing. Threads a
+// SIGHUP reload starts later inherit the lower priority (an unprivileged thread cannot raise it
+// back), which only puts them level with HTTP again.
+void yieldToInference() {
+  constexpr int kControlNice = 5;
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kControlNice) != 0) {
+    logger("daemon")->debug("cannot lower the control thread's priority: {}", std::strerror(errno));
+  }
+}
+
+// Without this the resident size creeps up for an hour while the live heap stays flat
+// (heap.h).
+void releaseHeapPeriodically(asio::steady_timer& timer) {
+  timer.expires_after(kHeapReleasePeriod);
+  timer.async_wait([&timer](boost::system::error_code ec) {
+    if (ec) return;
+    releaseFreeHeap();
+    releaseHeapPeriodically(timer);
+  });
+}
+
+// The lifecycle: owns the parts, starts them in order (publishing, metrics, the result path,
+// the detector, HTTP, the cameras), runs the control thread's io_context (signals, timers,
+// results, MQTT callbacks, HTTP), reloads on SIGHUP and stops in reverse. What each part does
+// is in its own room: docs/architecture.md.
+class Daemon {
+ public:
+  explicit Daemon(RunOptions options)
+      : options_(std::move(options)),
+        backendStatus_(registry_),
+        cameras_(scheduler_, {[this](const std::string& name, const Camera& camera) {
+                                metrics_->addCamera(
+                                    name, camera.channel(),
+                                    results_->addCamera(name, camera.channel(),
+                                                        metrics_->captureToPublish(name)));
+                              },
+                              [this](const std::string& name) {
+                                metrics_->removeCamera(name);
+                                results_->removeCamera(name);
+                              }}) {}
+
+  int run() {
+    // First: until these are registered, SIGHUP's and SIGTERM's default action kills the
+    // process, and systemd may reload or stop as soon as READY=1 (or even before) is sent.
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
+    signals_.add(SIGHUP);
+    if (!start()) return 1;
+    waitForSignal();
+    asio::steady_timer duration(io_);
+    if (options_.durationSeconds) {
+      duration.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(*options_.durationSeconds)));
+      duration.async_wait([this](boost::system::error_code ec) {
+        if (ec) return;
+        log_->info("--duration reached, stopping");
+        shutdown();
+      });
+    }
+    startedAt_ = SteadyClock::now();
+    const double cpuAtStart = processCpuSeconds();
+    io_.run();
+    const double cpuWhileRunning = processCpuSeconds() - cpuAtStart;
+    // The summary tells each camera's state as it was while running, its counts after the stop.
+    const DaemonSnapshot running = snapshot();
+    stopAll();
+    DaemonSnapshot stopped = snapshot();
+    for (std::size_t i = 0; i < stopped.cameras.size(); ++i) {
+      stopped.cameras[i].state = running.cameras[i].state;
+    }
+    writeRunSummary(options_.summaryJson, stopped, *results_,
+                    {stopped.uptimeSeconds, cpuWhileRunning});
+    log_->info("stopped");
+    return 0;
+  }
+
+ private:
+  // The parts in order; false (logged) when the configuration or a part cannot be used.
+  bool start() {
+    auto config = loadConfig(options_.configPath);
+    if (!config) {
+      log_->error("{}", config.error().message);
+      return false;
+    }
+    for (const std::string& warning : config->warnings) log_->warn("{}", warning);
+    if (!summaryIsWritable(options_.summaryJson)) return false;
+    auto publishing = makePublishing(config->mqtt, options_.configPath,
+                                     [this](std::function<void()> f) { asio::post(io_, f); });
+    if (!publishing) {
+      log_->error("{}", publishing.error().message);
+      return false;
+    }
+    publishing_ = std::move(*publishing);
+    metrics_ = std::make_unique<DaemonMetrics>(
+        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get()});
+    results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms());
+    if (!startWorker(config->detector)) return false;
+    if (!startHttp(config->http)) return false;
+    config_ = *config;
+    // The retained state is OFF and queued before the first frame is even captured.
+    publishing_.publisher->setCameras(publishedCameras(config_));
+    if (publishing_.mqtt) publishing_.mqtt->start();
+    for (const CameraConfig& c : config_.cameras) cameras_.start(c);
+    yieldToInference();
+    tickPresence();
+    releaseHeapPeriodically(heapTimer_);
+    notifier_.ready(statusLine());
+    watchdog_.start();
+    log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
+               options_.configPath.string());
+    if (cameras_.size() == 0) log_->warn("no enabled camera in {}", options_.configPath.string());
+    return true;
+  }
+
+  bool startWorker(const DetectorConfig& config) {
+    auto loaded = loadDetector(config);
+    if (!loaded) {
+      log_->error("detector: {}", loaded.error().message);
+      return false;
+    }
+    backendStatus_.reset(config.backend, loaded->detector->backend(), loaded->reason);
+    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    if (worker_) worker_->stop();
+    worker_ = std::make_unique<InferenceWorker>(
+        std::move(loaded->detector), scheduler_, [this](FrameResult&& result) {
+          asio::post(io_, [this, r = std::move(result)]() { results_->onResult(r); });
+        });
+    worker_->start();
+    return true;
+  }
+
+  bool startHttp(const HttpConfig& config) {
+    if (!config.enabled) {
+      log_->info("HTTP: off (http.enabled is false)");
+      return true;
+    }
+    HttpServerSettings settings;
+    settings.listen = config.listen;
+    http_ = std::make_unique<HttpServer>(io_, settings);
+    statusApi_ = std::make_unique<StatusApi>(
+        StatusApi::Sources{[this] { return snapshot(); }, registry_, *results_, worker_});
+    statusApi_->addRoutes(*http_);
+    if (auto ok = http_->start(); !ok) {
+      log_->error("{}", ok.error().message);
+      return false;
+    }
+    metrics_->addHttp(http_->counters());
+    // The bound port, not the configured one: port 0 (tests) picks a free one.
+    const std::string host = config.listen.substr(0, config.listen.rfind(':'));
+    log_->info("HTTP: status page, /metrics, /healthz, /readyz and /api/status on http://{}:{}/",
+               host, http_->port());
+    return true;
+  }
+
+  void waitForSignal() {
+    signals_.async_wait([this](boost::system::error_code ec, int signal) {
+      if (ec) return;
+      if (signal == SIGHUP) {
+        reload();
+        waitForSignal();
+        return;
+      }
+      log_->info("signal {} received, stopping", signal);
+      shutdown();
+    });
+  }
+
+  void shutdown() {
+    notifier_.stopping();
+    signals_.cancel();
+    io_.stop();
+  }
+
+  std::string statusLine() const {
+    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendStatus_.inUse().name,
+                       publishing_.mqtt ? ", MQTT " + config_.mqtt.url : std::string());
+  }
+
+  void tickPresence() {
+    presenceTimer_.expires_after(kPresenceTick);
+    presenceTimer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      EventPublisher& publisher = *publishing_.publisher;
+      publisher.tick(std::chrono::system_clock::now());
+      for (const auto& [name, camera] : cameras_.cameras()) {
+        publisher.setCameraAvailable(name, camera->channel()->counters().up.load());
+      }
+      const auto now = SteadyClock::now();
+      metrics_->updateEnergyPerInference(now);
+      results_->tick(now);
+      if (backendStatus_.poll()) onBackendChanged();
+      tickPresence();
+    });
+  }
+
+  // `auto` switched between the NPU and the CPU (BackendStatus::poll): the backend's own log
+  // line said why; here the status attributes follow.
+  void onBackendChanged() {
+    const BackendStatus::InUse& now = backendStatus_.inUse();
+    if (now.name == "npu") {
+      log_->info("detector: backend in use is now npu ({})", now.device);
+    } else {
+      log_->warn("detector: backend in use is now {} ({})", now.name, now.reason);
+    }
+    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    notifier_.status(statusLine());
+  }
+
+  void reload() {
+    log_->info("SIGHUP: reloading {}", options_.configPath.string());
+    notifier_.reloading();
+    // Whatever happens below, systemd hears that the reload is over.
+    struct ReadyAgain {
+      Daemon* daemon;
+      ~ReadyAgain() { daemon->notifier_.ready(daemon->statusLine()); }
+    } readyAgain{this};
+    auto next = loadConfig(options_.configPath);
+    if (!next) {
+      log_->error("reload rejected, the running configuration stays: {}", next.error().message);
+      return;
+    }
+    for (const std::string& warning : next->warnings) log_->warn("{}", warning);
+    if (!(next->detector == config_.detector) && !startWorker(next->detector)) {
+      log_->error(
+          "reload rejected, the running configuration stays: the new detector settings do not "
+          "load");
+      return;
+    }
+    const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
+    if (!(next->http == config_.http)) {
+      log_->warn("reload: the http section changed; it takes effect at the next restart");
+      next->http = config_.http;
+    }
+    if (!(next->mqtt == config_.mqtt)) {
+      log_->warn("reload: the mqtt section changed; it takes effect at the next restart");
+      next->mqtt = config_.mqtt;
+    }
+    config_ = *next;
+    publishing_.publisher->setCameras(publishedCameras(config_));
+    log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running",
+               changes.restarted, changes.added, changes.removed, cameras_.size());
+  }
+
+  void stopAll() {
+    if (http_) http_->stop();
+    // Cameras first, so no thread offers frames to a stopped scheduler; all asked at once, so
+    // that they wind down side by side (a source blocked in a network read is interrupted).
+    cameras_.stopAll();
+    if (worker_) worker_->stop();
+    if (EventPublisher* publisher = publishing_.publisher.get()) {
+      publisher->endAll(std::chrono::system_clock::now());
+      for (const auto& [name, camera] : cameras_.cameras()) {
+        publisher->setCameraAvailable(name, false);
+      }
+    }
+    // Clean stop: status offline, then a clean disconnect, so the broker sends no last will.
+    if (publishing_.mqtt) publishing_.mqtt->stop(publishing_.publisher->statusTopic(), "offline");
+  }
+
+  DaemonSnapshot snapshot() const {
+    return takeSnapshot({cameras_, *results_, *publishing_.publisher, worker_.get(),
+                         publishing_.mqtt.get(), backendStatus_, config_, startedAt_});
+  }
+
+  RunOptions options_;
+  std::shared_ptr<spdlog::logger> log_ = logger("daemon");
+  asio::io_context io_;
+  asio::signal_set signals_{io_};
+  asio::steady_timer presenceTimer_{io_};
+  asio::steady_timer heapTimer_{io_};
+  SystemdNotifier notifier_;
+  WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(snapshot()); }};
+  Config config_;
+  Registry registry_;
+  BackendStatus backendStatus_;
+  Publishing publishing_;
+  std::unique_ptr<DaemonMetrics> metrics_;  // after publishing_: its series read the publisher
+  std::unique_ptr<ResultPath> results_;
+  Scheduler scheduler_;
+  std::unique_ptr<InferenceWorker> worker_;
+  std::unique_ptr<StatusApi> statusApi_;
+  std::unique_ptr<HttpServer> http_;  // after statusApi_: its routes call it
+  CameraSet cameras_;                 // last: its cameras stop before anything they feed goes
+  SteadyClock::time_point startedAt_;
+};
+
+}  // namespace
+
+int runDaemon(const RunOptions& options) {
+  Daemon daemon(options);
+  return daemon.run();
+}
+
+}  // namespace vigil

@@ -1,0 +1,425 @@
+#include "daemon/observe/daemon_metrics.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <vector>
+
+#include "daemon/log.h"
+#include "daemon/observe/heap.h"
+#include "daemon/pipeline/motion.h"
+
+namespace vigil {
+
+namespace {
+
+enum class SeriesType {
+  kInfo,       // one series of value 1, facts as labels
+  kHistogram,  // observed by the result path
+  kCounter,    // read at render time (a callback)
+  kGauge,      // read at render time (a callback)
+};
+
+enum class Series : std::size_t {
+  kStageDuration,
+  kCaptureToPublish,
+  kBuildInfo,
+  kEnergyPerInference,
+  kDetectionFailures,
+  kInvalidOutputs,
+  kEventsPublished,
+  kMqttConnected,
+  kMqttBuffered,
+  kMqttPublished,
+  kMqttDropped,
+  kMqttReconnects,
+  kHttpResponses,
+  kHttpBadRequests,
+  kHttpReadTimeouts,
+  kHttpRejected,
+  kHttpEvicted,
+  kHttpOpen,
+  kFramesCaptured,
+  kFramesSkipped,
+  kFramesDropped,
+  kDecodeErrors,
+  kFramesLost,
+  kFramesDetected,
+  kReconnects,
+  kFramesGated,
+  kCameraUp,
+  kPersonPresent,
+  kPersons,
+  kMotionState,
+  kGatedSeconds,
+  kCount
+};
+
+struct SeriesSpec {
+  Series id;
+  SeriesType type;
+  const char* name;
+  std::array<const char*, 2> labels;  // nullptr: no more labels
+  const char* help;
+};
+
+using enum SeriesType;
+
+// Every series the daemon itself declares, in the order /metrics renders them.
+constexpr SeriesSpec kDaemonSeries[] = {
+    {Series::kStageDuration,
+     kHistogram,
+     "vigil_stage_duration_seconds",
+     {"stage"},
+     "Time per frame in each pipeline stage: capture_to_start (waiting for the detector), "
+     "preprocess, inference, postprocess, publish"},
+    {Series::kCaptureToPublish,
+     kHistogram,
+     "vigil_capture_to_publish_seconds",
+     {"camera"},
+     "End to end: from the capture of a frame to its detections published"},
+    {Series::kBuildInfo, kInfo, "vigil_build_info", {"version"}, "Vigil's version (value 1)"},
+    {Series::kEnergyPerInference,
+     kGauge,
+     "vigil_package_energy_per_inference_joules",
+     {},
+     "Package energy (RAPL, every process) per detected frame over the last 2 s; absent "
+     "without an energy source"},
+    {Series::kDetectionFailures,
+     kCounter,
+     "vigil_detection_failures_total",
+     {},
+     "Frames the detector failed on (runtime errors and invalid outputs)"},
+    {Series::kInvalidOutputs,
+     kCounter,
+     "vigil_invalid_outputs_total",
+     {},
+     "Inferences the runtime reported as successful whose output was NaN, Inf or malformed"},
+    {Series::kEventsPublished,
+     kCounter,
+     "vigil_events_published_total",
+     {},
+     "Presence events (new, update, end) published"},
+    {Series::kMqttConnected,
+     kGauge,
+     "vigil_mqtt_connected",
+     {},
+     "1 while connected to the MQTT broker"},
+    {Series::kMqttBuffered,
+     kGauge,
+     "vigil_mqtt_buffered_messages",
+     {},
+     "Messages queued, not yet acknowledged by the broker"},
+    {Series::kMqttPublished,
+     kCounter,
+     "vigil_mqtt_messages_published_total",
+     {},
+     "Messages the broker acknowledged"},
+    {Series::kMqttDropped,
+     kCounter,
+     "vigil_mqtt_messages_dropped_total",
+     {},
+     "Messages lost to a full offline buffer (mqtt.buffer_messages)"},
+    {Series::kMqttReconnects,
+     kCounter,
+     "vigil_mqtt_reconnects_total",
+     {},
+     "Connection attempts after the first"},
+    {Series::kHttpResponses,
+     kCounter,
+     "vigil_http_responses_total",
+     {"code"},
+     "HTTP responses by status class"},
+    {Series::kHttpBadRequests,
+     kCounter,
+     "vigil_http_bad_requests_total",
+     {},
+     "Malformed or oversized requests (400, 413, 431)"},
+    {Series::kHttpReadTimeouts,
+     kCounter,
+     "vigil_http_read_timeouts_total",
+     {},
+     "Connections closed with a request half received"},
+    {Series::kHttpRejected,
+     kCounter,
+     "vigil_http_connections_rejected_total",
+     {},
+     "Connections refused with 503 at the connection limit (all being answered)"},
+    {Series::kHttpEvicted,
+     kCounter,
+     "vigil_http_connections_evicted_total",
+     {},
+     "Connections waiting longest for a request, closed at the limit to make room"},
+    {Series::kHttpOpen, kGauge, "vigil_http_connections_open", {}, "HTTP connections open now"},
+    {Series::kFramesCaptured,
+     kCounter,
+     "vigil_camera_frames_captured_total",
+     {"camera"},
+     "Frames read from the camera"},
+    {Series::kFramesSkipped,
+     kCounter,
+     "vigil_camera_frames_skipped_total",
+     {"camera"},
+     "Frames replaced by a newer one before the detector took them (by design at detect_fps "
+     "below fps)"},
+    {Series::kFramesDropped,
+     kCounter,
+     "vigil_camera_frames_dropped_total",
+     {"camera"},
+     "Frames lost because every frame buffer was in use"},
+    {Series::kDecodeErrors,
+     kCounter,
+     "vigil_camera_decode_errors_total",
+     {"camera"},
+     "Corrupt frames the source reported"},
+    {Series::kFramesLost,
+     kCounter,
+     "vigil_camera_frames_lost_total",
+     {"camera"},
+     "Frames the device produced but never delivered (gaps in V4L2 sequence numbers)"},
+    {Series::kFramesDetected,
+     kCounter,
+     "vigil_camera_frames_detected_total",
+     {"camera"},
+     "Frames the detector processed"},
+    {Series::kReconnects,
+     kCounter,
+     "vigil_camera_reconnects_total",
+     {"camera"},
+     "Times the source was reopened after a loss"},
+    {Series::kFramesGated,
+     kCounter,
+     "vigil_camera_frames_gated_total",
+     {"camera"},
+     "Frames motion gating held back from the detector (detections that would have run "
+     "without it)"},
+    {Series::kCameraUp,
+     kGauge,
+     "vigil_camera_up",
+     {"camera"},
+     "1 while the camera delivers frames"},
+    {Series::kPersonPresent,
+     kGauge,
+     "vigil_person_present",
+     {"camera"},
+     "1 while a person is present (after min_frames)"},
+    {Series::kPersons,
+     kGauge,
+     "vigil_persons",
+     {"camera"},
+     "Persons counted in the current presence event"},
+    {Series::kMotionState,
+     kGauge,
+     "vigil_camera_motion_state",
+     {"camera", "state"},
+     "Motion gating state (value 1 for the current one): off (gating disabled), motion (full "
+     "detect_fps), person (still, a person present: still_detect_interval), idle (still, "
+     "nobody: idle_detect_interval)"},
+    {Series::kGatedSeconds,
+     kCounter,
+     "vigil_camera_gated_detector_seconds_estimate_total",
+     {"camera"},
+     "Estimated detector time saved by motion gating: each gated frame times the mean "
+     "detector wall-clock time per frame (preprocess + inference + postprocess) when it was "
+     "gated; an estimate, not a measurement"},
+};
+
+constexpr bool tableInOrder() {
+  std::size_t i = 0;
+  for (const SeriesSpec& s : kDaemonSeries) {
+    if (static_cast<std::size_t>(s.id) != i++) return false;
+  }
+  return i == static_cast<std::size_t>(Series::kCount);
+}
+static_assert(tableInOrder(), "kDaemonSeries lists every Series once, in enum order");
+
+const SeriesSpec& spec(Series s) { return kDaemonSeries[static_cast<std::size_t>(s)]; }
+
+std::vector<std::string> labelNames(const SeriesSpec& s) {
+  std::vector<std::string> out;
+  for (const char* l : s.labels) {
+    if (l != nullptr) out.emplace_back(l);
+  }
+  return out;
+}
+
+// The family of a callback series (registered by the constructor; looked up again here).
+CallbackFamily& callbacks(Registry& registry, Series s) {
+  const SeriesSpec& d = spec(s);
+  return d.type == kCounter ? registry.callbackCounter(d.name, d.help, labelNames(d))
+                            : registry.callbackGauge(d.name, d.help, labelNames(d));
+}
+
+HistogramFamily& histograms(Registry& registry, Series s) {
+  const SeriesSpec& d = spec(s);
+  return registry.histogram(d.name, d.help, labelNames(d));
+}
+
+// The camera counters each of the per-camera counter series reads.
+constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCameraCounterFields[] = {
+    {Series::kFramesCaptured, &CameraCounters::captured},
+    {Series::kFramesSkipped, &CameraCounters::skipped},
+    {Series::kFramesDropped, &CameraCounters::dropped},
+    {Series::kDecodeErrors, &CameraCounters::decodeErrors},
+    {Series::kFramesLost, &CameraCounters::lost},
+    {Series::kFramesDetected, &CameraCounters::detected},
+    {Series::kReconnects, &CameraCounters::reconnects},
+    {Series::kFramesGated, &CameraCounters::gated}};
+
+constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
+                                         MotionState::kPerson, MotionState::kIdle};
+
+constexpr auto kEnergyWindow = std::chrono::seconds(2);
+
+std::optional<double> count(std::uint64_t v) { return static_cast<double>(v); }
+
+}  // namespace
+
+DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
+    : registry_(registry), sources_(sources) {
+  for (const SeriesSpec& s : kDaemonSeries) {
+    switch (s.type) {
+      case kInfo:
+        registry_.info(s.name, s.help, {{s.labels[0], VIGIL_VERSION}});
+        break;
+      case kHistogram:
+        histograms(registry_, s.id);
+        break;
+      case kCounter:
+      case kGauge:
+        callbacks(registry_, s.id);
+        break;
+    }
+  }
+  registerProcessMetrics(registry_);
+  registerHeapMetrics(registry_);
+  power_ = std::make_shared<PowerMonitor>();
+  logger("daemon")->info("power: {}", power_->description());
+  registerPowerMetrics(registry_, power_);
+  addGlobalSeries();
+  if (sources_.mqtt) addMqttSeries();
+}
+
+void DaemonMetrics::addGlobalSeries() {
+  callbacks(registry_, Series::kEnergyPerInference).add({}, [this]() {
+    return energyPerInference_;
+  });
+  const auto& worker = sources_.worker;
+  callbacks(registry_, Series::kDetectionFailures).add({}, [&worker]() -> std::optional<double> {
+    return worker ? count(worker->failures()) : std::nullopt;
+  });
+  callbacks(registry_, Series::kInvalidOutputs).add({}, [&worker]() -> std::optional<double> {
+    return worker ? count(worker->invalidOutputs()) : std::nullopt;
+  });
+  const EventPublisher& publisher = sources_.publisher;
+  callbacks(registry_, Series::kEventsPublished).add({}, [&publisher]() {
+    return count(publisher.eventsPublished());
+  });
+}
+
+void DaemonMetrics::addMqttSeries() {
+  const MqttClient& mqtt = *sources_.mqtt;
+  const std::pair<Series, std::uint64_t (*)(const MqttClient&)> reads[] = {
+      {Series::kMqttConnected, [](const MqttClient& m) -> std::uint64_t { return m.connected(); }},
+      {Series::kMqttBuffered, [](const MqttClient& m) -> std::uint64_t { return m.bufferedNow(); }},
+      {Series::kMqttPublished, [](const MqttClient& m) -> std::uint64_t { return m.published(); }},
+      {Series::kMqttDropped, [](const MqttClient& m) -> std::uint64_t { return m.dropped(); }},
+      {Series::kMqttReconnects,
+       [](const MqttClient& m) -> std::uint64_t { return m.reconnects(); }}};
+  for (const auto& [series, read] : reads) {
+    callbacks(registry_, series).add({}, [&mqtt, read = read]() { return count(read(mqtt)); });
+  }
+}
+
+ResultPath::StageHistograms DaemonMetrics::stageHistograms() {
+  HistogramFamily& stages = histograms(registry_, Series::kStageDuration);
+  return {stages.labels({"capture_to_start"}), stages.labels({"preprocess"}),
+          stages.labels({"inference"}), stages.labels({"postprocess"}), stages.labels({"publish"})};
+}
+
+std::shared_ptr<Histogram> DaemonMetrics::captureToPublish(const std::string& camera) {
+  return histograms(registry_, Series::kCaptureToPublish).labels({camera});
+}
+
+void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
+  CallbackFamily& responses = callbacks(registry_, Series::kHttpResponses);
+  for (std::size_t i = 0; i < counters.responses.size(); ++i) {
+    responses.add({fmt::format("{}xx", i + 1)},
+                  [&counters, i]() { return count(counters.responses[i].load()); });
+  }
+  const std::pair<Series, const std::atomic<std::uint64_t>*> reads[] = {
+      {Series::kHttpBadRequests, &counters.badRequests},
+      {Series::kHttpReadTimeouts, &counters.readTimeouts},
+      {Series::kHttpRejected, &counters.rejected},
+      {Series::kHttpEvicted, &counters.evicted},
+      {Series::kHttpOpen, &counters.open}};
+  for (const auto& [series, value] : reads) {
+    callbacks(registry_, series).add({}, [value = value]() { return count(value->load()); });
+  }
+}
+
+void DaemonMetrics::addCamera(const std::string& name,
+                              const std::shared_ptr<CameraChannel>& channel,
+                              const CameraView& view) {
+  for (const auto& [series, field] : kCameraCounterFields) {
+    callbacks(registry_, series).add({name}, [channel, field = field]() {
+      return count((channel->counters().*field).load());
+    });
+  }
+  callbacks(registry_, Series::kCameraUp).add({name}, [channel]() -> std::optional<double> {
+    return channel->counters().up.load() ? 1 : 0;
+  });
+  const EventPublisher& publisher = sources_.publisher;
+  callbacks(registry_, Series::kPersonPresent)
+      .add({name}, [&publisher, name]() -> std::optional<double> {
+        auto state = publisher.state(name);
+        return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
+      });
+  callbacks(registry_, Series::kPersons).add({name}, [&publisher, name]() -> std::optional<double> {
+    auto state = publisher.state(name);
+    return state ? std::optional<double>(state->count) : std::nullopt;
+  });
+  for (MotionState s : kMotionStates) {
+    callbacks(registry_, Series::kMotionState)
+        .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
+          return channel->counters().motionState.load() == static_cast<int>(s) ? 1 : 0;
+        });
+  }
+  callbacks(registry_, Series::kGatedSeconds).add({name}, [&view]() -> std::optional<double> {
+    return view.gatedSeconds;
+  });
+}
+
+void DaemonMetrics::removeCamera(const std::string& name) {
+  for (const auto& [series, field] : kCameraCounterFields) {
+    callbacks(registry_, series).remove({name});
+  }
+  for (Series s :
+       {Series::kCameraUp, Series::kPersonPresent, Series::kPersons, Series::kGatedSeconds}) {
+    callbacks(registry_, s).remove({name});
+  }
+  for (MotionState s : kMotionStates) {
+    callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
+  }
+  histograms(registry_, Series::kCaptureToPublish).remove({name});
+}
+
+// The whole package (every process on the box), so an upper bound on what one inference costs;
+// absent without RAPL.
+void DaemonMetrics::updateEnergyPerInference(SteadyClock::time_point now) {
+  if (now - energySince_ < kEnergyWindow) return;
+  auto joules = power_->packageEnergyJoules();
+  std::uint64_t frames = sources_.worker ? sources_.worker->inferences() : 0;
+  if (joules && energyBase_ && frames > inferencesBase_) {
+    energyPerInference_ = (*joules - *energyBase_) / static_cast<double>(frames - inferencesBase_);
+  } else if (!joules) {
+    energyPerInference_.reset();
+  }
+  energyBase_ = joules;
+  inferencesBase_ = frames;
+  energySince_ = now;
+}
+
+}  // namespace vigil

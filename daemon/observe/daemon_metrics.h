@@ -1,0 +1,64 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "daemon/capture/frame.h"
+#include "daemon/observe/http_server.h"
+#include "daemon/observe/metrics.h"
+#include "daemon/observe/power.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/pipeline/result_path.h"
+#include "daemon/publish/event_publisher.h"
+#include "daemon/publish/mqtt_client.h"
+
+namespace vigil {
+
+// The series the daemon registers and updates itself, every one declared in one table
+// (kDaemonSeries in daemon_metrics.cpp: name, type, labels and help side by side), plus the
+// process, heap and power series their components declare. The backend's series are
+// BackendStatus's.
+//
+// Threads: the control (io_context) thread calls everything; the callbacks run in
+// Registry::render(), which the daemon calls on that thread too.
+class DaemonMetrics {
+ public:
+  // What the callback series read at render time, borrowed for this object's lifetime.
+  struct Sources {
+    const std::unique_ptr<InferenceWorker>& worker;  // the daemon's slot: a reload refills it
+    const EventPublisher& publisher;
+    const MqttClient* mqtt;  // nullptr without MQTT
+  };
+
+  // Registers every family of the table and the series that exist from the start.
+  DaemonMetrics(Registry& registry, Sources sources);
+
+  ResultPath::StageHistograms stageHistograms();
+  std::shared_ptr<Histogram> captureToPublish(const std::string& camera);
+
+  // The HTTP server's counters, which outlive this object's use of them.
+  void addHttp(const HttpServerCounters& counters);
+  // One camera's series (its counters, presence, gating); removeCamera() takes them away,
+  // before `view` goes.
+  void addCamera(const std::string& name, const std::shared_ptr<CameraChannel>& channel,
+                 const CameraView& view);
+  void removeCamera(const std::string& name);
+
+  // Package joules per detected frame over the last window (every presence tick).
+  void updateEnergyPerInference(SteadyClock::time_point now);
+
+ private:
+  void addGlobalSeries();
+  void addMqttSeries();
+
+  Registry& registry_;
+  Sources sources_;
+  std::shared_ptr<PowerMonitor> power_;
+  std::optional<double> energyPerInference_;
+  std::optional<double> energyBase_;
+  std::uint64_t inferencesBase_ = 0;
+  SteadyClock::time_point energySince_{};
+};
+
+}  // namespace vigil

@@ -1,0 +1,193 @@
+#include "daemon/observe/status_api.h"
+
+#include <fmt/format.h>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "daemon/observe/status_page.h"
+#include "detector/annotate.h"
+
+namespace vigil {
+
+namespace {
+
+// Rendered at most this often: a scraper gone wild (or wrk) then costs socket work only, not a
+// render per request on the thread that also publishes events.
+constexpr auto kMetricsMaxAge = std::chrono::milliseconds(500);
+
+HttpResponse plainResponse(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpResponse jsonResponse(const nlohmann::json& j) {
+  HttpResponse r;
+  r.contentType = "application/json";
+  r.body = j.dump(2) + "\n";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+nlohmann::json nullIfEmpty(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+nlohmann::json cameraJson(const CameraSnapshot& c) {
+  return {
+      {"name", c.name},
+      {"source", c.source},
+      {"state", cameraStateName(c.state)},
+      {"up", c.up},
+      {"last_error", nullIfEmpty(c.lastError)},
+      {"fps_captured", c.fpsCaptured},
+      {"fps_detected", c.fpsDetected},
+      {"present", c.present},
+      {"persons", c.persons},
+      {"last_person",
+       c.lastPerson ? nlohmann::json(isoUtc(*c.lastPerson)) : nlohmann::json(nullptr)},
+      {"has_frame", c.hasFrame},
+      {"latency_ms",
+       {{"p50", c.latencyMs.p50}, {"p99", c.latencyMs.p99}, {"samples", c.latencyMs.samples}}},
+      {"frames", frameCountsJson(c.frames)},
+      {"motion",
+       {{"enabled", c.motionEnabled},
+        {"state", motionStateName(c.motion)},
+        {"gated_detector_seconds_estimate", c.gatedSeconds}}},
+  };
+}
+
+}  // namespace
+
+nlohmann::json frameCountsJson(const FrameCounts& c) {
+  return {{"captured", c.captured},
+          {"detected", c.detected},
+          {"skipped", c.skipped},
+          {"dropped", c.dropped},
+          {"decode_errors", c.decodeErrors},
+          {"lost", c.lost},
+          {"reconnects", c.reconnects},
+          {"gated", c.gated}};
+}
+
+HttpResponse healthResponse(const DaemonSnapshot& s) {
+  std::string problems;
+  auto describe = [&](const std::string& who,
+                      const std::optional<Heartbeat::Clock::duration>& late) {
+    if (late) {
+      problems += fmt::format("{}: no sign of life, {:.1f} s past its deadline\n", who,
+                              std::chrono::duration<double>(*late).count());
+    }
+  };
+  describe("inference worker", s.workerOverdue);
+  for (const CameraSnapshot& c : s.cameras) {
+    describe(fmt::format("[cam={}] capture thread", c.name), c.captureOverdue);
+  }
+  if (!problems.empty()) return plainResponse(503, problems);
+  return plainResponse(200, "ok\n");
+}
+
+HttpResponse readinessResponse(const DaemonSnapshot& s) {
+  std::string body = s.detectorLoaded ? fmt::format("detector: ready ({} on {})\n", s.backend.name,
+                                                    s.backend.device)
+                                      : "detector: not loaded\n";
+  bool ready = s.detectorLoaded;
+  for (const std::string& name : s.enabledCameras) {
+    auto it = std::find_if(s.cameras.begin(), s.cameras.end(),
+                           [&](const CameraSnapshot& c) { return c.name == name; });
+    if (it == s.cameras.end()) {
+      ready = false;
+      body += fmt::format("[cam={}] not started\n", name);
+      continue;
+    }
+    body += fmt::format("[cam={}] started, {}\n", name, cameraStateName(it->state));
+  }
+  return plainResponse(ready ? 200 : 503, body);
+}
+
+nlohmann::json statusJson(const DaemonSnapshot& s) {
+  nlohmann::json cameras = nlohmann::json::array();
+  for (const CameraSnapshot& c : s.cameras) cameras.push_back(cameraJson(c));
+  nlohmann::json mqtt = nullptr;
+  if (s.mqtt) {
+    mqtt = {{"url", s.mqtt->url},
+            {"connected", s.mqtt->connected},
+            {"published", s.mqtt->published},
+            {"dropped", s.mqtt->dropped},
+            {"buffered", s.mqtt->buffered},
+            {"last_error", nullIfEmpty(s.mqtt->lastError)}};
+  }
+  return {
+      {"version", VIGIL_VERSION},
+      {"uptime_seconds", s.uptimeSeconds},
+      {"backend", s.backendJson},
+      {"detector",
+       {{"model", s.model},
+        {"failures", s.detectionFailures},
+        {"invalid_outputs", s.invalidOutputs}}},
+      {"mqtt", mqtt},
+      {"events_published", s.eventsPublished},
+      {"cameras", cameras},
+  };
+}
+
+StatusApi::StatusApi(Sources sources) : sources_(std::move(sources)) {}
+
+void StatusApi::addRoutes(HttpServer& server) {
+  server.route("GET", "/metrics", [this](const HttpRequest&) { return metricsText(); });
+  server.route("GET", "/healthz",
+               [this](const HttpRequest&) { return healthResponse(sources_.snapshot()); });
+  server.route("GET", "/readyz",
+               [this](const HttpRequest&) { return readinessResponse(sources_.snapshot()); });
+  server.route("GET", "/api/status", [this](const HttpRequest&) {
+    return jsonResponse(statusJson(sources_.snapshot()));
+  });
+  server.routePrefix("GET", "/api/cameras/",
+                     [this](const HttpRequest& request) { return latestJpeg(request.subpath); });
+  server.route("GET", "/", [](const HttpRequest&) {
+    HttpResponse r;
+    r.contentType = "text/html; charset=utf-8";
+    r.body = std::string(kStatusPage);
+    return r;
+  });
+}
+
+HttpResponse StatusApi::metricsText() {
+  const auto now = SteadyClock::now();
+  if (metricsText_.empty() || now - metricsRenderedAt_ >= kMetricsMaxAge) {
+    metricsText_ = sources_.metrics.render();
+    metricsRenderedAt_ = now;
+  }
+  HttpResponse r;
+  r.contentType = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = metricsText_;
+  return r;
+}
+
+HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
+  constexpr std::string_view kSuffix = "/latest.jpg";
+  if (!subpath.ends_with(kSuffix))
+    return plainResponse(404, "try /api/cameras/<name>/latest.jpg\n");
+  const std::string name = subpath.substr(0, subpath.size() - kSuffix.size());
+  const CameraView* view = sources_.results.view(name);
+  if (view == nullptr) return plainResponse(404, fmt::format("no camera named '{}'\n", name));
+  if (!view->hasFrame) {
+    return plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
+  }
+  view->latest.copyTo(annotated_);
+  drawDetections(annotated_, view->latestDetections,
+                 sources_.worker->detector().manifest().postprocess.classNames);
+  std::vector<unsigned char> jpeg;
+  if (!cv::imencode(".jpg", annotated_, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80})) {
+    return plainResponse(500, "cannot encode the frame\n");
+  }
+  HttpResponse r;
+  r.contentType = "image/jpeg";
+  r.body.assign(jpeg.begin(), jpeg.end());
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+}  // namespace vigil

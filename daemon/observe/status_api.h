@@ -1,0 +1,54 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+#include <string>
+
+#include "daemon/observe/http_server.h"
+#include "daemon/observe/metrics.h"
+#include "daemon/observe/status_snapshot.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/pipeline/result_path.h"
+
+namespace vigil {
+
+// Liveness (/healthz): every long-running thread kept its last promise to show life
+// (heartbeat.h); 503 naming the late ones otherwise. The systemd watchdog asks the same.
+HttpResponse healthResponse(const DaemonSnapshot& snapshot);
+// Readiness (/readyz): the model is loaded and passed its checks, every enabled camera started.
+HttpResponse readinessResponse(const DaemonSnapshot& snapshot);
+// The /api/status document.
+nlohmann::json statusJson(const DaemonSnapshot& snapshot);
+// A camera's frame counters as /api/status ("frames") and --summary-json name them.
+nlohmann::json frameCountsJson(const FrameCounts& counts);
+
+// The daemon's HTTP face: the status page (/), /metrics, /healthz, /readyz, /api/status and
+// /api/cameras/<name>/latest.jpg (the newest detected frame with its boxes drawn).
+//
+// Threads: its routes run on the control (io_context) thread, which owns every source; the
+// sources are borrowed and outlive the server.
+class StatusApi {
+ public:
+  struct Sources {
+    std::function<DaemonSnapshot()> snapshot;
+    const Registry& metrics;
+    const ResultPath& results;                       // the latest frames
+    const std::unique_ptr<InferenceWorker>& worker;  // the daemon's slot (class names)
+  };
+
+  explicit StatusApi(Sources sources);
+  void addRoutes(HttpServer& server);
+
+ private:
+  HttpResponse metricsText();
+  HttpResponse latestJpeg(const std::string& subpath);
+
+  Sources sources_;
+  std::string metricsText_;
+  SteadyClock::time_point metricsRenderedAt_{};
+  cv::Mat annotated_;  // reused by latestJpeg()
+};
+
+}  // namespace vigil

@@ -1,0 +1,75 @@
+#include "daemon/observe/status_snapshot.h"
+
+#include "daemon/url_credentials.h"
+
+namespace vigil {
+
+namespace {
+
+FrameCounts readFrameCounts(const CameraCounters& c) {
+  return {c.captured.load(),     c.detected.load(), c.skipped.load(),    c.dropped.load(),
+          c.decodeErrors.load(), c.lost.load(),     c.reconnects.load(), c.gated.load()};
+}
+
+CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, const CameraView* view,
+                              const EventPublisher& publisher) {
+  const CameraCounters& c = camera.channel()->counters();
+  CameraSnapshot s;
+  s.name = name;
+  s.source = redactCredentials(camera.config().source);
+  s.state = camera.state();
+  // The camera's last state reason is an error only when it is not streaming.
+  if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
+  s.up = c.up.load();
+  s.frames = readFrameCounts(c);
+  s.motionEnabled = camera.config().motion.enabled;
+  s.motion = static_cast<MotionState>(c.motionState.load());
+  s.captureOverdue = c.heartbeat.overdueBy();
+  if (auto presence = publisher.state(name)) {
+    s.present = presence->present;
+    s.persons = presence->count;
+  }
+  if (view != nullptr) {
+    s.gatedSeconds = view->gatedSeconds;
+    s.fpsCaptured = view->fpsCaptured;
+    s.fpsDetected = view->fpsDetected;
+    s.lastPerson = view->lastPerson;
+    s.hasFrame = view->hasFrame;
+    s.latencyMs = {view->latency.percentile(0.5), view->latency.percentile(0.99),
+                   view->latency.samples()};
+  }
+  return s;
+}
+
+std::optional<MqttSnapshot> mqttSnapshot(const MqttClient* mqtt, const MqttConfig& config) {
+  if (mqtt == nullptr) return std::nullopt;
+  return MqttSnapshot{config.url,          mqtt->connected(),  mqtt->published(), mqtt->dropped(),
+                      mqtt->bufferedNow(), mqtt->reconnects(), mqtt->lastError()};
+}
+
+}  // namespace
+
+DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
+  DaemonSnapshot s;
+  s.uptimeSeconds = std::chrono::duration<double>(SteadyClock::now() - in.startedAt).count();
+  s.detectorLoaded = in.worker != nullptr;
+  s.backend = in.backend.inUse();
+  s.backendJson = in.backend.json();
+  if (in.worker != nullptr) {
+    s.model = in.worker->detector().manifest().name;
+    s.detectionFailures = in.worker->failures();
+    s.invalidOutputs = in.worker->invalidOutputs();
+    s.workerOverdue = in.worker->heartbeat().overdueBy();
+  }
+  s.mqtt = mqttSnapshot(in.mqtt, in.config.mqtt);
+  s.eventsPublished = in.publisher.eventsPublished();
+  for (const CameraConfig& c : in.config.cameras) {
+    if (c.enabled) s.enabledCameras.push_back(c.name);
+  }
+  for (const auto& [name, camera] : in.cameras.cameras()) {
+    s.cameras.push_back(cameraSnapshot(name, *camera, in.results.view(name), in.publisher));
+  }
+  return s;
+}
+
+}  // namespace vigil

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/capture/camera.h"
+#include "daemon/capture/camera_set.h"
+#include "daemon/config.h"
+#include "daemon/observe/backend_status.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/pipeline/motion.h"
+#include "daemon/pipeline/result_path.h"
+#include "daemon/publish/event_publisher.h"
+#include "daemon/publish/mqtt_client.h"
+
+namespace vigil {
+
+// A camera's frame counters at one moment (CameraCounters, read once).
+struct FrameCounts {
+  std::uint64_t captured = 0;
+  std::uint64_t detected = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t decodeErrors = 0;
+  std::uint64_t lost = 0;
+  std::uint64_t reconnects = 0;
+  std::uint64_t gated = 0;
+};
+
+struct LatencySummary {
+  double p50 = 0;
+  double p99 = 0;
+  std::size_t samples = 0;
+};
+
+struct CameraSnapshot {
+  std::string name;
+  std::string source;  // as configured, credentials redacted
+  CameraState state = CameraState::kStopped;
+  std::string lastError;  // empty while streaming
+  bool up = false;
+  FrameCounts frames;
+  bool motionEnabled = false;
+  MotionState motion = MotionState::kOff;
+  double gatedSeconds = 0;
+  double fpsCaptured = 0;
+  double fpsDetected = 0;
+  bool present = false;
+  int persons = 0;
+  std::optional<std::chrono::system_clock::time_point> lastPerson;
+  bool hasFrame = false;
+  LatencySummary latencyMs;
+  std::optional<Heartbeat::Clock::duration> captureOverdue;  // the capture thread's heartbeat
+};
+
+struct MqttSnapshot {
+  std::string url;
+  bool connected = false;
+  std::uint64_t published = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t buffered = 0;
+  std::uint64_t reconnects = 0;
+  std::string lastError;
+};
+
+// The daemon's state at one moment, as health, readiness, /api/status and the summary read it.
+struct DaemonSnapshot {
+  double uptimeSeconds = 0;
+  bool detectorLoaded = false;
+  BackendStatus::InUse backend;
+  nlohmann::json backendJson;  // BackendStatus::json()
+  std::string model;
+  std::uint64_t detectionFailures = 0;
+  std::uint64_t invalidOutputs = 0;
+  std::optional<Heartbeat::Clock::duration> workerOverdue;
+  std::optional<MqttSnapshot> mqtt;  // nullopt without MQTT
+  std::uint64_t eventsPublished = 0;
+  std::vector<std::string> enabledCameras;  // in the configuration, in its order
+  std::vector<CameraSnapshot> cameras;      // running, by name
+};
+
+// What a snapshot is taken from: the daemon's parts, borrowed for the call.
+struct SnapshotSources {
+  const CameraSet& cameras;
+  const ResultPath& results;
+  const EventPublisher& publisher;
+  const InferenceWorker* worker;  // nullptr before the detector loaded
+  const MqttClient* mqtt;         // nullptr without MQTT
+  const BackendStatus& backend;
+  const Config& config;
+  SteadyClock::time_point startedAt;
+};
+
+// On the control thread, which owns every source.
+DaemonSnapshot takeSnapshot(const SnapshotSources& sources);
+
+}  // namespace vigil

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <opencv2/core.hpp>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "daemon/capture/frame.h"
+#include "daemon/observe/metrics.h"
+#include "daemon/pipeline/scheduler.h"
+#include "detector/box.h"
+
+namespace vigil {
+
+// The last kWindow end-to-end latencies of one camera (capture to detections ready), in ms.
+class LatencyWindow {
+ public:
+  static constexpr std::size_t kWindow = 4096;
+
+  void add(double ms) {
+    if (ms_.size() < kWindow) {
+      ms_.push_back(ms);
+    } else {
+      ms_[next_] = ms;
+      next_ = (next_ + 1) % kWindow;
+    }
+  }
+  // The nearest-rank percentile (p in [0, 1]) of the window; 0 when it is empty.
+  double percentile(double p) const;
+  std::size_t samples() const { return ms_.size(); }
+
+ private:
+  std::vector<double> ms_;  // a ring buffer once full
+  std::size_t next_ = 0;
+};
+
+// A presence event as --summary-json lists it: when it started and at which frame.
+struct PersonEventStart {
+  std::chrono::system_clock::time_point start;
+  std::uint64_t sequence = 0;
+};
+
+// What the result path keeps per camera: the latest frame with its detections (the status
+// page), frame rates, latencies, the motion gate's bookkeeping. Owned by ResultPath and
+// written and read on the control thread only.
+struct CameraView {
+  std::shared_ptr<CameraChannel> channel;  // the camera's counters
+  std::shared_ptr<Histogram> captureToPublish;
+  cv::Mat latest;  // buffer reused from frame to frame
+  std::vector<Detection> latestDetections;
+  bool hasFrame = false;
+  std::optional<std::chrono::system_clock::time_point> lastPerson;
+  // Rates over the last window of about 2 s.
+  SteadyClock::time_point rateSince{};
+  std::uint64_t capturedSince = 0;
+  std::uint64_t detectedSince = 0;
+  double fpsCaptured = 0;
+  double fpsDetected = 0;
+  // Motion gating: the last result showed a person; the gated frames already priced; the
+  // estimated detector seconds they saved.
+  bool lastHadPerson = false;
+  std::uint64_t gatedPriced = 0;
+  double gatedSeconds = 0;
+  // Whole-camera presence events seen so far, for --summary-json.
+  std::vector<PersonEventStart> events;
+  LatencyWindow latency;
+};
+
+}  // namespace vigil

@@ -1,0 +1,58 @@
+#include "daemon/pipeline/detector_loading.h"
+
+#include "daemon/log.h"
+#include "daemon/model_location.h"
+
+namespace vigil {
+
+namespace {
+
+// The backend table has "npu" when this build has an NPU runtime (XRT or the Vitis AI EP).
+bool hasNpuBackend() {
+  for (const BackendEntry& e : backendTable()) {
+    if (e.name == "npu") return true;
+  }
+  return false;
+}
+
+std::string backendReason(const DetectorConfig& c, const Detector& d) {
+  if (c.backend == "cpu" || c.backend == "cpu-ort") return "configured: " + c.backend;
+  if (c.backend == "auto") {
+    return d.autoFallback().empty() ? "auto: the preferred backend of this build"
+                                    : "auto: " + d.autoFallback();
+  }
+  if (hasNpuBackend()) return "configured: " + c.backend;
+  // Built without any NPU runtime: npu runs the CPU reference, and says so.
+  return "configured: " + c.backend + "; no NPU backend in this build, running the CPU reference";
+}
+
+DetectorOptions detectorOptions(const DetectorConfig& c) {
+  DetectorOptions o;
+  o.model = c.model.empty() ? builtInModelDir() : std::filesystem::path(c.model);
+  // cpu, cpu-ort and auto run as configured; npu only where this build has it (see
+  // backendReason).
+  o.backend = c.backend == "npu" && !hasNpuBackend() ? "cpu" : c.backend;
+  o.threads = c.threads;
+  o.minScore = c.minScore;
+  o.nmsIou = c.nms;
+  o.classes = c.classes;
+  o.vitisai = c.vitisai;
+  return o;
+}
+
+}  // namespace
+
+Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {
+  auto detector = Detector::create(detectorOptions(config));
+  if (!detector) return tl::unexpected(detector.error());
+  auto log = logger("daemon");
+  const Detector& d = **detector;
+  log->info("detector: model {} on backend '{}' ({}), min score {}, NMS IoU {}", d.manifest().name,
+            d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou());
+  LoadedDetector out{std::move(*detector), backendReason(config, d)};
+  const bool substituted = config.backend != d.backend().name() && config.backend != "auto";
+  if (substituted || !d.autoFallback().empty()) log->warn("detector: {}", out.reason);
+  return out;
+}
+
+}  // namespace vigil

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon/config.h"
+#include "detector/detector.h"
+
+namespace vigil {
+
+struct LoadedDetector {
+  std::unique_ptr<Detector> detector;
+  // Why the backend in use is the one in use, for the log, vigil_backend_info and /api/status.
+  std::string reason;
+};
+
+// Loads the configured model on the configured backend and logs what it got: at info, and at
+// warn when the backend is not the one configured (no NPU runtime in this build, `auto` fell
+// back). `npu` in a build without an NPU runtime runs the CPU reference and says so.
+Expected<LoadedDetector> loadDetector(const DetectorConfig& config);
+
+}  // namespace vigil

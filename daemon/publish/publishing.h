@@ -1,0 +1,34 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "daemon/config.h"
+#include "daemon/publish/event_publisher.h"
+#include "daemon/publish/mqtt_client.h"
+#include "detector/error.h"
+
+namespace vigil {
+
+// The daemon's publishing side: the MQTT client (with an mqtt section) and the event publisher
+// that speaks through it. The publisher exists without MQTT too: it keeps the presence state
+// that metrics and the status API read.
+struct Publishing {
+  std::unique_ptr<MqttClient> mqtt;  // nullptr without MQTT
+  std::unique_ptr<EventPublisher>
+      publisher;  // after mqtt: destroyed first, it publishes through it
+};
+
+// Runs a function on the control (io_context) thread.
+using PostToControl = std::function<void(std::function<void()>)>;
+
+// Validates the settings and makes both, wired: on every reconnect after the first the
+// publisher announces again (a restarted broker may have lost the retained state), and Home
+// Assistant's birth message makes it announce too. The client's callbacks come from its own
+// threads and reach the publisher through `post`. The client is not started (MqttClient::start).
+// `configPath`: for the log line saying MQTT is off.
+Expected<Publishing> makePublishing(const MqttConfig& config,
+                                    const std::filesystem::path& configPath, PostToControl post);
+
+}  // namespace vigil

@@ -1,0 +1,141 @@
+#include "daemon/pipeline/result_path.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "daemon/pipeline/motion.h"
+
+namespace vigil {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::uint64_t count(const Histogram& h) { return h.snapshot().cumulative.back(); }
+
+Detection person(float score = 0.9F) { return Detection{Box{100, 100, 80, 200}, score, 0}; }
+
+// A result path on a real publisher (no broker: it keeps presence state without one) and real
+// histograms.
+class ResultPathRig {
+ public:
+  ResultPathRig() : publisher({}, nullptr), results(publisher, stageHistograms()) {
+    PresenceSettings presence;
+    presence.minFrames = 2;
+    presence.clearAfter = 5s;
+    publisher.setCameras({PublishedCamera{"door", presence, {}, {}}});
+    results.addCamera("door", channel, registry.histogram("c2p", "c", {"camera"}).labels({"door"}));
+  }
+
+  ResultPath::StageHistograms stageHistograms() {
+    HistogramFamily& f = registry.histogram("stages", "s", {"stage"});
+    return {f.labels({"a"}), f.labels({"b"}), f.labels({"c"}), f.labels({"d"}), f.labels({"e"})};
+  }
+
+  // A result of `camera` captured 100 ms ago, with the picture when `withFrame`.
+  void result(std::vector<Detection> detections, bool withFrame = false,
+              const std::string& camera = "door") {
+    FrameResult r;
+    r.camera = camera;
+    r.sequence = ++sequence_;
+    r.width = 640;
+    r.height = 480;
+    r.captureTime = SteadyClock::now() - 100ms;
+    r.startTime = r.captureTime + 10ms;
+    r.doneTime = r.captureTime + 50ms;
+    r.detections = std::move(detections);
+    r.timings = {10, 20, 10};  // 40 ms of detector time per frame
+    r.backend = "cpu";
+    if (withFrame) {
+      r.frame = std::move(*pool->acquire());
+      r.frame->image = cv::Mat(480, 640, CV_8UC3, cv::Scalar(1, 2, 3));
+    }
+    results.onResult(r);
+  }
+
+  MotionGate::Person gate() const {
+    return static_cast<MotionGate::Person>(channel->counters().person.load());
+  }
+
+  Registry registry;
+  EventPublisher publisher;
+  ResultPath results;
+  std::shared_ptr<CameraChannel> channel = std::make_shared<CameraChannel>("door", 5.0);
+  std::shared_ptr<FramePool> pool = FramePool::create(2);
+
+ private:
+  std::uint64_t sequence_ = 0;
+};
+
+TEST(ResultPathTest, APersonReachesThePublisherTheGateTheHistogramsAndTheView) {
+  ResultPathRig rig;
+  rig.result({person()}, true);
+  rig.result({person()});
+  auto presence = rig.publisher.state("door");
+  ASSERT_TRUE(presence);
+  EXPECT_TRUE(presence->present) << "min_frames 2 reached";
+  EXPECT_EQ(rig.gate(), MotionGate::Person::kSeen);
+  const CameraView* view = rig.results.view("door");
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->events.size(), 1U) << "one presence event, seen on two frames";
+  EXPECT_EQ(view->latency.samples(), 2U);
+  EXPECT_DOUBLE_EQ(view->latency.percentile(0.5), 50.0) << "capture to detections ready";
+  EXPECT_TRUE(view->hasFrame);
+  EXPECT_EQ(view->latest.at<cv::Vec3b>(0, 0), cv::Vec3b(1, 2, 3)) << "the pixels were copied";
+  EXPECT_EQ(view->latestDetections.size(), 1U);
+  EXPECT_TRUE(view->lastPerson);
+  EXPECT_EQ(count(*view->captureToPublish), 2U);
+  EXPECT_EQ(rig.pool->available(), 2U) << "the frame went back to its pool";
+}
+
+TEST(ResultPathTest, AnEmptyFrameDuringAnEventKeepsTheGateAtTheFullRate) {
+  ResultPathRig rig;
+  rig.result({person()});
+  rig.result({person()});
+  rig.result({});
+  EXPECT_EQ(rig.gate(), MotionGate::Person::kPresent) << "the event is open until clear_after";
+}
+
+TEST(ResultPathTest, AResultOfACameraThatIsGoneIsDropped) {
+  ResultPathRig rig;
+  rig.results.removeCamera("door");
+  rig.result({person()});
+  rig.result({person()});
+  EXPECT_EQ(rig.results.view("door"), nullptr);
+  auto presence = rig.publisher.state("door");
+  EXPECT_TRUE(!presence || !presence->present) << "nothing published for it";
+}
+
+TEST(ResultPathTest, TickMeasuresRatesOverTwoSecondsAndPricesGatedFrames) {
+  ResultPathRig rig;
+  rig.result({});  // 40 ms of detector time: the price of one gated frame
+  const auto t0 = SteadyClock::now();
+  rig.results.tick(t0);  // the rates' first window starts
+  CameraCounters& c = rig.channel->counters();
+  c.captured += 10;
+  c.detected += 4;
+  c.gated += 5;
+  rig.results.tick(t0 + 1s);
+  const CameraView* view = rig.results.view("door");
+  EXPECT_EQ(view->fpsCaptured, 0) << "the window is not over";
+  EXPECT_NEAR(view->gatedSeconds, 5 * 0.040, 1e-9);
+  rig.results.tick(t0 + 2s);
+  EXPECT_DOUBLE_EQ(view->fpsCaptured, 5.0);
+  EXPECT_DOUBLE_EQ(view->fpsDetected, 2.0);
+  EXPECT_NEAR(view->gatedSeconds, 5 * 0.040, 1e-9) << "each gated frame priced once";
+}
+
+TEST(LatencyWindowTest, NearestRankPercentilesOverTheLastWindow) {
+  LatencyWindow w;
+  EXPECT_EQ(w.percentile(0.5), 0) << "empty";
+  for (int ms = 1; ms <= 100; ++ms) w.add(ms);
+  EXPECT_EQ(w.percentile(0.5), 50);
+  EXPECT_EQ(w.percentile(0.99), 99);
+  EXPECT_EQ(w.percentile(1.0), 100);
+  for (std::size_t i = 0; i < LatencyWindow::kWindow; ++i) w.add(1000);
+  EXPECT_EQ(w.samples(), LatencyWindow::kWindow);
+  EXPECT_EQ(w.percentile(0.0), 1000) << "the oldest samples were replaced";
+}
+
+}  // namespace
+}  // namespace vigil
