@@ -10,6 +10,7 @@
 #include "daemon/commands/eval_command.h"
 #include "daemon/commands/npu_commands.h"
 #include "daemon/commands/run_command.h"
+#include "daemon/commands/track_commands.h"
 #include "daemon/log.h"
 
 namespace vigil {
@@ -40,6 +41,10 @@ int runCommandLine(int argc, char** argv) {
   StageRunOptions stageRun;
   addDoctorCommand(app, doctor);
   addStageRunCommand(app, stageRun);
+  TrackCommandOptions track;
+  EvalTracksOptions evalTracks;
+  addTrackCommand(app, track);
+  addEvalTracksCommand(app, evalTracks);
 
   try {
     app.parse(argc, argv);
@@ -59,6 +64,8 @@ int runCommandLine(int argc, char** argv) {
   if (app.got_subcommand("eval")) return runEvalCommand(eval, std::cout);
   if (app.got_subcommand("bench")) return runBenchCommand(bench, std::cout);
   if (app.got_subcommand("doctor")) return runDoctorCommand(doctor, std::cout);
+  if (app.got_subcommand("track")) return runTrackCommand(track, std::cout);
+  if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(evalTracks, std::cout);
   if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
   return 2;
 }

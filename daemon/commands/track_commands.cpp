@@ -1,0 +1,179 @@
+#include "daemon/commands/track_commands.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/videoio.hpp>
+#include <ostream>
+#include <variant>
+
+#include "daemon/log.h"
+#include "detector/track/byte_tracker.h"
+#include "detector/track/mot_io.h"
+#include "detector/track/mot_metrics.h"
+
+namespace vigil {
+
+namespace {
+
+// The detector hands the tracker the low-score detections ByteTrack's second association uses.
+constexpr float kTrackingMinScore = 0.1F;
+
+struct VideoTracker {
+  std::variant<ByteTracker, IouTracker> tracker;
+  const std::vector<Track>& update(double time, const std::vector<Detection>& persons) {
+    return std::visit([&](auto& t) -> const std::vector<Track>& { return t.update(time, persons); },
+                      tracker);
+  }
+};
+
+VideoTracker makeTracker(const TrackCommandOptions& o) {
+  if (o.tracker == "iou") return {IouTracker(0.5F, 0.3F, o.lostAfterSeconds)};
+  ByteTrackSettings settings;
+  settings.lostAfterSeconds = o.lostAfterSeconds;
+  return {ByteTracker(settings)};
+}
+
+}  // namespace
+
+void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "track", "Detect and track persons in a video; write the tracks in MOTChallenge format");
+  addDetectorOptions(*cmd, options.detector);
+  cmd->add_option("video", options.video, "Video file")->required();
+  cmd->add_option("--out", options.out, "Where to write the tracks (MOTChallenge text)")
+      ->required();
+  cmd->add_option("--detect-fps", options.detectFps,
+                  "Track every Nth frame, N = round(video fps / this), as the daemon's detect_fps "
+                  "(default: every frame)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tracker", options.tracker, "bytetrack (Vigil's) or iou (the baseline)")
+      ->check(CLI::IsMember({"bytetrack", "iou"}));
+  cmd->add_option("--clock", options.clock,
+                  "time: predict and expire by the frames' timestamps (the daemon); frames: one "
+                  "30 fps frame per tracked frame (ByteTrack as published)")
+      ->check(CLI::IsMember({"time", "frames"}));
+  cmd->add_option("--lost-after", options.lostAfterSeconds,
+                  "Seconds a track is kept unseen (on the frames clock: in 30 fps frames / 30)")
+      ->check(CLI::PositiveNumber);
+}
+
+int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
+  auto log = logger("track");
+  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
+  if (!detectorOptions.minScore) detectorOptions.minScore = kTrackingMinScore;
+  detectorOptions.classes = {"person"};
+  auto detector = createDetectorLogged(detectorOptions);
+  if (!detector) {
+    log->error("{}", detector.error().message);
+    return 2;
+  }
+  cv::VideoCapture video;
+  try {
+    video.open(options.video, cv::CAP_FFMPEG);
+  } catch (const cv::Exception& e) {
+    log->error("{}: cannot open video: {}", options.video, e.what());
+    return 2;
+  }
+  if (!video.isOpened()) {
+    log->error("{}: not a video FFmpeg can open", options.video);
+    return 2;
+  }
+  const double videoFps = video.get(cv::CAP_PROP_FPS);
+  const int stride = options.detectFps > 0 && videoFps > 0
+                         ? std::max(1, static_cast<int>(std::lround(videoFps / options.detectFps)))
+                         : 1;
+  std::ofstream file(options.out);
+  if (!file) {
+    log->error("--out {}: cannot write there", options.out);
+    return 2;
+  }
+  VideoTracker tracker = makeTracker(options);
+  DetectionResult result;
+  cv::Mat frame;
+  int tracked = 0;
+  for (int index = 1; video.read(frame); ++index) {
+    if ((index - 1) % stride != 0) continue;
+    double time = video.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+    if (options.clock == "frames") time = tracked / BoxKalman::kReferenceFps;
+    if (auto ok = (*detector)->detect(frame, result); !ok) {
+      log->error("{} frame {}: {}", options.video, index, ok.error().message);
+      return 2;
+    }
+    writeMotLines(file, index, tracker.update(time, result.detections));
+    ++tracked;
+  }
+  if (tracked == 0) {
+    log->error("{}: no decodable frames", options.video);
+    return 2;
+  }
+  out << fmt::format(
+      "{}: {} frame(s) tracked (every {} of a {:.2f} fps video), {} tracker, "
+      "tracks in {}\n",
+      options.video, tracked, stride, videoFps, options.tracker, options.out);
+  return file ? 0 : 2;
+}
+
+void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options) {
+  CLI::App* cmd = app.add_subcommand("eval-tracks",
+                                     "Score tracks against ground truth: CLEAR MOT, IDF1 and HOTA");
+  cmd->add_option("--gt", options.groundTruth, "Ground truth (*.person.json)")->required();
+  cmd->add_option("--tracks", options.tracks, "Tracks in MOTChallenge text (vigil track --out)")
+      ->required();
+  cmd->add_option("--stride", options.stride,
+                  "Score frames 1, 1+N, 1+2N, ... only: the ones `vigil track --detect-fps` "
+                  "tracked (default: every ground-truth frame)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", options.json, "One JSON object on the last line");
+}
+
+int runEvalTracksCommand(const EvalTracksOptions& options, std::ostream& out) {
+  auto log = logger("track");
+  auto gt = readGroundTruthJson(options.groundTruth);
+  if (!gt) {
+    log->error("{}", gt.error().message);
+    return 2;
+  }
+  auto tracks = readMotText(options.tracks);
+  if (!tracks) {
+    log->error("{}", tracks.error().message);
+    return 2;
+  }
+  std::vector<int> frames;
+  for (int f : gt->frames) {
+    if (options.stride <= 1 || (f - 1) % options.stride == 0) frames.push_back(f);
+  }
+  const MotScores s = evaluateTracks(gt->boxes, *tracks, frames);
+  out << fmt::format(
+      "{} frames, {} ground-truth boxes in {} tracks\n"
+      "MOTA {:.3f}  MOTP {:.3f}  IDF1 {:.3f}  IDP {:.3f}  IDR {:.3f}  HOTA {:.3f} (DetA {:.3f} "
+      "AssA {:.3f})\n"
+      "ID switches {}  FP {}  FN {}  MT {}  PT {}  ML {}\n",
+      s.frames, s.gtBoxes, s.gtTracks, s.mota, s.motp, s.idf1, s.idp, s.idr, s.hota, s.detA, s.assA,
+      s.idSwitches, s.fp, s.fn, s.mostlyTracked, s.partlyTracked, s.mostlyLost);
+  if (options.json) {
+    out << nlohmann::json{{"frames", s.frames},
+                          {"gt_boxes", s.gtBoxes},
+                          {"gt_tracks", s.gtTracks},
+                          {"MOTA", s.mota},
+                          {"MOTP", s.motp},
+                          {"IDF1", s.idf1},
+                          {"IDP", s.idp},
+                          {"IDR", s.idr},
+                          {"HOTA", s.hota},
+                          {"DetA", s.detA},
+                          {"AssA", s.assA},
+                          {"LocA", s.locA},
+                          {"IDSW", s.idSwitches},
+                          {"FP", s.fp},
+                          {"FN", s.fn},
+                          {"MT", s.mostlyTracked},
+                          {"PT", s.partlyTracked},
+                          {"ML", s.mostlyLost}}
+               .dump()
+        << '\n';
+  }
+  return 0;
+}
+
+}  // namespace vigil

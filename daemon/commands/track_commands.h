@@ -1,0 +1,43 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+
+#include "daemon/commands/detector_cli.h"
+
+namespace vigil {
+
+struct TrackCommandOptions {
+  DetectorCliOptions detector;
+  std::string video;
+  std::string out;
+  double detectFps = 0;  // 0: every frame
+  std::string tracker = "bytetrack";
+  // `time` (the frames' timestamps, what the daemon does) or `frames` (one 30 fps reference
+  // frame per tracked frame, whatever the rate: ByteTrack as published).
+  std::string clock = "time";
+  double lostAfterSeconds = 1.0;
+};
+
+// `vigil track VIDEO --out tracks.txt [--detect-fps F]`: the detector and the tracker on a
+// video, every frame or frames 1, 1+N, 1+2N, ... (N = round(video fps / F)) with their real
+// timestamps, written in MOTChallenge format. Returns 0, or 2 when the video or the model cannot
+// be used.
+void addTrackCommand(CLI::App& app, TrackCommandOptions& options);
+int runTrackCommand(const TrackCommandOptions& options, std::ostream& out);
+
+struct EvalTracksOptions {
+  std::string groundTruth;
+  std::string tracks;
+  int stride = 0;  // 0: every ground-truth frame
+  bool json = false;
+};
+
+// `vigil eval-tracks --gt GT.json --tracks tracks.txt [--stride N]`: MOTA, MOTP, IDF1, IDP, IDR,
+// ID switches, FP, FN, MT/ML and HOTA over the tracked frames (mot_metrics.h). Returns 0, or 2
+// when a file cannot be read (the message says where and why).
+void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options);
+int runEvalTracksCommand(const EvalTracksOptions& options, std::ostream& out);
+
+}  // namespace vigil

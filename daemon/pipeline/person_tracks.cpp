@@ -1,0 +1,114 @@
+#include "daemon/pipeline/person_tracks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vigil {
+
+std::string_view zoneEventName(ZoneEventType type) {
+  switch (type) {
+    case ZoneEventType::kEnter:
+      return "enter";
+    case ZoneEventType::kLeave:
+      return "leave";
+    case ZoneEventType::kLoiter:
+      return "loiter";
+  }
+  return "?";
+}
+
+PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones)
+    : settings_(settings), zones_(std::move(zones)), tracker_(settings.tracker) {}
+
+void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
+                          std::vector<ZoneEvent>& events) {
+  const std::vector<Track>& tracks = tracker_.update(time, persons);
+  endTracks(time, events);
+  persons_.clear();
+  for (const Track& t : tracks) {
+    State& s = stateOf(t);
+    if (t.matched && t.score >= settings_.minScore) s.person = true;
+    if (!t.confirmed || !s.person) continue;
+    if (t.matched) {
+      updateStationary(s, t, time);
+      updateZones(s, t, time, width, height, events);
+    }
+    TrackedPerson p{t.id, t.box, t.score, t.firstSeen, t.lastSeen, t.matched, s.stationary, {}};
+    for (std::size_t z = 0; z < zones_.size(); ++z) {
+      if (s.visits[z].entered) p.zones.push_back(zones_[z].name);
+    }
+    persons_.push_back(std::move(p));
+  }
+}
+
+PersonTracks::State& PersonTracks::stateOf(const Track& t) {
+  auto it = std::lower_bound(states_.begin(), states_.end(), t.id,
+                             [](const State& s, std::uint64_t id) { return s.id < id; });
+  if (it != states_.end() && it->id == t.id) return *it;
+  State s;
+  s.id = t.id;
+  s.anchorTime = t.firstSeen;
+  s.anchorX = t.box.x + t.box.width / 2;
+  s.anchorY = t.box.y + t.box.height / 2;
+  s.visits.resize(zones_.size());
+  return *states_.insert(it, std::move(s));
+}
+
+void PersonTracks::updateStationary(State& s, const Track& t, double time) {
+  const float x = t.box.x + t.box.width / 2;
+  const float y = t.box.y + t.box.height / 2;
+  const double moved = std::hypot(x - s.anchorX, y - s.anchorY);
+  if (moved > settings_.stationary.maxMoveFraction * std::max(1.0F, t.box.height)) {
+    s.anchorX = x;
+    s.anchorY = y;
+    s.anchorTime = time;
+    s.stationary = false;
+  } else if (time - s.anchorTime >= settings_.stationary.afterSeconds) {
+    s.stationary = true;
+  }
+}
+
+void PersonTracks::updateZones(State& s, const Track& t, double time, int width, int height,
+                               std::vector<ZoneEvent>& events) {
+  if (width <= 0 || height <= 0) return;
+  const Point foot{std::clamp((t.box.x + t.box.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
+                   std::clamp((t.box.y + t.box.height) / static_cast<float>(height), 0.0F,
+                              1.0F - 0.5F / static_cast<float>(height))};
+  for (std::size_t z = 0; z < zones_.size(); ++z) {
+    const TrackZone& zone = zones_[z];
+    Visit& v = s.visits[z];
+    if (!contains(zone.polygon, foot)) {
+      if (v.entered) events.push_back({ZoneEventType::kLeave, zone.name, s.id, time});
+      v = Visit{};
+      continue;
+    }
+    ++v.framesInside;
+    if (!v.entered && v.framesInside >= std::max(1, zone.minFrames)) {
+      v.entered = true;
+      v.enteredAt = time;
+      events.push_back({ZoneEventType::kEnter, zone.name, s.id, time});
+    }
+    if (v.entered && !v.loitered && zone.loiterAfterSeconds &&
+        time - v.enteredAt >= *zone.loiterAfterSeconds) {
+      v.loitered = true;
+      events.push_back({ZoneEventType::kLoiter, zone.name, s.id, time});
+    }
+  }
+}
+
+// Tracks the tracker dropped leave their zones now.
+void PersonTracks::endTracks(double time, std::vector<ZoneEvent>& events) {
+  const std::vector<Track>& alive = tracker_.tracks();
+  std::erase_if(states_, [&](const State& s) {
+    const bool gone =
+        std::none_of(alive.begin(), alive.end(), [&](const Track& t) { return t.id == s.id; });
+    if (!gone) return false;
+    for (std::size_t z = 0; z < zones_.size(); ++z) {
+      if (s.visits[z].entered)
+        events.push_back({ZoneEventType::kLeave, zones_[z].name, s.id, time});
+    }
+    return true;
+  });
+}
+
+}  // namespace vigil

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/pipeline/presence_tracker.h"
+#include "detector/track/byte_tracker.h"
+
+namespace vigil {
+
+// A zone as tracking sees it: a track enters after minFrames consecutive detected frames with
+// its feet inside (Frigate's `inertia`), leaves at the first detected frame outside or when the
+// track ends, and loiters once per visit when inside longer than loiterAfterSeconds.
+struct TrackZone {
+  std::string name;
+  Polygon polygon;
+  int minFrames = 1;
+  std::optional<double> loiterAfterSeconds;  // nullopt: no loiter event
+};
+
+// A track is stationary when its box centre stays within `maxMoveFraction` of its height of
+// where it was `afterSeconds` ago or more (it moves again as soon as it leaves that circle).
+struct StationarySettings {
+  double maxMoveFraction = 0.1;
+  double afterSeconds = 10;
+};
+
+struct PersonTrackingSettings {
+  ByteTrackSettings tracker;
+  StationarySettings stationary;
+  float minScore = 0.5F;  // a track counts as a person once detected at this score
+};
+
+// A person as the daemon reports it: a confirmed track detected at minScore at least once and
+// not yet expired (a frame that misses it does not make the count flicker).
+struct TrackedPerson {
+  std::uint64_t id = 0;
+  Box box;  // pixels
+  float score = 0;
+  double firstSeen = 0;  // seconds, the caller's clock
+  double lastSeen = 0;
+  bool detected = false;  // detected on the last frame (else: predicted, briefly lost)
+  bool stationary = false;
+  std::vector<std::string> zones;  // the zones it has entered and not left
+};
+
+enum class ZoneEventType { kEnter, kLeave, kLoiter };
+
+struct ZoneEvent {
+  ZoneEventType type;
+  std::string zone;
+  std::uint64_t trackId = 0;
+  double time = 0;  // the frame's time (a leave by expiry: the update that found it)
+};
+
+std::string_view zoneEventName(ZoneEventType type);
+
+// One camera's persons over time: ByteTracker on its detections, then zone membership, loitering
+// and stationarity per track.
+//
+// Not thread-safe: the control thread's result path owns one per camera.
+class PersonTracks {
+ public:
+  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones);
+
+  // One frame's person detections (every score the tracker uses, down to its lowScore) at
+  // `time`, boxes in pixels of a width x height frame. Appends the frame's zone events.
+  void update(double time, int width, int height, const std::vector<Detection>& persons,
+              std::vector<ZoneEvent>& events);
+
+  const std::vector<TrackedPerson>& persons() const { return persons_; }
+  std::uint64_t tracksStarted() const { return tracker_.tracksStarted(); }
+
+ private:
+  struct Visit {
+    int framesInside = 0;
+    bool entered = false;
+    double enteredAt = 0;
+    bool loitered = false;
+  };
+  struct State {
+    std::uint64_t id = 0;
+    bool person = false;  // detected at minScore once
+    double anchorTime = 0;
+    float anchorX = 0, anchorY = 0;
+    bool stationary = false;
+    std::vector<Visit> visits;  // one per zone
+  };
+
+  State& stateOf(const Track& track);
+  void updateStationary(State& s, const Track& t, double time);
+  void updateZones(State& s, const Track& t, double time, int width, int height,
+                   std::vector<ZoneEvent>& events);
+  void endTracks(double time, std::vector<ZoneEvent>& events);
+
+  PersonTrackingSettings settings_;
+  std::vector<TrackZone> zones_;
+  ByteTracker tracker_;
+  std::vector<State> states_;  // by id, as the tracker's
+  std::vector<TrackedPerson> persons_;
+};
+
+}  // namespace vigil

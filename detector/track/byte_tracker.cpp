@@ -1,0 +1,172 @@
+#include "detector/track/byte_tracker.h"
+
+#include <algorithm>
+
+namespace vigil {
+
+ByteTracker::ByteTracker(ByteTrackSettings settings) : settings_(settings) {}
+
+const std::vector<Track>& ByteTracker::update(double time,
+                                              const std::vector<Detection>& detections) {
+  const double dt = first_ ? 0.0 : time - lastTime_;
+  for (State& s : states_) {
+    s.filter.predict(dt);
+    s.track.box = s.filter.box();
+    s.track.matched = false;
+  }
+  high_.clear();
+  low_.clear();
+  for (std::size_t i = 0; i < detections.size(); ++i) {
+    const float score = detections[i].score;
+    if (score >= settings_.highScore) {
+      high_.push_back(i);
+    } else if (score > settings_.lowScore) {
+      low_.push_back(i);
+    }
+  }
+  confirmedPool_.clear();
+  tentativePool_.clear();
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    (states_[i].track.confirmed ? confirmedPool_ : tentativePool_).push_back(i);
+  }
+  // 1. High scores with every confirmed track, tracked or lost.
+  associate(confirmedPool_, high_, detections, settings_.matchIou, settings_.fuseScore, time);
+  // 2. Low scores with the tracks left that were tracked until now (not those already lost).
+  leftover_.clear();
+  for (std::size_t i : confirmedPool_) {
+    if (states_[i].tracking) leftover_.push_back(i);
+  }
+  associate(leftover_, low_, detections, settings_.lowMatchIou, false, time);
+  // 3. The high scores left with the tracks seen once; those not seen again now are dropped.
+  associate(tentativePool_, high_, detections, settings_.tentativeMatchIou, settings_.fuseScore,
+            time);
+  // 4. New tracks from the high scores left.
+  startTracks(high_, detections, time);
+  // 5. Lost for too long, or seen once and not again: gone.
+  std::erase_if(states_, [&](const State& s) {
+    return !s.track.matched &&
+           (!s.track.confirmed || time - s.track.lastSeen > settings_.lostAfterSeconds);
+  });
+  tracks_.clear();
+  for (State& s : states_) {
+    s.tracking = s.track.matched;
+    tracks_.push_back(s.track);
+  }
+  first_ = false;
+  lastTime_ = time;
+  return tracks_;
+}
+
+void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,
+                            const std::vector<Detection>& detections, float minIou, bool fuse,
+                            double time) {
+  if (pool.empty() || dets.empty()) return;
+  costs_.rows = pool.size();
+  costs_.cols = dets.size();
+  costs_.costs.resize(costs_.rows * costs_.cols);
+  for (std::size_t r = 0; r < pool.size(); ++r) {
+    const Box& predicted = states_[pool[r]].track.box;
+    for (std::size_t c = 0; c < dets.size(); ++c) {
+      const Detection& d = detections[dets[c]];
+      const double similarity = iou(predicted, d.box) * (fuse ? d.score : 1.0F);
+      costs_.costs[r * costs_.cols + c] = 1.0 - similarity;
+    }
+  }
+  assignWithLimit(costs_, 1.0 - minIou, matches_, scratch_);
+  for (const auto& [r, c] : matches_) {
+    State& s = states_[pool[r]];
+    const Detection& d = detections[dets[c]];
+    s.filter.update(d.box);
+    s.track.box = s.filter.box();
+    s.track.score = d.score;
+    s.track.lastSeen = time;
+    s.track.hits += 1;
+    s.track.matched = true;
+    s.track.confirmed = true;
+  }
+  // Take the matched out of both lists (matches_ is sorted by row).
+  std::size_t m = 0;
+  std::erase_if(pool, [&, i = std::size_t{0}](std::size_t) mutable {
+    const bool taken = m < matches_.size() && matches_[m].first == i;
+    if (taken) ++m;
+    ++i;
+    return taken;
+  });
+  std::vector<char>& taken = scratch_.used;  // reused: one flag per detection of `dets`
+  taken.assign(dets.size(), 0);
+  for (const auto& match : matches_) taken[match.second] = 1;
+  std::size_t k = 0;
+  std::erase_if(dets, [&](std::size_t) { return taken[k++] != 0; });
+}
+
+void ByteTracker::startTracks(const std::vector<std::size_t>& dets,
+                              const std::vector<Detection>& detections, double time) {
+  for (std::size_t i : dets) {
+    const Detection& d = detections[i];
+    if (d.score < settings_.newTrackScore) continue;
+    State s{Track{}, BoxKalman(d.box)};
+    s.track.id = nextId_++;
+    s.track.box = s.filter.box();
+    s.track.score = d.score;
+    s.track.firstSeen = time;
+    s.track.lastSeen = time;
+    s.track.hits = 1;
+    s.track.matched = true;
+    // ByteTrack confirms the tracks of its first frame at once; later ones on a second frame.
+    s.track.confirmed = first_;
+    states_.push_back(s);
+  }
+}
+
+IouTracker::IouTracker(float minScore, float minIou, double lostAfterSeconds)
+    : minScore_(minScore), minIou_(minIou), lostAfterSeconds_(lostAfterSeconds) {}
+
+const std::vector<Track>& IouTracker::update(double time,
+                                             const std::vector<Detection>& detections) {
+  const bool first = nextId_ == 1;
+  struct Pair {
+    float iou;
+    std::size_t track;
+    std::size_t det;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t t = 0; t < tracks_.size(); ++t) {
+    tracks_[t].matched = false;
+    for (std::size_t d = 0; d < detections.size(); ++d) {
+      if (detections[d].score < minScore_) continue;
+      const float overlap = iou(tracks_[t].box, detections[d].box);
+      if (overlap >= minIou_) pairs.push_back({overlap, t, d});
+    }
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.iou > b.iou; });
+  std::vector<char> detTaken(detections.size(), 0);
+  for (const Pair& p : pairs) {
+    Track& t = tracks_[p.track];
+    if (t.matched || detTaken[p.det]) continue;
+    detTaken[p.det] = 1;
+    t.box = detections[p.det].box;
+    t.score = detections[p.det].score;
+    t.lastSeen = time;
+    t.hits += 1;
+    t.matched = true;
+    t.confirmed = true;
+  }
+  std::erase_if(tracks_, [&](const Track& t) {
+    return !t.matched && (!t.confirmed || time - t.lastSeen > lostAfterSeconds_);
+  });
+  for (std::size_t d = 0; d < detections.size(); ++d) {
+    if (detTaken[d] || detections[d].score < minScore_) continue;
+    Track t;
+    t.id = nextId_++;
+    t.box = detections[d].box;
+    t.score = detections[d].score;
+    t.firstSeen = t.lastSeen = time;
+    t.hits = 1;
+    t.matched = true;
+    t.confirmed = first;
+    tracks_.push_back(t);
+  }
+  return tracks_;
+}
+
+}  // namespace vigil

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "detector/box.h"
+#include "detector/track/box_kalman.h"
+#include "detector/track/linear_assignment.h"
+
+namespace vigil {
+
+// ByteTrack's settings (Zhang et al., "ByteTrack: Multi-Object Tracking by Associating Every
+// Detection Box", ECCV 2022), with time in seconds instead of frames.
+struct ByteTrackSettings {
+  float highScore = 0.5F;      // track_thresh: first association, and new tracks above it
+  float lowScore = 0.1F;       // detections below this are ignored altogether
+  float newTrackScore = 0.6F;  // det_thresh: a new track needs this score
+  // IoU at least this for a pair to be associated: high-score detections with every track,
+  // low-score ones with the tracks left, and the rest with tracks seen once so far.
+  float matchIou = 0.2F;           // match_thresh 0.8 as a distance
+  float lowMatchIou = 0.5F;        // ByteTrack's second association: distance 0.5
+  float tentativeMatchIou = 0.3F;  // unconfirmed tracks: distance 0.7
+  // ByteTrack's MOT17 setting: the first association's IoU weighted by the detection's score.
+  bool fuseScore = true;
+  // A track not seen for this long is gone (track_buffer 30 frames at 30 fps).
+  double lostAfterSeconds = 1.0;
+};
+
+// One track as the tracker reports it.
+struct Track {
+  std::uint64_t id = 0;  // from 1, never reused by one tracker
+  Box box;               // the filter's box after this frame's update (or its prediction)
+  float score = 0;       // the score of its last detection
+  double firstSeen = 0;  // seconds, on the caller's clock
+  double lastSeen = 0;
+  int hits = 0;            // frames it was detected in
+  bool confirmed = false;  // seen on two frames (or on the tracker's first)
+  bool matched = false;    // detected on the last frame
+};
+
+// Multi-object tracking by ByteTrack's association: a Kalman filter per track (BoxKalman),
+// high-score detections associated with every track first, then the low-score ones with the
+// tracks left over, new tracks only from high scores, lost tracks kept for lostAfterSeconds.
+// Prediction and expiry run on the frames' capture times, so an irregular detection rate (motion
+// gating) predicts and expires by time, not by frame count.
+//
+// Not thread-safe: one tracker per camera, called by one thread. update() allocates only while
+// its buffers grow.
+class ByteTracker {
+ public:
+  explicit ByteTracker(ByteTrackSettings settings = {});
+
+  // One frame's detections (one class) at `time` (seconds, increasing). Returns every track
+  // alive after the frame (confirmed or not, matched or lost), by id; the confirmed and
+  // matched ones are what a frame's output is.
+  const std::vector<Track>& update(double time, const std::vector<Detection>& detections);
+
+  const std::vector<Track>& tracks() const { return tracks_; }
+  std::uint64_t tracksStarted() const { return nextId_ - 1; }
+  const ByteTrackSettings& settings() const { return settings_; }
+
+ private:
+  struct State {
+    Track track;
+    BoxKalman filter;
+    bool tracking = false;  // matched on the previous frame (not lost)
+  };
+  using Matches = std::vector<std::pair<std::size_t, std::size_t>>;
+
+  // Associates `pool` (indices into states_) with `dets` (indices into detections).
+  void associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,
+                 const std::vector<Detection>& detections, float minIou, bool fuse, double time);
+  void startTracks(const std::vector<std::size_t>& dets, const std::vector<Detection>& detections,
+                   double time);
+
+  ByteTrackSettings settings_;
+  std::vector<State> states_;
+  std::vector<Track> tracks_;
+  std::uint64_t nextId_ = 1;
+  bool first_ = true;
+  double lastTime_ = 0;
+  // Reused buffers.
+  CostMatrix costs_;
+  AssignmentScratch scratch_;
+  Matches matches_;
+  std::vector<std::size_t> high_, low_, confirmedPool_, tentativePool_, leftover_;
+};
+
+// The baseline: greedy IoU matching of high-score detections to each track's last box, no motion
+// model; a track ends when unmatched for lostAfterSeconds. Reported like ByteTracker (tracks
+// confirmed on their second frame).
+class IouTracker {
+ public:
+  IouTracker(float minScore = 0.5F, float minIou = 0.3F, double lostAfterSeconds = 1.0);
+  const std::vector<Track>& update(double time, const std::vector<Detection>& detections);
+
+ private:
+  float minScore_;
+  float minIou_;
+  double lostAfterSeconds_;
+  std::vector<Track> tracks_;
+  std::uint64_t nextId_ = 1;
+};
+
+}  // namespace vigil

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <vector>
+
+#include "detector/error.h"
+#include "detector/track/byte_tracker.h"
+#include "detector/track/mot_metrics.h"
+
+namespace vigil {
+
+// Ground truth in the format of ../shared/data/videos/*.person.json: COCO-style, each image
+// with its `frame_index` (from 1), each annotation with `track_id`, `bbox` [x, y, w, h] and
+// `iscrowd` (1: an ignore region).
+struct GroundTruth {
+  MotSequence boxes;
+  std::vector<int> frames;  // every annotated video frame, ascending
+};
+Expected<GroundTruth> readGroundTruthJson(const std::filesystem::path& file);
+
+// MOTChallenge text: one line per box, `frame,id,x,y,w,h,score,-1,-1,-1` (frames from 1, boxes
+// in pixels with the top-left pixel at (1, 1)). Errors name the file and line.
+Expected<MotSequence> readMotText(const std::filesystem::path& file);
+
+// Writes the confirmed tracks matched on this frame as MOTChallenge lines. `tracks` boxes are in
+// Vigil's pixel coordinates (top-left pixel at (0, 0)): one is added to x and y.
+void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks);
+
+}  // namespace vigil

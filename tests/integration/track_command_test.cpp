@@ -1,0 +1,81 @@
+// `vigil track` and `vigil eval-tracks` on a real clip with ground truth, in-process.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "daemon/commands/track_commands.h"
+#include "detector/track/mot_io.h"
+#include "tests/model_paths.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+using testing::modelDir;
+using testing::videosDir;
+
+nlohmann::json evalJson(const std::string& gt, const std::string& tracks, int stride) {
+  EvalTracksOptions options;
+  options.groundTruth = gt;
+  options.tracks = tracks;
+  options.stride = stride;
+  options.json = true;
+  std::ostringstream out;
+  EXPECT_EQ(runEvalTracksCommand(options, out), 0);
+  std::string last;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) last = line;
+  return nlohmann::json::parse(last);
+}
+
+// At the daemon's 5 detections per second: only frames 1, 6, 11, ... are tracked and written,
+// and the tracker keeps more identities than the IoU baseline (bench/tracking.md).
+TEST(TrackCommandTest, FiveDetectionsPerSecondTrackEveryFifthFrameAndBeatTheBaseline) {
+  VIGIL_REQUIRE_MODEL();
+  const auto clip = videosDir() / "TUD-Campus.mp4";
+  const auto gt = videosDir() / "TUD-Campus.person.json";
+  if (!std::filesystem::exists(clip) || !std::filesystem::exists(gt)) {
+    GTEST_SKIP() << clip << " or its ground truth absent";
+  }
+  TempDir dir;
+  std::map<std::string, nlohmann::json> scores;
+  for (const std::string tracker : {"bytetrack", "iou"}) {
+    TrackCommandOptions options;
+    options.detector.model = modelDir().string();
+    options.video = clip.string();
+    options.out = (dir.path() / (tracker + ".txt")).string();
+    options.detectFps = 5;  // the clip is 25 fps: every 5th frame
+    options.tracker = tracker;
+    std::ostringstream out;
+    ASSERT_EQ(runTrackCommand(options, out), 0);
+    EXPECT_NE(out.str().find("15 frame(s) tracked (every 5"), std::string::npos) << out.str();
+    auto tracks = readMotText(options.out);
+    ASSERT_TRUE(tracks) << tracks.error().message;
+    for (const auto& [frame, boxes] : *tracks) {
+      EXPECT_EQ((frame - 1) % 5, 0) << "frame " << frame << " was not tracked";
+    }
+    scores[tracker] = evalJson(gt.string(), options.out, 5);
+  }
+  EXPECT_EQ(scores["bytetrack"]["frames"], 15);
+  EXPECT_GT(scores["bytetrack"]["IDF1"].get<double>(), scores["iou"]["IDF1"].get<double>());
+  EXPECT_GT(scores["bytetrack"]["MOTA"].get<double>(), scores["iou"]["MOTA"].get<double>());
+}
+
+TEST(TrackCommandTest, ABadTracksFileIsRefusedWithItsLine) {
+  const auto gt = videosDir() / "TUD-Campus.person.json";
+  if (!std::filesystem::exists(gt)) GTEST_SKIP() << gt << " absent";
+  TempDir dir;
+  writeFile(dir.path() / "tracks.txt", "1,1,10,10,5,5,0.9,-1,-1,-1\n2,1,ten,10,5,5,0.9,-1,-1,-1\n");
+  EvalTracksOptions options;
+  options.groundTruth = gt.string();
+  options.tracks = (dir.path() / "tracks.txt").string();
+  std::ostringstream out;
+  EXPECT_EQ(runEvalTracksCommand(options, out), 2);
+  EXPECT_TRUE(out.str().empty()) << "no figures from a file that did not read";
+}
+
+}  // namespace
+}  // namespace vigil

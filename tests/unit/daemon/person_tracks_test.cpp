@@ -1,0 +1,111 @@
+#include "daemon/pipeline/person_tracks.h"
+
+#include <gtest/gtest.h>
+
+namespace vigil {
+namespace {
+
+constexpr int kFrameW = 1000;
+constexpr int kFrameH = 500;
+
+// A person whose feet stand at x (normalized) near the bottom of the frame.
+Detection feetAt(float footX, float score = 0.9F) {
+  return Detection{Box{footX * kFrameW - 20, 300, 40, 150}, score, 0};
+}
+
+TrackZone leftHalfZone(int minFrames = 2, std::optional<double> loiterAfter = std::nullopt) {
+  return TrackZone{"left", {{0, 0}, {0.5F, 0}, {0.5F, 1}, {0, 1}}, minFrames, loiterAfter};
+}
+
+std::string describeEvents(const std::vector<ZoneEvent>& events) {
+  std::string out;
+  for (const ZoneEvent& e : events) {
+    out += fmt::format("{}{} {} #{} at {:.1f}", out.empty() ? "" : ", ", zoneEventName(e.type),
+                       e.zone, e.trackId, e.time);
+  }
+  return out;
+}
+
+TEST(PersonTracksTest, AWalkerEntersAfterMinFramesAndLeavesWhereTheZoneEnds) {
+  PersonTracks tracks({}, {leftHalfZone(3)});
+  std::vector<ZoneEvent> events;
+  // 0.2 s apart, feet from x 0.30 to 0.70 in steps of 0.02.
+  for (int i = 0; i <= 20; ++i) {
+    tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.30F + 0.02F * static_cast<float>(i))},
+                  events);
+  }
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.4, leave left #1 at 2.2")
+      << "inside on frames 0..10 (x < 0.5): entered on the third, left on the first outside";
+  ASSERT_EQ(tracks.persons().size(), 1U);
+  EXPECT_TRUE(tracks.persons()[0].zones.empty());
+}
+
+TEST(PersonTracksTest, LoiteringIsSaidOncePerVisit) {
+  PersonTracks tracks({}, {leftHalfZone(1, 3.0)});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i <= 30; ++i) tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.2F)}, events);
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0, loiter left #1 at 3.0");
+  EXPECT_EQ(tracks.persons().at(0).zones, std::vector<std::string>{"left"});
+}
+
+TEST(PersonTracksTest, AStillPersonBecomesStationaryAndMovingEndsIt) {
+  PersonTrackingSettings settings;
+  settings.stationary.afterSeconds = 2;
+  PersonTracks tracks(settings, {});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i < 10; ++i) tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.3F)}, events);
+  EXPECT_FALSE(tracks.persons().at(0).stationary) << "1.8 s still";
+  tracks.update(2.0, kFrameW, kFrameH, {feetAt(0.3F)}, events);
+  EXPECT_TRUE(tracks.persons().at(0).stationary) << "2 s still";
+  // Walking on at 12 px a frame: the filtered centre is more than 15 px (a tenth of the
+  // person's height) from where it stood within a few frames.
+  for (int i = 1; i <= 4; ++i) {
+    tracks.update(2.0 + 0.2 * i, kFrameW, kFrameH, {feetAt(0.3F + 0.012F * static_cast<float>(i))},
+                  events);
+  }
+  ASSERT_EQ(tracks.persons().size(), 1U);
+  EXPECT_FALSE(tracks.persons()[0].stationary);
+}
+
+TEST(PersonTracksTest, OneMissedFrameDoesNotChangeTheCount) {
+  PersonTracks tracks({}, {});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i < 5; ++i) tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.3F)}, events);
+  tracks.update(1.0, kFrameW, kFrameH, {}, events);
+  ASSERT_EQ(tracks.persons().size(), 1U) << "missed once: still there";
+  EXPECT_FALSE(tracks.persons()[0].detected);
+  tracks.update(1.2, kFrameW, kFrameH, {feetAt(0.3F)}, events);
+  ASSERT_EQ(tracks.persons().size(), 1U);
+  EXPECT_EQ(tracks.persons()[0].id, 1U);
+  EXPECT_TRUE(tracks.persons()[0].detected);
+}
+
+TEST(PersonTracksTest, ATrackCountsAsAPersonOnlyOnceScoredAtMinScore) {
+  PersonTrackingSettings settings;
+  settings.minScore = 0.8F;
+  PersonTracks tracks(settings, {});
+  std::vector<ZoneEvent> events;
+  tracks.update(0.0, kFrameW, kFrameH, {feetAt(0.3F, 0.7F)}, events);
+  tracks.update(0.2, kFrameW, kFrameH, {feetAt(0.3F, 0.7F)}, events);
+  EXPECT_TRUE(tracks.persons().empty()) << "tracked, but never scored as a person";
+  tracks.update(0.4, kFrameW, kFrameH, {feetAt(0.3F, 0.85F)}, events);
+  EXPECT_EQ(tracks.persons().size(), 1U);
+  tracks.update(0.6, kFrameW, kFrameH, {feetAt(0.3F, 0.7F)}, events);
+  EXPECT_EQ(tracks.persons().size(), 1U) << "once a person, its lower scores keep it";
+}
+
+TEST(PersonTracksTest, ATrackThatEndsLeavesItsZones) {
+  PersonTrackingSettings settings;
+  settings.tracker.lostAfterSeconds = 1.0;
+  PersonTracks tracks(settings, {leftHalfZone(1)});
+  std::vector<ZoneEvent> events;
+  tracks.update(0.0, kFrameW, kFrameH, {feetAt(0.2F)}, events);
+  tracks.update(0.2, kFrameW, kFrameH, {feetAt(0.2F)}, events);
+  tracks.update(0.4, kFrameW, kFrameH, {}, events);
+  tracks.update(1.6, kFrameW, kFrameH, {}, events);
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0, leave left #1 at 1.6");
+  EXPECT_TRUE(tracks.persons().empty());
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,119 @@
+#include "detector/track/byte_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace vigil {
+namespace {
+
+Detection person(float x, float y, float score = 0.9F) {
+  return Detection{Box{x, y, 40, 100}, score, 0};
+}
+
+// The ids of the tracks a frame reports (confirmed and detected on it).
+std::set<std::uint64_t> reported(const std::vector<Track>& tracks) {
+  std::set<std::uint64_t> ids;
+  for (const Track& t : tracks) {
+    if (t.confirmed && t.matched) ids.insert(t.id);
+  }
+  return ids;
+}
+
+TEST(BoxKalmanTest, PredictsByTimeNotByFrames) {
+  // A box walking 30 px per second to the right, seen five times a second.
+  BoxKalman filter(Box{100, 50, 40, 100});
+  for (int i = 1; i <= 20; ++i) {
+    filter.predict(0.2);
+    filter.update(Box{100 + 6.0F * static_cast<float>(i), 50, 40, 100});
+  }
+  EXPECT_NEAR(filter.box().x, 220, 1.5);
+  filter.predict(1.0);
+  EXPECT_NEAR(filter.box().x, 250, 3) << "one second ahead: 30 px further";
+  EXPECT_NEAR(filter.box().y, 50, 1);
+  EXPECT_NEAR(filter.box().height, 100, 1);
+  EXPECT_NEAR(filter.box().width, 40, 1);
+}
+
+TEST(BoxKalmanTest, AStillBoxStaysWhereItIs) {
+  BoxKalman filter(Box{10, 20, 30, 90});
+  for (int i = 0; i < 5; ++i) {
+    filter.predict(0.2);
+    filter.update(Box{10, 20, 30, 90});
+  }
+  filter.predict(30.0);
+  EXPECT_NEAR(filter.box().x, 10, 0.5);
+  EXPECT_NEAR(filter.box().y, 20, 0.5);
+}
+
+TEST(ByteTrackerTest, TwoWalkersKeepTheirIdsAtFiveDetectionsPerSecond) {
+  ByteTracker tracker;
+  std::set<std::uint64_t> ids;
+  for (int i = 0; i < 40; ++i) {
+    const float step = 8.0F * static_cast<float>(i);
+    const auto& tracks = tracker.update(0.2 * i, {person(100 + step, 50), person(500 - step, 60)});
+    auto now = reported(tracks);
+    EXPECT_EQ(now.size(), 2U) << "frame " << i;
+    ids.insert(now.begin(), now.end());
+  }
+  EXPECT_EQ(ids, (std::set<std::uint64_t>{1, 2})) << "they cross paths without trading ids";
+  EXPECT_EQ(tracker.tracksStarted(), 2U);
+}
+
+TEST(ByteTrackerTest, ALowScoreDetectionKeepsATrackedPersonTracked) {
+  ByteTracker tracker;
+  tracker.update(0.0, {person(100, 50)});
+  tracker.update(0.2, {person(104, 50)});
+  auto& tracks = tracker.update(0.4, {person(108, 50, 0.3F)});  // partly hidden
+  EXPECT_EQ(reported(tracks), (std::set<std::uint64_t>{1}));
+  EXPECT_FLOAT_EQ(tracks.at(0).score, 0.3F);
+  // A low score never starts a track of its own.
+  auto& after = tracker.update(0.6, {person(112, 50), person(400, 50, 0.3F)});
+  EXPECT_EQ(after.size(), 1U);
+}
+
+TEST(ByteTrackerTest, ALostTrackComesBackWithinItsTimeAndNotAfter) {
+  ByteTrackSettings settings;
+  settings.lostAfterSeconds = 1.0;
+  ByteTracker tracker(settings);
+  tracker.update(0.0, {person(100, 50)});
+  tracker.update(0.2, {person(100, 50)});
+  EXPECT_EQ(reported(tracker.update(0.4, {})), (std::set<std::uint64_t>{}));
+  EXPECT_EQ(tracker.tracks().size(), 1U) << "lost, kept";
+  EXPECT_EQ(reported(tracker.update(1.1, {person(100, 50)})), (std::set<std::uint64_t>{1}))
+      << "0.9 s after it was last seen: the same person";
+  tracker.update(2.5, {});
+  EXPECT_TRUE(tracker.tracks().empty()) << "1.4 s unseen: gone";
+  tracker.update(2.7, {person(100, 50)});
+  auto& back = tracker.update(2.9, {person(100, 50)});
+  EXPECT_EQ(reported(back), (std::set<std::uint64_t>{2})) << "a new id after expiry";
+}
+
+TEST(ByteTrackerTest, ANewTrackIsConfirmedOnItsSecondFrameAndAOneOffIsDropped) {
+  ByteTracker tracker;
+  tracker.update(0.0, {});
+  auto& first = tracker.update(0.2, {person(100, 50)});
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_FALSE(first[0].confirmed) << "seen once, after the first frame";
+  EXPECT_TRUE(reported(first).empty());
+  EXPECT_EQ(reported(tracker.update(0.4, {person(102, 50)})), (std::set<std::uint64_t>{1}));
+  tracker.update(0.6, {person(104, 50), person(400, 300)});  // a one-off false positive
+  auto& next = tracker.update(0.8, {person(106, 50)});
+  EXPECT_EQ(next.size(), 1U) << "the one-off was dropped, not kept as lost";
+  EXPECT_EQ(reported(next), (std::set<std::uint64_t>{1}));
+}
+
+TEST(IouTrackerTest, MatchesByOverlapAndEndsUnseenTracks) {
+  IouTracker tracker(0.5F, 0.3F, 1.0);
+  tracker.update(0.0, {person(100, 50)});
+  EXPECT_EQ(reported(tracker.update(0.2, {person(110, 50)})), (std::set<std::uint64_t>{1}));
+  EXPECT_TRUE(reported(tracker.update(0.4, {person(120, 50, 0.3F)})).empty())
+      << "below its minimum score";
+  EXPECT_EQ(reported(tracker.update(0.6, {person(125, 50)})), (std::set<std::uint64_t>{1}));
+  tracker.update(2.0, {});
+  tracker.update(2.2, {person(125, 50)});
+  EXPECT_EQ(reported(tracker.update(2.4, {person(125, 50)})), (std::set<std::uint64_t>{2}));
+}
+
+}  // namespace
+}  // namespace vigil
