@@ -78,11 +78,7 @@ Expected<void> V4l2Device::checkCharacterDevice(const std::string& path) {
   // Ask the kernel directly first: libv4l2 prints to stderr when handed a node that is not
   // V4L2 (/dev/null, a serial port), and this way the error is ours.
   v4l2_capability cap{};
-  int rc = 0;
-  do {
-    rc = ::ioctl(fd_, VIDIOC_QUERYCAP, &cap);
-  } while (rc < 0 && errno == EINTR);
-  if (rc < 0) {
+  if (v4l2::queryCapabilityDirect(fd_, cap) < 0) {
     const int err = errno;
     if (err == ENODEV || err == EIO) {
       return makeError(ErrorCode::kUnavailable, "{}: VIDIOC_QUERYCAP: {}", path,

@@ -122,11 +122,7 @@ V4l2DeviceInfo probeNode(const fs::path& path) {
   }
   // Ask the kernel first: libv4l2 prints to stderr when handed a node that is not V4L2.
   v4l2_capability cap{};
-  int rc = 0;
-  do {
-    rc = ::ioctl(fd, VIDIOC_QUERYCAP, &cap);
-  } while (rc < 0 && errno == EINTR);
-  if (rc < 0) {
+  if (v4l2::queryCapabilityDirect(fd, cap) < 0) {
     info.error = fmt::format("not a V4L2 device (VIDIOC_QUERYCAP: {})", errnoText(errno));
     ::close(fd);
     return info;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <libv4l2.h>
 #include <linux/videodev2.h>
+#include <sys/ioctl.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +22,17 @@ inline int xioctl(int fd, unsigned long request, void* arg) {
   int rc = 0;
   do {
     rc = v4l2_ioctl(fd, request, arg);
+  } while (rc < 0 && errno == EINTR);
+  return rc;
+}
+
+// VIDIOC_QUERYCAP straight to the kernel, not through libv4l2 (which prints to stderr when
+// handed a node that is not V4L2), repeated when a signal interrupts it. Returns 0, or -1 with
+// errno set.
+inline int queryCapabilityDirect(int fd, v4l2_capability& cap) {
+  int rc = 0;
+  do {
+    rc = ::ioctl(fd, VIDIOC_QUERYCAP, &cap);
   } while (rc < 0 && errno == EINTR);
   return rc;
 }
