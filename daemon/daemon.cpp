@@ -115,12 +115,11 @@ class Daemon {
     io_.run();
     const double cpuWhileRunning = processCpuSeconds() - cpuAtStart;
     // The summary tells each camera's state as it was while running, its counts after the stop.
-    const DaemonSnapshot running = snapshot();
+    std::vector<CameraState> running;  // in the camera set's order, as the snapshot lists them
+    for (const auto& [name, camera] : cameras_.cameras()) running.push_back(camera->state());
     stopAll();
     DaemonSnapshot stopped = snapshot();
-    for (std::size_t i = 0; i < stopped.cameras.size(); ++i) {
-      stopped.cameras[i].state = running.cameras[i].state;
-    }
+    for (std::size_t i = 0; i < stopped.cameras.size(); ++i) stopped.cameras[i].state = running[i];
     writeRunSummary(options_.summaryJson, stopped, *results_,
                     {stopped.uptimeSeconds, cpuWhileRunning});
     log_->info("stopped");
@@ -190,8 +189,9 @@ class Daemon {
     HttpServerSettings settings;
     settings.listen = config.listen;
     http_ = std::make_unique<HttpServer>(io_, settings);
-    statusApi_ = std::make_unique<StatusApi>(
-        StatusApi::Sources{[this] { return snapshot(); }, registry_, *results_, worker_});
+    statusApi_ = std::make_unique<StatusApi>(StatusApi::Sources{[this] { return snapshot(); },
+                                                                [this] { return heartbeats(); },
+                                                                registry_, *results_, worker_});
     statusApi_->addRoutes(*http_);
     if (auto ok = http_->start(); !ok) {
       log_->error("{}", ok.error().message);
@@ -310,10 +310,18 @@ class Daemon {
     if (publishing_.mqtt) publishing_.mqtt->stop(publishing_.publisher->statusTopic(), "offline");
   }
 
-  DaemonSnapshot snapshot() const {
-    return takeSnapshot({cameras_, *results_, *publishing_.publisher, worker_.get(),
-                         publishing_.mqtt.get(), backendStatus_, config_, startedAt_});
+  SnapshotSources snapshotSources() const {
+    return {cameras_,
+            *results_,
+            *publishing_.publisher,
+            worker_.get(),
+            publishing_.mqtt.get(),
+            backendStatus_,
+            config_,
+            startedAt_};
   }
+  DaemonSnapshot snapshot() const { return takeSnapshot(snapshotSources()); }
+  DaemonSnapshot heartbeats() const { return takeHeartbeats(snapshotSources()); }
 
   RunOptions options_;
   std::shared_ptr<spdlog::logger> log_ = logger("daemon");
@@ -322,7 +330,7 @@ class Daemon {
   asio::steady_timer presenceTimer_{io_};
   asio::steady_timer heapTimer_{io_};
   SystemdNotifier notifier_;
-  WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(snapshot()); }};
+  WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};
   Config config_;
   Registry registry_;
   BackendStatus backendStatus_;

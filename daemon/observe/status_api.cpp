@@ -138,7 +138,7 @@ StatusApi::StatusApi(Sources sources) : sources_(std::move(sources)) {}
 void StatusApi::addRoutes(HttpServer& server) {
   server.route("GET", "/metrics", [this](const HttpRequest&) { return metricsText(); });
   server.route("GET", "/healthz",
-               [this](const HttpRequest&) { return healthResponse(sources_.snapshot()); });
+               [this](const HttpRequest&) { return healthResponse(sources_.heartbeats()); });
   server.route("GET", "/readyz",
                [this](const HttpRequest&) { return readinessResponse(sources_.snapshot()); });
   server.route("GET", "/api/status", [this](const HttpRequest&) {

@@ -15,7 +15,8 @@
 namespace vigil {
 
 // Liveness (/healthz): every long-running thread kept its last promise to show life
-// (heartbeat.h); 503 naming the late ones otherwise. The systemd watchdog asks the same.
+// (heartbeat.h); 503 naming the late ones otherwise. The systemd watchdog asks the same. Reads
+// only the heartbeats (takeHeartbeats() is enough).
 HttpResponse healthResponse(const DaemonSnapshot& snapshot);
 // Readiness (/readyz): the model is loaded and passed its checks, every enabled camera started.
 HttpResponse readinessResponse(const DaemonSnapshot& snapshot);
@@ -33,6 +34,7 @@ class StatusApi {
  public:
   struct Sources {
     std::function<DaemonSnapshot()> snapshot;
+    std::function<DaemonSnapshot()> heartbeats;  // takeHeartbeats(): what /healthz reads
     const Registry& metrics;
     const ResultPath& results;                       // the latest frames
     const std::unique_ptr<InferenceWorker>& worker;  // the daemon's slot (class names)

@@ -35,8 +35,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     s.fpsDetected = view->fpsDetected;
     s.lastPerson = view->lastPerson;
     s.hasFrame = view->hasFrame;
-    s.latencyMs = {view->latency.percentile(0.5), view->latency.percentile(0.99),
-                   view->latency.samples()};
+    s.latencyMs = view->latency.summary();
   }
   return s;
 }
@@ -68,6 +67,18 @@ DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
   }
   for (const auto& [name, camera] : in.cameras.cameras()) {
     s.cameras.push_back(cameraSnapshot(name, *camera, in.results.view(name), in.publisher));
+  }
+  return s;
+}
+
+DaemonSnapshot takeHeartbeats(const SnapshotSources& in) {
+  DaemonSnapshot s;
+  if (in.worker != nullptr) s.workerOverdue = in.worker->heartbeat().overdueBy();
+  for (const auto& [name, camera] : in.cameras.cameras()) {
+    CameraSnapshot c;
+    c.name = name;
+    c.captureOverdue = camera->channel()->counters().heartbeat.overdueBy();
+    s.cameras.push_back(std::move(c));
   }
   return s;
 }

@@ -31,12 +31,6 @@ struct FrameCounts {
   std::uint64_t gated = 0;
 };
 
-struct LatencySummary {
-  double p50 = 0;
-  double p99 = 0;
-  std::size_t samples = 0;
-};
-
 struct CameraSnapshot {
   std::string name;
   std::string source;  // as configured, credentials redacted
@@ -97,5 +91,8 @@ struct SnapshotSources {
 
 // On the control thread, which owns every source.
 DaemonSnapshot takeSnapshot(const SnapshotSources& sources);
+// Only what liveness reads (the worker's and each capture thread's heartbeat, with the
+// cameras' names): the systemd watchdog and /healthz ask often and need nothing else.
+DaemonSnapshot takeHeartbeats(const SnapshotSources& sources);
 
 }  // namespace vigil

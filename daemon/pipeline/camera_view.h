@@ -16,6 +16,12 @@
 
 namespace vigil {
 
+struct LatencySummary {
+  double p50 = 0;
+  double p99 = 0;
+  std::size_t samples = 0;
+};
+
 // The last kWindow end-to-end latencies of one camera (capture to detections ready), in ms.
 class LatencyWindow {
  public:
@@ -31,6 +37,8 @@ class LatencyWindow {
   }
   // The nearest-rank percentile (p in [0, 1]) of the window; 0 when it is empty.
   double percentile(double p) const;
+  // p50 and p99 from one sorted copy of the window.
+  LatencySummary summary() const;
   std::size_t samples() const { return ms_.size(); }
 
  private:

@@ -15,12 +15,28 @@ double secondsOfMs(double ms) { return ms / 1000.0; }
 
 }  // namespace
 
+namespace {
+
+// The nearest-rank percentile of ascending, non-empty `sorted`.
+double nearestRank(const std::vector<double>& sorted, double p) {
+  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+}  // namespace
+
 double LatencyWindow::percentile(double p) const {
   if (ms_.empty()) return 0;
   std::vector<double> sorted = ms_;
   std::sort(sorted.begin(), sorted.end());
-  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+  return nearestRank(sorted, p);
+}
+
+LatencySummary LatencyWindow::summary() const {
+  if (ms_.empty()) return {};
+  std::vector<double> sorted = ms_;
+  std::sort(sorted.begin(), sorted.end());
+  return {nearestRank(sorted, 0.5), nearestRank(sorted, 0.99), sorted.size()};
 }
 
 ResultPath::ResultPath(EventPublisher& publisher, StageHistograms stages)
@@ -50,9 +66,14 @@ void ResultPath::onResult(const FrameResult& r) {
   const auto received = SteadyClock::now();
   const auto now = std::chrono::system_clock::now();
   view.latency.add(std::chrono::duration<double, std::milli>(r.doneTime - r.captureTime).count());
-  const bool hasPerson = publish(r, view, received, now);
-  view.lastHadPerson = hasPerson;
-  tellGate(r.camera, view);
+  view.lastHadPerson = publish(r, view, received, now);
+  const auto presence = publisher_.state(r.camera);
+  if (presence && presence->present) {
+    if (view.events.empty() || view.events.back().start != presence->start) {
+      view.events.push_back({presence->start, presence->startSequence});
+    }
+  }
+  tellGate(view, presence);
   // The price of a gated frame: what the detector spends per frame, recently.
   const double detectorSeconds =
       secondsOfMs(r.timings.preprocessMs + r.timings.inferenceMs + r.timings.postprocessMs);
@@ -82,12 +103,6 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view, SteadyClock::ti
   frame.backend = r.backend;
   frame.image = r.frame ? &r.frame->image : nullptr;
   publisher_.onFrame(frame, now);
-  const auto presence = publisher_.state(r.camera);
-  if (presence && presence->present) {
-    if (view.events.empty() || view.events.back().start != presence->start) {
-      view.events.push_back({presence->start, presence->startSequence});
-    }
-  }
   const bool hasPerson = std::any_of(r.detections.begin(), r.detections.end(),
                                      [](const Detection& d) { return d.classId == 0; });
   if (hasPerson) view.lastPerson = frame.captureTime;
@@ -115,7 +130,7 @@ void ResultPath::tick(SteadyClock::time_point now) {
     view.gatedSeconds += static_cast<double>(gated - view.gatedPriced) * meanDetectorSeconds_;
     view.gatedPriced = gated;
     // An event ends by time (clear_after) as well as by frames: tell the gate here too.
-    tellGate(name, view);
+    tellGate(view, publisher_.state(name));
     updateRates(view, now);
   }
 }
@@ -137,8 +152,7 @@ void ResultPath::updateRates(CameraView& view, SteadyClock::time_point now) {
   view.detectedSince = c.detected.load();
 }
 
-void ResultPath::tellGate(const std::string& name, CameraView& view) {
-  const auto presence = publisher_.state(name);
+void ResultPath::tellGate(CameraView& view, const std::optional<PresenceTracker::State>& presence) {
   MotionGate::Person person = MotionGate::Person::kNone;
   if (view.lastHadPerson) {
     person = MotionGate::Person::kSeen;

@@ -55,8 +55,9 @@ class ResultPath {
                std::chrono::system_clock::time_point now);
   void observeStages(const FrameResult& r, CameraView& view, SteadyClock::time_point received);
   void updateRates(CameraView& view, SteadyClock::time_point now);
-  // Tells the camera's motion gate what the detector says of persons (MotionGate::Person).
-  void tellGate(const std::string& name, CameraView& view);
+  // Tells the camera's motion gate what the detector says of persons (MotionGate::Person);
+  // `presence`: the camera's presence state now (EventPublisher::state).
+  void tellGate(CameraView& view, const std::optional<PresenceTracker::State>& presence);
 
   EventPublisher& publisher_;
   StageHistograms stages_;
