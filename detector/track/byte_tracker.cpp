@@ -4,6 +4,19 @@
 
 namespace vigil {
 
+namespace {
+
+// Keeps the entries of `list` whose flag is 0, in order.
+void keepUntaken(std::vector<std::size_t>& list, const std::vector<char>& taken) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!taken[i]) list[kept++] = list[i];
+  }
+  list.resize(kept);
+}
+
+}  // namespace
+
 ByteTracker::ByteTracker(ByteTrackSettings settings) : settings_(settings) {}
 
 const std::vector<Track>& ByteTracker::update(double time,
@@ -84,19 +97,15 @@ void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::siz
     s.track.matched = true;
     s.track.confirmed = true;
   }
-  // Take the matched out of both lists (matches_ is sorted by row).
-  std::size_t m = 0;
-  std::erase_if(pool, [&, i = std::size_t{0}](std::size_t) mutable {
-    const bool taken = m < matches_.size() && matches_[m].first == i;
-    if (taken) ++m;
-    ++i;
-    return taken;
-  });
-  std::vector<char>& taken = scratch_.used;  // reused: one flag per detection of `dets`
-  taken.assign(dets.size(), 0);
-  for (const auto& match : matches_) taken[match.second] = 1;
-  std::size_t k = 0;
-  std::erase_if(dets, [&](std::size_t) { return taken[k++] != 0; });
+  // Take the matched out of both lists.
+  poolTaken_.assign(pool.size(), 0);
+  detTaken_.assign(dets.size(), 0);
+  for (const auto& [r, c] : matches_) {
+    poolTaken_[r] = 1;
+    detTaken_[c] = 1;
+  }
+  keepUntaken(pool, poolTaken_);
+  keepUntaken(dets, detTaken_);
 }
 
 void ByteTracker::startTracks(const std::vector<std::size_t>& dets,

@@ -84,6 +84,7 @@ class ByteTracker {
   AssignmentScratch scratch_;
   Matches matches_;
   std::vector<std::size_t> high_, low_, confirmedPool_, tentativePool_, leftover_;
+  std::vector<char> poolTaken_, detTaken_;
 };
 
 // The baseline: greedy IoU matching of high-score detections to each track's last box, no motion
