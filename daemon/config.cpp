@@ -173,7 +173,7 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
     for (std::size_t i = 0; i < zones.size(); ++i) {
       const std::string zp = YamlReader::index(path, i);
       r.expectMap(zones[i], zp);
-      r.rejectUnknownKeys(zones[i], zp, {"name", "polygon"});
+      r.rejectUnknownKeys(zones[i], zp, {"name", "polygon", "min_frames", "loiter_after"});
       ZoneSpec zone;
       zone.name = r.getString(zones[i], zp, "name");
       if (!validName(zone.name) || zone.name == "person" || zone.name == "camera") {
@@ -188,6 +188,10 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
       }
       zone.polygon =
           readPolygon(r, r.child(zones[i], zp, "polygon"), YamlReader::join(zp, "polygon"));
+      zone.minFrames = static_cast<int>(r.getInt(zones[i], zp, "min_frames", 1, 100, 1));
+      if (YAML::Node loiter = zones[i]["loiter_after"]; loiter.IsDefined() && !loiter.IsNull()) {
+        zone.loiterAfter = seconds(r.getDouble(zones[i], zp, "loiter_after", 1, 86400, 60));
+      }
       c.zones.push_back(std::move(zone));
     }
   }

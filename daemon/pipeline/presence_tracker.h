@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "detector/box.h"
@@ -39,8 +40,21 @@ struct PresenceSettings {
 // A named region of one camera. Names must be unique per camera and not empty (the config
 // layer checks that); the name "camera" would make event ids look like the whole camera's.
 struct ZoneSpec {
+  ZoneSpec() = default;
+  // Written as {name, polygon} where tracking's settings keep their defaults.
+  ZoneSpec(std::string zoneName, Polygon zonePolygon, int zoneMinFrames = 1,
+           std::optional<std::chrono::milliseconds> zoneLoiterAfter = std::nullopt)
+      : name(std::move(zoneName)),
+        polygon(std::move(zonePolygon)),
+        minFrames(zoneMinFrames),
+        loiterAfter(zoneLoiterAfter) {}
+
   std::string name;
   Polygon polygon;
+  // Tracking (pipeline/person_tracks.h): a track enters after this many consecutive detected
+  // frames inside, and loiters once per visit when inside longer than loiterAfter.
+  int minFrames = 1;
+  std::optional<std::chrono::milliseconds> loiterAfter;
 
   bool operator==(const ZoneSpec&) const = default;
 };

@@ -268,6 +268,31 @@ TEST(ConfigTest, ZoneMistakesNameThePoint) {
             std::string::npos);
 }
 
+TEST(ConfigTest, ZonesTakeTrackingsMinFramesAndLoiterTime) {
+  const std::string head =
+      "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    zones:\n";
+  auto c = parse(head + "      - {name: door, polygon: [[0, 0], [1, 0], [1, 1]]}\n" +
+                 "      - {name: gate, polygon: [[0, 0], [1, 0], [1, 1]], min_frames: 3, "
+                 "loiter_after: 90}\n");
+  ASSERT_TRUE(c) << c.error().message;
+  const auto& zones = c->cameras[0].zones;
+  EXPECT_EQ(zones[0].minFrames, 1);
+  EXPECT_FALSE(zones[0].loiterAfter) << "no loiter event unless asked for";
+  EXPECT_EQ(zones[1].minFrames, 3);
+  EXPECT_EQ(zones[1].loiterAfter, std::chrono::seconds(90));
+  const std::string bad = head + "      - {name: z, polygon: [[0, 0], [1, 0], [1, 1]], ";
+  EXPECT_NE(errorOf(bad + "loiter_after: 0}\n")
+                .find("cameras.yaml:6:68: cameras[0].zones[0].loiter_after: must be between 1 and "
+                      "86400"),
+            std::string::npos)
+      << errorOf(bad + "loiter_after: 0}\n");
+  EXPECT_NE(errorOf(bad + "min_frames: 0}\n")
+                .find("cameras[0].zones[0].min_frames: must be between 1 and 100"),
+            std::string::npos)
+      << errorOf(bad + "min_frames: 0}\n");
+  EXPECT_NE(errorOf(bad + "inertia: 3}\n").find("cameras[0].zones[0]"), std::string::npos);
+}
+
 TEST(ConfigTest, MotionGatingIsOffByDefaultAndReadsItsSection) {
   auto off = parse(kMinimal);
   ASSERT_TRUE(off.has_value()) << off.error().message;
