@@ -256,6 +256,38 @@ void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string
   }
 }
 
+// After motion: a person standing still is detected once per still_detect_interval, so a track
+// must outlive that gap, or each sighting would start a new one.
+void readTracking(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+                  CameraConfig& c) {
+  TrackingSettings& t = c.tracking;
+  const double still =
+      c.motion.enabled ? std::chrono::duration<double>(c.motion.stillDetectInterval).count() : 0;
+  const double defaultLost = std::max(1.0, 2 * still);
+  t.lostAfter = seconds(defaultLost);
+  YAML::Node node = camera["tracking"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "tracking");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"enabled", "lost_after", "stationary"});
+  t.enabled = r.getBool(node, path, "enabled", true);
+  const double lost = r.getDouble(node, path, "lost_after", 0.1, 600, defaultLost);
+  if (still > 0 && lost <= still) {
+    r.fail(node["lost_after"], YamlReader::join(path, "lost_after"),
+           fmt::format("must be above motion.still_detect_interval ({} s), or a person standing "
+                       "still would get a new track id at every detection; got {}",
+                       still, lost));
+  }
+  t.lostAfter = seconds(lost);
+  if (YAML::Node st = node["stationary"]; st.IsDefined() && !st.IsNull()) {
+    const std::string sp = YamlReader::join(path, "stationary");
+    r.expectMap(st, sp);
+    r.rejectUnknownKeys(st, sp, {"max_move", "after"});
+    t.stationary.maxMoveFraction = r.getDouble(st, sp, "max_move", 0.01, 1, 0.1);
+    t.stationary.afterSeconds = r.getDouble(st, sp, "after", 1, 3600, 10);
+  }
+}
+
 // An MQTT topic level sequence of our own: no wildcards, no empty levels.
 void checkTopicPrefix(const YamlReader& r, const YAML::Node& node, const std::string& path,
                       const std::string& value) {
@@ -486,7 +518,8 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   r.rejectUnknownKeys(
       node, path,
       {"name", "source", "password_file", "format", "width", "height", "fps", "detect_fps",
-       "enabled", "loop", "zones", "masks", "presence", "motion", "calibration_samples"});
+       "enabled", "loop", "zones", "masks", "presence", "motion", "tracking",
+       "calibration_samples"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -505,6 +538,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readZones(r, node, path, c);
   readPresence(r, node, path, c.presence);
   readMotion(r, node, path, c);
+  readTracking(r, node, path, c);
   readCalibrationSamples(r, node, path, base, c);
   return c;
 }

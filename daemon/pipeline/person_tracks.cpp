@@ -17,18 +17,36 @@ std::string_view zoneEventName(ZoneEventType type) {
   return "?";
 }
 
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore) {
+  PersonTrackingSettings s;
+  s.tracker.lostAfterSeconds = std::chrono::duration<double>(tracking.lostAfter).count();
+  // A person detected at min_score counts, so a track may start there (ByteTrack's det_thresh,
+  // 0.6, would leave a person scored 0.5 to 0.6 on every frame uncounted).
+  s.tracker.newTrackScore = std::min(s.tracker.newTrackScore, minScore);
+  s.stationary = tracking.stationary;
+  s.minScore = minScore;
+  return s;
+}
+
 PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones)
     : settings_(settings), zones_(std::move(zones)), tracker_(settings.tracker) {}
 
 void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
                           std::vector<ZoneEvent>& events) {
   const std::vector<Track>& tracks = tracker_.update(time, persons);
+  endedDurations_.clear();
   endTracks(time, events);
   persons_.clear();
   for (const Track& t : tracks) {
     State& s = stateOf(t);
     if (t.matched && t.score >= settings_.minScore) s.person = true;
     if (!t.confirmed || !s.person) continue;
+    if (!s.reported) {
+      s.reported = true;
+      ++personsStarted_;
+    }
+    s.firstSeen = t.firstSeen;
+    s.lastSeen = t.lastSeen;
     if (t.matched) {
       updateStationary(s, t, time);
       updateZones(s, t, time, width, height, events);
@@ -78,7 +96,9 @@ void PersonTracks::updateZones(State& s, const Track& t, double time, int width,
     const TrackZone& zone = zones_[z];
     Visit& v = s.visits[z];
     if (!contains(zone.polygon, foot)) {
-      if (v.entered) events.push_back({ZoneEventType::kLeave, zone.name, s.id, time});
+      if (v.entered) {
+        events.push_back({ZoneEventType::kLeave, zone.name, s.id, time, time - v.enteredAt});
+      }
       v = Visit{};
       continue;
     }
@@ -86,12 +106,12 @@ void PersonTracks::updateZones(State& s, const Track& t, double time, int width,
     if (!v.entered && v.framesInside >= std::max(1, zone.minFrames)) {
       v.entered = true;
       v.enteredAt = time;
-      events.push_back({ZoneEventType::kEnter, zone.name, s.id, time});
+      events.push_back({ZoneEventType::kEnter, zone.name, s.id, time, 0});
     }
     if (v.entered && !v.loitered && zone.loiterAfterSeconds &&
         time - v.enteredAt >= *zone.loiterAfterSeconds) {
       v.loitered = true;
-      events.push_back({ZoneEventType::kLoiter, zone.name, s.id, time});
+      events.push_back({ZoneEventType::kLoiter, zone.name, s.id, time, time - v.enteredAt});
     }
   }
 }
@@ -99,16 +119,38 @@ void PersonTracks::updateZones(State& s, const Track& t, double time, int width,
 // Tracks the tracker dropped leave their zones now.
 void PersonTracks::endTracks(double time, std::vector<ZoneEvent>& events) {
   const std::vector<Track>& alive = tracker_.tracks();
-  std::erase_if(states_, [&](const State& s) {
-    const bool gone =
-        std::none_of(alive.begin(), alive.end(), [&](const Track& t) { return t.id == s.id; });
-    if (!gone) return false;
-    for (std::size_t z = 0; z < zones_.size(); ++z) {
-      if (s.visits[z].entered)
-        events.push_back({ZoneEventType::kLeave, zones_[z].name, s.id, time});
+  std::size_t kept = 0;
+  for (State& s : states_) {
+    if (std::none_of(alive.begin(), alive.end(), [&](const Track& t) { return t.id == s.id; })) {
+      leaveZones(s, time, events);
+    } else {
+      if (&states_[kept] != &s) states_[kept] = std::move(s);  // no self-move
+      ++kept;
     }
-    return true;
-  });
+  }
+  states_.resize(kept);
+}
+
+void PersonTracks::leaveZones(const State& s, double time, std::vector<ZoneEvent>& events) {
+  for (std::size_t z = 0; z < zones_.size(); ++z) {
+    const Visit& v = s.visits[z];
+    if (v.entered) {
+      events.push_back({ZoneEventType::kLeave, zones_[z].name, s.id, time, time - v.enteredAt});
+    }
+  }
+  if (s.reported) endedDurations_.push_back(s.lastSeen - s.firstSeen);
+}
+
+void PersonTracks::expire(double time, std::vector<ZoneEvent>& events) {
+  static const std::vector<Detection> kNobody;
+  update(time, 0, 0, kNobody, events);
+}
+
+void PersonTracks::endAll(double time, std::vector<ZoneEvent>& events) {
+  endedDurations_.clear();
+  for (const State& s : states_) leaveZones(s, time, events);
+  states_.clear();
+  persons_.clear();
 }
 
 }  // namespace vigil
