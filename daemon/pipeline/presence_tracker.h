@@ -60,13 +60,26 @@ struct ZoneSpec {
 };
 
 // One frame's detector output. `detections` (pixels, as the detector returns them) is
-// borrowed for the observe() call; nullptr means none.
+// borrowed for the observe() call; nullptr means none. With `trackIds` (one per detection),
+// the detections are the camera's tracked persons (pipeline/person_tracks.h), which already
+// passed tracking's min_score rule: they count whatever their latest score.
 struct TrackedFrame {
+  TrackedFrame(std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
+               int frameWidth, int frameHeight, const std::vector<Detection>* frameDetections,
+               const std::vector<std::uint64_t>* frameTrackIds = nullptr)
+      : time(frameTime),
+        sequence(frameSequence),
+        width(frameWidth),
+        height(frameHeight),
+        detections(frameDetections),
+        trackIds(frameTrackIds) {}
+
   std::chrono::system_clock::time_point time;  // capture time
   std::uint64_t sequence;
   int width;
   int height;
   const std::vector<Detection>* detections;
+  const std::vector<std::uint64_t>* trackIds;
 };
 
 enum class PresenceEventType { kNew, kUpdate, kEnd };
@@ -80,6 +93,7 @@ struct PresenceEvent {
   int count;                     // counted persons in the triggering frame; 0 for kEnd
   float maxScore;                // highest counted score over the whole event so far
   std::vector<Detection> boxes;  // the counted persons, box normalized 0..1; empty for kEnd
+  std::vector<std::uint64_t> trackIds;  // with tracking: the boxes' track ids, else empty
   std::uint64_t bestFrame;       // sequence of the (first) frame with maxScore
 };
 
@@ -155,6 +169,7 @@ class PresenceTracker {
     Box box;
     Point foot;
     float score;
+    std::uint64_t trackId;  // 0: untracked
   };
 
   struct Tracker {
