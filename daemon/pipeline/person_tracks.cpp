@@ -28,12 +28,40 @@ PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, 
   return s;
 }
 
-PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones)
-    : settings_(settings), zones_(std::move(zones)), tracker_(settings.tracker) {}
+namespace {
+
+// Where a person stands (the bottom centre of the box), normalized, kept half a pixel inside the
+// frame as presence does.
+Point footOf(const Box& b, int width, int height) {
+  return {std::clamp((b.x + b.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
+          std::clamp((b.y + b.height) / static_cast<float>(height), 0.0F,
+                     1.0F - 0.5F / static_cast<float>(height))};
+}
+
+}  // namespace
+
+PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
+                           std::vector<Polygon> masks)
+    : settings_(settings),
+      zones_(std::move(zones)),
+      masks_(std::move(masks)),
+      tracker_(settings.tracker) {}
 
 void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
                           std::vector<ZoneEvent>& events) {
-  const std::vector<Track>& tracks = tracker_.update(time, persons);
+  const std::vector<Detection>* input = &persons;
+  if (!masks_.empty() && width > 0 && height > 0) {
+    unmasked_.clear();
+    for (const Detection& d : persons) {
+      const Point foot = footOf(d.box, width, height);
+      if (std::none_of(masks_.begin(), masks_.end(),
+                       [&](const Polygon& mask) { return contains(mask, foot); })) {
+        unmasked_.push_back(d);
+      }
+    }
+    input = &unmasked_;
+  }
+  const std::vector<Track>& tracks = tracker_.update(time, *input);
   endedDurations_.clear();
   endTracks(time, events);
   persons_.clear();
@@ -89,9 +117,7 @@ void PersonTracks::updateStationary(State& s, const Track& t, double time) {
 void PersonTracks::updateZones(State& s, const Track& t, double time, int width, int height,
                                std::vector<ZoneEvent>& events) {
   if (width <= 0 || height <= 0) return;
-  const Point foot{std::clamp((t.box.x + t.box.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
-                   std::clamp((t.box.y + t.box.height) / static_cast<float>(height), 0.0F,
-                              1.0F - 0.5F / static_cast<float>(height))};
+  const Point foot = footOf(t.box, width, height);
   for (std::size_t z = 0; z < zones_.size(); ++z) {
     const TrackZone& zone = zones_[z];
     Visit& v = s.visits[z];

@@ -85,7 +85,9 @@ std::string_view zoneEventName(ZoneEventType type);
 // Not thread-safe: the control thread's result path owns one per camera.
 class PersonTracks {
  public:
-  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones);
+  // `masks`: a person whose feet stand inside one is not tracked (the camera's masks).
+  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
+               std::vector<Polygon> masks = {});
 
   // One frame's person detections (every score the tracker uses, down to its lowScore) at
   // `time`, boxes in pixels of a width x height frame. Appends the frame's zone events.
@@ -135,7 +137,9 @@ class PersonTracks {
 
   PersonTrackingSettings settings_;
   std::vector<TrackZone> zones_;
+  std::vector<Polygon> masks_;
   ByteTracker tracker_;
+  std::vector<Detection> unmasked_;  // reused
   std::vector<State> states_;  // by id, as the tracker's
   std::vector<TrackedPerson> persons_;
   std::uint64_t personsStarted_ = 0;

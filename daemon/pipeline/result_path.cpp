@@ -10,6 +10,9 @@ namespace vigil {
 namespace {
 
 constexpr auto kRateWindow = std::chrono::seconds(2);
+// How much longer than its lost time a tracked camera may go without a result before its tracks
+// end by time: more than a slow detector's capture-to-result latency.
+constexpr auto kNoFrameGrace = std::chrono::seconds(2);
 
 double secondsOfMs(double ms) { return ms / 1000.0; }
 
@@ -53,7 +56,8 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
     zones.push_back(TrackZone{z.name, z.polygon, z.minFrames, loiter});
   }
   return std::make_unique<PersonTracks>(
-      personTrackingSettings(camera.tracking, camera.presence.minScore), std::move(zones));
+      personTrackingSettings(camera.tracking, camera.presence.minScore), std::move(zones),
+      camera.masks);
 }
 
 ResultPath::ResultPath(EventPublisher& publisher, StageHistograms stages, float reportedScore)
@@ -129,14 +133,12 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
   if (!view.tracks) return;
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
-  stepTracks(view, time, secondsSinceEpoch(capture), r.width, r.height, persons_);
+  view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
+  tracksUpdated(view, time, secondsSinceEpoch(capture));
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());
 }
 
-void ResultPath::stepTracks(CameraView& view, double time, double wall, int width, int height,
-                            const std::vector<Detection>& persons) {
-  zoneEvents_.clear();
-  view.tracks->update(time, width, height, persons, zoneEvents_);
+void ResultPath::tracksUpdated(CameraView& view, double time, double wall) {
   view.trackedAt = time;
   observeTrackDurations(view);
   // The tracker runs on the steady clock; what is published says wall-clock times.
@@ -147,19 +149,22 @@ void ResultPath::stepTracks(CameraView& view, double time, double wall, int widt
   }
 }
 
-// No frame for longer than the lost time (the camera is lost, its file ended, gating idles it):
-// its tracks end without one.
+// No frame for longer than the lost time and kNoFrameGrace (the camera is lost, its file ended):
+// its tracks end without one. The grace keeps a slow detector's frame in flight from ending
+// tracks it would have kept.
 void ResultPath::expireTracks(const std::string& name, CameraView& view,
                               SteadyClock::time_point now) {
   const double time = secondsSinceEpoch(now);
   if (!view.tracks || view.latestTracks.empty() ||
-      time - view.trackedAt <= view.tracks->lostAfterSeconds()) {
+      time - view.trackedAt <= view.tracks->lostAfterSeconds() +
+                                            std::chrono::duration<double>(kNoFrameGrace).count()) {
     return;
   }
-  const std::vector<TrackedPerson> before = view.latestTracks;
+  const std::vector<TrackedPerson> before = view.latestTracks;  // the leaving ones' boxes
   const auto wall = std::chrono::system_clock::now();
-  static const std::vector<Detection> kNobody;
-  stepTracks(view, time, secondsSinceEpoch(wall), 0, 0, kNobody);
+  zoneEvents_.clear();
+  view.tracks->expire(time, zoneEvents_);
+  tracksUpdated(view, time, secondsSinceEpoch(wall));
   publisher_.onZoneEvents(name, zoneEvents_, before, wall);
 }
 

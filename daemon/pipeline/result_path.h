@@ -57,8 +57,8 @@ class ResultPath {
 
   // A result of a camera that was removed meanwhile (a reload) is dropped.
   void onResult(const FrameResult& result);
-  // Every presence tick (about 4 per second): also ends the tracks of a camera without frames
-  // for longer than its lost time.
+  // Every presence tick (about 4 per second): also ends the tracks of a camera without results
+  // for 2 s longer than its lost time (its file ended, it is lost).
   void tick(SteadyClock::time_point now);
   // Every tracked person leaves (zone events): the daemon stops. The views stay, untracked.
   void endTracks();
@@ -74,8 +74,9 @@ class ResultPath {
   bool publish(const FrameResult& r, CameraView& view, std::chrono::system_clock::time_point capture,
                std::chrono::system_clock::time_point now);
   void observeTrackDurations(const CameraView& view);
-  void stepTracks(CameraView& view, double time, double wall, int width, int height,
-                  const std::vector<Detection>& persons);
+  // After an update at `time` (steady seconds; `wall`: the same moment in Unix seconds): the
+  // ended tracks' durations and the view's persons, their times on the wall clock.
+  void tracksUpdated(CameraView& view, double time, double wall);
   // The camera's tracked persons leave (zone events); it is not tracked any more.
   void endTracks(const std::string& name, CameraView& view);
   void expireTracks(const std::string& name, CameraView& view, SteadyClock::time_point now);

@@ -136,6 +136,16 @@ TEST(PersonTracksTest, EndAllLeavesEveryZoneNow) {
   EXPECT_TRUE(tracks.persons().empty());
 }
 
+TEST(PersonTracksTest, APersonStandingInAMaskIsNotTracked) {
+  PersonTracks tracks({}, {leftHalfZone(1)}, {{{0, 0}, {0.25F, 0}, {0.25F, 1}, {0, 1}}});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i < 3; ++i) {
+    tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.1F), feetAt(0.4F)}, events);
+  }
+  ASSERT_EQ(tracks.persons().size(), 1U) << "the one at x 0.1 stands in the mask";
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0");
+}
+
 TEST(PersonTracksTest, ANewTrackStartsAtTheDaemonsMinScore) {
   TrackingSettings camera;
   camera.lostAfter = std::chrono::milliseconds(3000);

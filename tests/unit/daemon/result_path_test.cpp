@@ -163,10 +163,11 @@ TEST(ResultPathTest, TracksOfACameraWithoutFramesEndByTime) {
   rig.result({person()});
   const CameraView* view = rig.results.view("door");
   ASSERT_EQ(view->latestTracks.size(), 1U);
-  rig.results.tick(SteadyClock::now());
-  EXPECT_EQ(view->latestTracks.size(), 1U) << "not lost for a second yet";
   rig.results.tick(SteadyClock::now() + 2s);
-  EXPECT_TRUE(view->latestTracks.empty()) << "lost for longer than lost_after (1 s)";
+  EXPECT_EQ(view->latestTracks.size(), 1U)
+      << "lost_after (1 s) and the grace for a frame in flight (2 s) not over yet";
+  rig.results.tick(SteadyClock::now() + 4s);
+  EXPECT_TRUE(view->latestTracks.empty()) << "no frame for longer than lost_after and the grace";
   EXPECT_EQ(count(*view->trackDuration), 1U);
   rig.result({person()});  // a late frame captured before that tick is tracked after it
   EXPECT_TRUE(view->latestTracks.empty()) << "a new track is not confirmed on one frame";
