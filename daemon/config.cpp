@@ -173,7 +173,7 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
     for (std::size_t i = 0; i < zones.size(); ++i) {
       const std::string zp = YamlReader::index(path, i);
       r.expectMap(zones[i], zp);
-      r.rejectUnknownKeys(zones[i], zp, {"name", "polygon"});
+      r.rejectUnknownKeys(zones[i], zp, {"name", "polygon", "min_frames", "loiter_after"});
       ZoneSpec zone;
       zone.name = r.getString(zones[i], zp, "name");
       if (!validName(zone.name) || zone.name == "person" || zone.name == "camera") {
@@ -188,6 +188,10 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
       }
       zone.polygon =
           readPolygon(r, r.child(zones[i], zp, "polygon"), YamlReader::join(zp, "polygon"));
+      zone.minFrames = static_cast<int>(r.getInt(zones[i], zp, "min_frames", 1, 100, 1));
+      if (YAML::Node loiter = zones[i]["loiter_after"]; loiter.IsDefined() && !loiter.IsNull()) {
+        zone.loiterAfter = seconds(r.getDouble(zones[i], zp, "loiter_after", 1, 86400, 60));
+      }
       c.zones.push_back(std::move(zone));
     }
   }
@@ -249,6 +253,38 @@ void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string
     for (std::size_t i = 0; i < masks.size(); ++i) {
       m.masks->push_back(readPolygon(r, masks[i], YamlReader::index(mp, i)));
     }
+  }
+}
+
+// After motion: a person standing still is detected once per still_detect_interval, so a track
+// must outlive that gap, or each sighting would start a new one.
+void readTracking(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+                  CameraConfig& c) {
+  TrackingSettings& t = c.tracking;
+  const double still =
+      c.motion.enabled ? std::chrono::duration<double>(c.motion.stillDetectInterval).count() : 0;
+  const double defaultLost = std::max(1.0, 2 * still);
+  t.lostAfter = seconds(defaultLost);
+  YAML::Node node = camera["tracking"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "tracking");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"enabled", "lost_after", "stationary"});
+  t.enabled = r.getBool(node, path, "enabled", true);
+  const double lost = r.getDouble(node, path, "lost_after", 0.1, 600, defaultLost);
+  if (still > 0 && lost <= still) {
+    r.fail(node["lost_after"], YamlReader::join(path, "lost_after"),
+           fmt::format("must be above motion.still_detect_interval ({} s), or a person standing "
+                       "still would get a new track id at every detection; got {}",
+                       still, lost));
+  }
+  t.lostAfter = seconds(lost);
+  if (YAML::Node st = node["stationary"]; st.IsDefined() && !st.IsNull()) {
+    const std::string sp = YamlReader::join(path, "stationary");
+    r.expectMap(st, sp);
+    r.rejectUnknownKeys(st, sp, {"max_move", "after"});
+    t.stationary.maxMoveFraction = r.getDouble(st, sp, "max_move", 0.01, 1, 0.1);
+    t.stationary.afterSeconds = r.getDouble(st, sp, "after", 1, 3600, 10);
   }
 }
 
@@ -482,7 +518,8 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   r.rejectUnknownKeys(
       node, path,
       {"name", "source", "password_file", "format", "width", "height", "fps", "detect_fps",
-       "enabled", "loop", "zones", "masks", "presence", "motion", "calibration_samples"});
+       "enabled", "loop", "zones", "masks", "presence", "motion", "tracking",
+       "calibration_samples"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -501,6 +538,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readZones(r, node, path, c);
   readPresence(r, node, path, c.presence);
   readMotion(r, node, path, c);
+  readTracking(r, node, path, c);
   readCalibrationSamples(r, node, path, base, c);
   return c;
 }

@@ -6,6 +6,7 @@
 
 #include "daemon/capture/frame_sampler.h"
 #include "daemon/pipeline/motion.h"
+#include "daemon/pipeline/person_tracks.h"
 #include "daemon/pipeline/presence_tracker.h"
 #include "detector/error.h"
 #include "detector/npu/vitisai_plan.h"
@@ -37,6 +38,7 @@ struct CameraConfig {
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   PresenceSettings presence;
   MotionSettings motion;                         // motion gating; off without a motion section
+  TrackingSettings tracking;                     // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
 
   bool operator==(const CameraConfig&) const = default;
@@ -46,6 +48,8 @@ struct DetectorConfig {
   std::string model;  // empty: the built-in default model directory
   std::string backend = "cpu";
   int threads = 0;
+  // Detections below this are not reported (status page, untracked cameras); tracking sees
+  // persons down to ByteTrack's low score (kTrackingLowScore) whatever this says.
   float minScore = 0.5F;
   float nms = 0.45F;
   std::vector<std::string> classes{"person"};

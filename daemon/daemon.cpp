@@ -85,7 +85,8 @@ class Daemon {
                                 metrics_->addCamera(
                                     name, camera.channel(),
                                     results_->addCamera(name, camera.channel(),
-                                                        metrics_->captureToPublish(name)));
+                                                        metrics_->cameraHistograms(name),
+                                                        personTracksFor(camera.config())));
                               },
                               [this](const std::string& name) {
                                 metrics_->removeCamera(name);
@@ -145,7 +146,12 @@ class Daemon {
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
         registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get()});
-    results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms());
+    results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
+                                            config->detector.minScore);
+    if (!options_.tracksOut.empty()) {
+      trackRecorder_ = std::make_unique<TrackRecorder>(options_.tracksOut);
+      results_->setTrackRecorder(trackRecorder_.get());
+    }
     if (!startWorker(config->detector)) return false;
     if (!startHttp(config->http)) return false;
     config_ = *config;
@@ -279,6 +285,7 @@ class Daemon {
           "load");
       return;
     }
+    results_->setReportedScore(next->detector.minScore);
     const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
     if (!(next->http == config_.http)) {
       log_->warn("reload: the http section changed; it takes effect at the next restart");
@@ -301,6 +308,7 @@ class Daemon {
     cameras_.stopAll();
     if (worker_) worker_->stop();
     if (EventPublisher* publisher = publishing_.publisher.get()) {
+      if (results_) results_->endTracks();
       publisher->endAll(std::chrono::system_clock::now());
       for (const auto& [name, camera] : cameras_.cameras()) {
         publisher->setCameraAvailable(name, false);
@@ -336,6 +344,7 @@ class Daemon {
   BackendStatus backendStatus_;
   Publishing publishing_;
   std::unique_ptr<DaemonMetrics> metrics_;  // after publishing_: its series read the publisher
+  std::unique_ptr<TrackRecorder> trackRecorder_;
   std::unique_ptr<ResultPath> results_;
   Scheduler scheduler_;
   std::unique_ptr<InferenceWorker> worker_;

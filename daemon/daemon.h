@@ -10,6 +10,7 @@ struct RunOptions {
   std::filesystem::path configPath = "/etc/vigil/cameras.yaml";
   std::optional<double> durationSeconds;  // stop by itself after this long (tests, benchmarks)
   std::filesystem::path summaryJson;      // write per-camera figures here at the end
+  std::filesystem::path tracksOut;        // record every tracked frame here (TrackRecorder)
 };
 
 // `vigil run`: the always-on daemon. Loads the configuration, starts one capture thread per

@@ -19,6 +19,10 @@ void addRunCommand(CLI::App& app, RunOptions& options) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--summary-json", options.summaryJson,
                   "At the end, write per-camera counters and latencies to FILE");
+  cmd->add_option("--tracks-out", options.tracksOut,
+                  "Record every tracked frame in DIR/<camera>.txt (MOTChallenge, for vigil "
+                  "eval-tracks)")
+      ->check(CLI::ExistingDirectory);
 }
 
 void addCheckConfigCommand(CLI::App& app, CheckConfigOptions& options) {
@@ -49,10 +53,15 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
                      fmt::join(d.classes, ","));
   out << fmt::format("{} camera(s):\n", config->cameras.size());
   for (const CameraConfig& c : config->cameras) {
-    out << fmt::format("  {:<16} {:<5} {}  {}x{} @ {} fps, detect {} fps, format {}{}{}\n", c.name,
-                       sourceKindName(c.kind), redactCredentials(c.location), c.width, c.height,
-                       c.fps, c.detectFps, pixelFormatName(c.format), c.loop ? ", loop" : "",
-                       c.enabled ? "" : ", DISABLED");
+    const std::string tracking =
+        c.tracking.enabled
+            ? fmt::format(", tracking (lost after {} s)",
+                          std::chrono::duration<double>(c.tracking.lostAfter).count())
+            : ", tracking off";
+    out << fmt::format("  {:<16} {:<5} {}  {}x{} @ {} fps, detect {} fps, format {}{}{}{}\n",
+                       c.name, sourceKindName(c.kind), redactCredentials(c.location), c.width,
+                       c.height, c.fps, c.detectFps, pixelFormatName(c.format), tracking,
+                       c.loop ? ", loop" : "", c.enabled ? "" : ", DISABLED");
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "daemon/log.h"
+#include "daemon/pipeline/person_tracks.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_io.h"
 #include "detector/track/mot_metrics.h"
@@ -15,9 +16,6 @@
 namespace vigil {
 
 namespace {
-
-// The detector hands the tracker the low-score detections ByteTrack's second association uses.
-constexpr float kTrackingMinScore = 0.1F;
 
 struct VideoTracker {
   std::variant<ByteTracker, IouTracker> tracker;
@@ -27,9 +25,16 @@ struct VideoTracker {
   }
 };
 
+// The IoU baseline; ByteTrack on the frame clock as published; on the time clock as the daemon
+// runs it at presence's default min_score (new tracks from 0.5, personTrackingSettings).
 VideoTracker makeTracker(const TrackCommandOptions& o) {
   if (o.tracker == "iou") return {IouTracker(0.5F, 0.3F, o.lostAfterSeconds)};
   ByteTrackSettings settings;
+  if (o.clock == "time") {
+    TrackingSettings daemon;
+    daemon.lostAfter = std::chrono::milliseconds(std::llround(o.lostAfterSeconds * 1000));
+    settings = personTrackingSettings(daemon, PresenceSettings{}.minScore).tracker;
+  }
   settings.lostAfterSeconds = o.lostAfterSeconds;
   return {ByteTracker(settings)};
 }
@@ -61,7 +66,8 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
 int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   auto log = logger("track");
   DetectorOptions detectorOptions = toDetectorOptions(options.detector);
-  if (!detectorOptions.minScore) detectorOptions.minScore = kTrackingMinScore;
+  // The low-score detections ByteTrack's second association uses, as the daemon's detector.
+  if (!detectorOptions.minScore) detectorOptions.minScore = kTrackingLowScore;
   detectorOptions.classes = {"person"};
   auto detector = createDetectorLogged(detectorOptions);
   if (!detector) {
@@ -124,6 +130,11 @@ void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options) {
                   "Score frames 1, 1+N, 1+2N, ... only: the ones `vigil track --detect-fps` "
                   "tracked (default: every ground-truth frame)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--frames-in-tracks", options.framesInTracks,
+                "Score only the frames the tracks file has a line for: `vigil run --tracks-out`, "
+                "whose frames follow the daemon's timing (a frame it tracked nobody on is not "
+                "scored)")
+      ->excludes("--stride");
   cmd->add_flag("--json", options.json, "One JSON object on the last line");
 }
 
@@ -141,7 +152,10 @@ int runEvalTracksCommand(const EvalTracksOptions& options, std::ostream& out) {
   }
   std::vector<int> frames;
   for (int f : gt->frames) {
-    if (options.stride <= 1 || (f - 1) % options.stride == 0) frames.push_back(f);
+    if (options.framesInTracks ? tracks->contains(f)
+                               : options.stride <= 1 || (f - 1) % options.stride == 0) {
+      frames.push_back(f);
+    }
   }
   const MotScores s = evaluateTracks(gt->boxes, *tracks, frames);
   out << fmt::format(

@@ -31,10 +31,11 @@ struct EvalTracksOptions {
   std::string groundTruth;
   std::string tracks;
   int stride = 0;  // 0: every ground-truth frame
+  bool framesInTracks = false;  // only the frames the tracks file names
   bool json = false;
 };
 
-// `vigil eval-tracks --gt GT.json --tracks tracks.txt [--stride N]`: MOTA, MOTP, IDF1, IDP, IDR,
+// `vigil eval-tracks --gt GT.json --tracks tracks.txt [--stride N | --frames-in-tracks]`: MOTA, MOTP, IDF1, IDP, IDR,
 // ID switches, FP, FN, MT/ML and HOTA over the tracked frames (mot_metrics.h). Returns 0, or 2
 // when a file cannot be read (the message says where and why).
 void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options);

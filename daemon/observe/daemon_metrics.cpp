@@ -30,6 +30,7 @@ enum class Series : std::size_t {
   kDetectionFailures,
   kInvalidOutputs,
   kEventsPublished,
+  kZoneEventsPublished,
   kMqttConnected,
   kMqttBuffered,
   kMqttPublished,
@@ -54,6 +55,9 @@ enum class Series : std::size_t {
   kPersons,
   kMotionState,
   kGatedSeconds,
+  kTracksActive,
+  kTracksStarted,
+  kTrackDuration,
   kCount
 };
 
@@ -102,6 +106,11 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_events_published_total",
      {},
      "Presence events (new, update, end) published"},
+    {Series::kZoneEventsPublished,
+     kCounter,
+     "vigil_zone_events_published_total",
+     {},
+     "Zone events of tracked persons (enter, leave, loiter) published"},
     {Series::kMqttConnected,
      kGauge,
      "vigil_mqtt_connected",
@@ -224,6 +233,22 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "Estimated detector time saved by motion gating: each gated frame times the mean "
      "detector wall-clock time per frame (preprocess + inference + postprocess) when it was "
      "gated; an estimate, not a measurement"},
+    {Series::kTracksActive,
+     kGauge,
+     "vigil_tracks_active",
+     {"camera"},
+     "Persons tracked on the camera now (confirmed tracks, a briefly missed one included); "
+     "absent when the camera is not tracked"},
+    {Series::kTracksStarted,
+     kCounter,
+     "vigil_tracks_started_total",
+     {"camera"},
+     "Person tracks started on the camera since it (re)started"},
+    {Series::kTrackDuration,
+     kHistogram,
+     "vigil_track_duration_seconds",
+     {"camera"},
+     "How long each ended person track was seen, first to last detection"},
 };
 
 constexpr bool tableInOrder() {
@@ -252,8 +277,14 @@ CallbackFamily& callbacks(Registry& registry, Series s) {
                             : registry.callbackGauge(d.name, d.help, labelNames(d));
 }
 
+// Track durations: a passer-by's seconds to a visitor's hour.
+constexpr std::array<double, 10> kTrackDurationBuckets{1, 2, 5, 10, 30, 60, 120, 300, 900, 3600};
+
 HistogramFamily& histograms(Registry& registry, Series s) {
   const SeriesSpec& d = spec(s);
+  if (s == Series::kTrackDuration) {
+    return registry.histogram(d.name, d.help, labelNames(d), kTrackDurationBuckets);
+  }
   return registry.histogram(d.name, d.help, labelNames(d));
 }
 
@@ -317,6 +348,9 @@ void DaemonMetrics::addGlobalSeries() {
   callbacks(registry_, Series::kEventsPublished).add({}, [&publisher]() {
     return count(publisher.eventsPublished());
   });
+  callbacks(registry_, Series::kZoneEventsPublished).add({}, [&publisher]() {
+    return count(publisher.zoneEventsPublished());
+  });
 }
 
 void DaemonMetrics::addMqttSeries() {
@@ -339,8 +373,9 @@ ResultPath::StageHistograms DaemonMetrics::stageHistograms() {
           stages.labels({"inference"}), stages.labels({"postprocess"}), stages.labels({"publish"})};
 }
 
-std::shared_ptr<Histogram> DaemonMetrics::captureToPublish(const std::string& camera) {
-  return histograms(registry_, Series::kCaptureToPublish).labels({camera});
+ResultPath::CameraHistograms DaemonMetrics::cameraHistograms(const std::string& camera) {
+  return {histograms(registry_, Series::kCaptureToPublish).labels({camera}),
+          histograms(registry_, Series::kTrackDuration).labels({camera})};
 }
 
 void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
@@ -390,20 +425,29 @@ void DaemonMetrics::addCamera(const std::string& name,
   callbacks(registry_, Series::kGatedSeconds).add({name}, [&view]() -> std::optional<double> {
     return view.gatedSeconds;
   });
+  callbacks(registry_, Series::kTracksActive).add({name}, [&view]() -> std::optional<double> {
+    if (!view.tracks) return std::nullopt;
+    return static_cast<double>(view.tracks->persons().size());
+  });
+  callbacks(registry_, Series::kTracksStarted).add({name}, [&view]() -> std::optional<double> {
+    if (!view.tracks) return std::nullopt;
+    return count(view.tracks->personsStarted());
+  });
 }
 
 void DaemonMetrics::removeCamera(const std::string& name) {
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).remove({name});
   }
-  for (Series s :
-       {Series::kCameraUp, Series::kPersonPresent, Series::kPersons, Series::kGatedSeconds}) {
+  for (Series s : {Series::kCameraUp, Series::kPersonPresent, Series::kPersons,
+                   Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
   }
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
   }
   histograms(registry_, Series::kCaptureToPublish).remove({name});
+  histograms(registry_, Series::kTrackDuration).remove({name});
 }
 
 // The whole package (every process on the box), so an upper bound on what one inference costs;

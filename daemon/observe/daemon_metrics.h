@@ -35,11 +35,11 @@ class DaemonMetrics {
   DaemonMetrics(Registry& registry, Sources sources);
 
   ResultPath::StageHistograms stageHistograms();
-  std::shared_ptr<Histogram> captureToPublish(const std::string& camera);
+  ResultPath::CameraHistograms cameraHistograms(const std::string& camera);
 
   // The HTTP server's counters, which outlive this object's use of them.
   void addHttp(const HttpServerCounters& counters);
-  // One camera's series (its counters, presence, gating); removeCamera() takes them away,
+  // One camera's series (its counters, presence, gating, tracks); removeCamera() takes them away,
   // before `view` goes.
   void addCamera(const std::string& name, const std::shared_ptr<CameraChannel>& channel,
                  const CameraView& view);

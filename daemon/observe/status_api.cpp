@@ -35,6 +35,21 @@ nlohmann::json nullIfEmpty(const std::string& s) {
   return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
 }
 
+// The camera's tracked persons, boxes in pixels of its latest frame.
+nlohmann::json tracksJson(const CameraSnapshot& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TrackedPerson& p : c.tracks) {
+    out.push_back({{"id", p.id},
+                   {"box", {{"x", p.box.x}, {"y", p.box.y}, {"w", p.box.width}, {"h", p.box.height}}},
+                   {"score", p.score},
+                   {"first_seen", isoUtcOfUnixSeconds(p.firstSeen)},
+                   {"detected", p.detected},
+                   {"stationary", p.stationary},
+                   {"zones", p.zones}});
+  }
+  return out;
+}
+
 nlohmann::json cameraJson(const CameraSnapshot& c) {
   return {
       {"name", c.name},
@@ -56,6 +71,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
        {{"enabled", c.motionEnabled},
         {"state", motionStateName(c.motion)},
         {"gated_detector_seconds_estimate", c.gatedSeconds}}},
+      {"tracks", c.tracking ? tracksJson(c) : nlohmann::json(nullptr)},
   };
 }
 
@@ -177,8 +193,24 @@ HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
     return plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
   }
   view->latest.copyTo(annotated_);
-  drawDetections(annotated_, view->latestDetections,
-                 sources_.worker->detector().manifest().postprocess.classNames);
+  if (view->tracks) {
+    // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
+    // other classes as detected.
+    otherClasses_.clear();
+    for (const Detection& d : view->latestDetections) {
+      if (d.classId != 0) otherClasses_.push_back(d);
+    }
+    drawDetections(annotated_, otherClasses_,
+                   sources_.worker->detector().manifest().postprocess.classNames);
+    for (const TrackedPerson& p : view->latestTracks) {
+      drawLabelledBox(annotated_, p.box,
+                      p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
+                      fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : ""));
+    }
+  } else {
+    drawDetections(annotated_, view->latestDetections,
+                   sources_.worker->detector().manifest().postprocess.classNames);
+  }
   std::vector<unsigned char> jpeg;
   if (!cv::imencode(".jpg", annotated_, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80})) {
     return plainResponse(500, "cannot encode the frame\n");

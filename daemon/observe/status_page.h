@@ -6,7 +6,8 @@ namespace vigil {
 
 // GET / : one self-contained page (no external assets: the box may have no internet) that
 // polls /api/status every 2 s and shows each camera's latest annotated frame, state, frame
-// rates, persons and latency.
+// rates, persons, tracked persons (ids, stationary, zones; the frame draws their boxes) and
+// latency.
 inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
 <html lang="en">
 <head>
@@ -52,6 +53,7 @@ function tile(name) {
   el.innerHTML = '<img alt=""><div class="info"><h2></h2>' +
     '<span class="label">state</span><span data-k="state"></span>' +
     '<span class="label">persons</span><span data-k="persons"></span>' +
+    '<span class="label">tracks</span><span data-k="tracks"></span>' +
     '<span class="label">fps</span><span data-k="fps"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
     '<span class="label">last person</span><span data-k="last"></span></div>';
@@ -82,6 +84,9 @@ async function refresh() {
       el.classList.toggle("down", !c.up);
       set(el, "state", c.state + (c.last_error ? " (" + c.last_error + ")" : ""));
       set(el, "persons", c.present ? String(c.persons) : "none");
+      set(el, "tracks", c.tracks === null ? "off" : c.tracks.length === 0 ? "-" :
+          c.tracks.map(t => "#" + t.id + (t.stationary ? " still" : "") +
+                            (t.zones.length ? " in " + t.zones.join(", ") : "")).join("; "));
       set(el, "fps", c.fps_captured.toFixed(1) + " captured, " + c.fps_detected.toFixed(1) +
           " detected");
       set(el, "latency", c.latency_ms.samples ?

@@ -36,6 +36,8 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     s.lastPerson = view->lastPerson;
     s.hasFrame = view->hasFrame;
     s.latencyMs = view->latency.summary();
+    s.tracking = view->tracks != nullptr;
+    s.tracks = view->latestTracks;
   }
   return s;
 }

@@ -48,6 +48,8 @@ struct CameraSnapshot {
   std::optional<std::chrono::system_clock::time_point> lastPerson;
   bool hasFrame = false;
   LatencySummary latencyMs;
+  bool tracking = false;
+  std::vector<TrackedPerson> tracks;  // first and last seen in Unix seconds
   std::optional<Heartbeat::Clock::duration> captureOverdue;  // the capture thread's heartbeat
 };
 

@@ -11,6 +11,7 @@
 
 #include "daemon/capture/frame.h"
 #include "daemon/observe/metrics.h"
+#include "daemon/pipeline/person_tracks.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"
 
@@ -58,8 +59,14 @@ struct PersonEventStart {
 struct CameraView {
   std::shared_ptr<CameraChannel> channel;  // the camera's counters
   std::shared_ptr<Histogram> captureToPublish;
+  std::shared_ptr<Histogram> trackDuration;
   cv::Mat latest;  // buffer reused from frame to frame
-  std::vector<Detection> latestDetections;
+  std::vector<Detection> latestDetections;  // those at detector.min_score or above
+  // Tracking (nullptr: off for this camera) and its persons after the latest frame, their
+  // first and last seen in Unix seconds.
+  std::unique_ptr<PersonTracks> tracks;
+  std::vector<TrackedPerson> latestTracks;
+  double trackedAt = 0;  // the tracks' last update, steady-clock seconds
   bool hasFrame = false;
   std::optional<std::chrono::system_clock::time_point> lastPerson;
   // Rates over the last window of about 2 s.

@@ -1,5 +1,7 @@
 #include "daemon/pipeline/detector_loading.h"
 
+#include <algorithm>
+
 #include "daemon/log.h"
 #include "daemon/model_location.h"
 
@@ -33,7 +35,9 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
   // backendReason).
   o.backend = c.backend == "npu" && !hasNpuBackend() ? "cpu" : c.backend;
   o.threads = c.threads;
-  o.minScore = c.minScore;
+  // Tracking's second association needs the low-score persons; the result path drops what is
+  // below c.minScore from everything else (ResultPath::reportedScore).
+  o.minScore = std::min(c.minScore, kTrackingLowScore);
   o.nmsIou = c.nms;
   o.classes = c.classes;
   o.vitisai = c.vitisai;
@@ -47,8 +51,11 @@ Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {
   if (!detector) return tl::unexpected(detector.error());
   auto log = logger("daemon");
   const Detector& d = **detector;
-  log->info("detector: model {} on backend '{}' ({}), min score {}, NMS IoU {}", d.manifest().name,
-            d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou());
+  log->info(
+      "detector: model {} on backend '{}' ({}), min score {} (persons from {} for tracking), NMS "
+      "IoU {}",
+      d.manifest().name, d.backend().name(), d.backend().device(), config.minScore, d.minScore(),
+      d.nmsIou());
   LoadedDetector out{std::move(*detector), backendReason(config, d)};
   const bool substituted = config.backend != d.backend().name() && config.backend != "auto";
   if (substituted || !d.autoFallback().empty()) log->warn("detector: {}", out.reason);

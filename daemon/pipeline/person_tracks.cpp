@@ -17,18 +17,64 @@ std::string_view zoneEventName(ZoneEventType type) {
   return "?";
 }
 
-PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones)
-    : settings_(settings), zones_(std::move(zones)), tracker_(settings.tracker) {}
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore) {
+  PersonTrackingSettings s;
+  s.tracker.lostAfterSeconds = std::chrono::duration<double>(tracking.lostAfter).count();
+  // A person detected at min_score counts, so a track may start there (ByteTrack's det_thresh,
+  // 0.6, would leave a person scored 0.5 to 0.6 on every frame uncounted).
+  s.tracker.newTrackScore = std::min(s.tracker.newTrackScore, minScore);
+  s.stationary = tracking.stationary;
+  s.minScore = minScore;
+  return s;
+}
+
+namespace {
+
+// Where a person stands (the bottom centre of the box), normalized, kept half a pixel inside the
+// frame as presence does.
+Point footOf(const Box& b, int width, int height) {
+  return {std::clamp((b.x + b.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
+          std::clamp((b.y + b.height) / static_cast<float>(height), 0.0F,
+                     1.0F - 0.5F / static_cast<float>(height))};
+}
+
+}  // namespace
+
+PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
+                           std::vector<Polygon> masks)
+    : settings_(settings),
+      zones_(std::move(zones)),
+      masks_(std::move(masks)),
+      tracker_(settings.tracker) {}
 
 void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
                           std::vector<ZoneEvent>& events) {
-  const std::vector<Track>& tracks = tracker_.update(time, persons);
+  const std::vector<Detection>* input = &persons;
+  if (!masks_.empty() && width > 0 && height > 0) {
+    unmasked_.clear();
+    for (const Detection& d : persons) {
+      const Point foot = footOf(d.box, width, height);
+      if (std::none_of(masks_.begin(), masks_.end(),
+                       [&](const Polygon& mask) { return contains(mask, foot); })) {
+        unmasked_.push_back(d);
+      }
+    }
+    input = &unmasked_;
+  }
+  const std::vector<Track>& tracks = tracker_.update(time, *input);
+  endedDurations_.clear();
   endTracks(time, events);
   persons_.clear();
   for (const Track& t : tracks) {
     State& s = stateOf(t);
     if (t.matched && t.score >= settings_.minScore) s.person = true;
     if (!t.confirmed || !s.person) continue;
+    if (!s.reported) {
+      s.reported = true;
+      ++personsStarted_;
+    }
+    s.firstSeen = t.firstSeen;
+    s.lastSeen = t.lastSeen;
     if (t.matched) {
       updateStationary(s, t, time);
       updateZones(s, t, time, width, height, events);
@@ -71,14 +117,14 @@ void PersonTracks::updateStationary(State& s, const Track& t, double time) {
 void PersonTracks::updateZones(State& s, const Track& t, double time, int width, int height,
                                std::vector<ZoneEvent>& events) {
   if (width <= 0 || height <= 0) return;
-  const Point foot{std::clamp((t.box.x + t.box.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
-                   std::clamp((t.box.y + t.box.height) / static_cast<float>(height), 0.0F,
-                              1.0F - 0.5F / static_cast<float>(height))};
+  const Point foot = footOf(t.box, width, height);
   for (std::size_t z = 0; z < zones_.size(); ++z) {
     const TrackZone& zone = zones_[z];
     Visit& v = s.visits[z];
     if (!contains(zone.polygon, foot)) {
-      if (v.entered) events.push_back({ZoneEventType::kLeave, zone.name, s.id, time});
+      if (v.entered) {
+        events.push_back({ZoneEventType::kLeave, zone.name, s.id, time, time - v.enteredAt});
+      }
       v = Visit{};
       continue;
     }
@@ -86,12 +132,12 @@ void PersonTracks::updateZones(State& s, const Track& t, double time, int width,
     if (!v.entered && v.framesInside >= std::max(1, zone.minFrames)) {
       v.entered = true;
       v.enteredAt = time;
-      events.push_back({ZoneEventType::kEnter, zone.name, s.id, time});
+      events.push_back({ZoneEventType::kEnter, zone.name, s.id, time, 0});
     }
     if (v.entered && !v.loitered && zone.loiterAfterSeconds &&
         time - v.enteredAt >= *zone.loiterAfterSeconds) {
       v.loitered = true;
-      events.push_back({ZoneEventType::kLoiter, zone.name, s.id, time});
+      events.push_back({ZoneEventType::kLoiter, zone.name, s.id, time, time - v.enteredAt});
     }
   }
 }
@@ -99,16 +145,38 @@ void PersonTracks::updateZones(State& s, const Track& t, double time, int width,
 // Tracks the tracker dropped leave their zones now.
 void PersonTracks::endTracks(double time, std::vector<ZoneEvent>& events) {
   const std::vector<Track>& alive = tracker_.tracks();
-  std::erase_if(states_, [&](const State& s) {
-    const bool gone =
-        std::none_of(alive.begin(), alive.end(), [&](const Track& t) { return t.id == s.id; });
-    if (!gone) return false;
-    for (std::size_t z = 0; z < zones_.size(); ++z) {
-      if (s.visits[z].entered)
-        events.push_back({ZoneEventType::kLeave, zones_[z].name, s.id, time});
+  std::size_t kept = 0;
+  for (State& s : states_) {
+    if (std::none_of(alive.begin(), alive.end(), [&](const Track& t) { return t.id == s.id; })) {
+      leaveZones(s, time, events);
+    } else {
+      if (&states_[kept] != &s) states_[kept] = std::move(s);  // no self-move
+      ++kept;
     }
-    return true;
-  });
+  }
+  states_.resize(kept);
+}
+
+void PersonTracks::leaveZones(const State& s, double time, std::vector<ZoneEvent>& events) {
+  for (std::size_t z = 0; z < zones_.size(); ++z) {
+    const Visit& v = s.visits[z];
+    if (v.entered) {
+      events.push_back({ZoneEventType::kLeave, zones_[z].name, s.id, time, time - v.enteredAt});
+    }
+  }
+  if (s.reported) endedDurations_.push_back(s.lastSeen - s.firstSeen);
+}
+
+void PersonTracks::expire(double time, std::vector<ZoneEvent>& events) {
+  static const std::vector<Detection> kNobody;
+  update(time, 0, 0, kNobody, events);
+}
+
+void PersonTracks::endAll(double time, std::vector<ZoneEvent>& events) {
+  endedDurations_.clear();
+  for (const State& s : states_) leaveZones(s, time, events);
+  states_.clear();
+  persons_.clear();
 }
 
 }  // namespace vigil

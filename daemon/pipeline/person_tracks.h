@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,22 @@ struct TrackZone {
 struct StationarySettings {
   double maxMoveFraction = 0.1;
   double afterSeconds = 10;
+
+  bool operator==(const StationarySettings&) const = default;
+};
+
+// The lowest detection score tracking uses (ByteTrack's second association): the daemon's
+// detector reports persons down to this, whatever detector.min_score says.
+inline constexpr float kTrackingLowScore = ByteTrackSettings{}.lowScore;
+
+// A camera's `tracking` section (config/cameras.yaml).
+struct TrackingSettings {
+  bool enabled = true;
+  // A track not detected for this long ends (ByteTrackSettings::lostAfterSeconds).
+  std::chrono::milliseconds lostAfter{1000};
+  StationarySettings stationary;
+
+  bool operator==(const TrackingSettings&) const = default;
 };
 
 struct PersonTrackingSettings {
@@ -32,6 +49,10 @@ struct PersonTrackingSettings {
   StationarySettings stationary;
   float minScore = 0.5F;  // a track counts as a person once detected at this score
 };
+
+// The camera's settings as the tracker takes them: ByteTrack's tuned defaults with the camera's
+// lost time, its stationary rule, and presence's min_score for what counts as a person.
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore);
 
 // A person as the daemon reports it: a confirmed track detected at minScore at least once and
 // not yet expired (a frame that misses it does not make the count flicker).
@@ -53,6 +74,7 @@ struct ZoneEvent {
   std::string zone;
   std::uint64_t trackId = 0;
   double time = 0;  // the frame's time (a leave by expiry: the update that found it)
+  double secondsInside = 0;  // since the enter (0 for the enter itself)
 };
 
 std::string_view zoneEventName(ZoneEventType type);
@@ -63,15 +85,28 @@ std::string_view zoneEventName(ZoneEventType type);
 // Not thread-safe: the control thread's result path owns one per camera.
 class PersonTracks {
  public:
-  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones);
+  // `masks`: a person whose feet stand inside one is not tracked (the camera's masks).
+  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
+               std::vector<Polygon> masks = {});
 
   // One frame's person detections (every score the tracker uses, down to its lowScore) at
   // `time`, boxes in pixels of a width x height frame. Appends the frame's zone events.
   void update(double time, int width, int height, const std::vector<Detection>& persons,
               std::vector<ZoneEvent>& events);
 
+  // No frame since the last update: tracks lost longer than the lost time end (leave events),
+  // as a frame without persons at `time` would end them.
+  void expire(double time, std::vector<ZoneEvent>& events);
+  double lostAfterSeconds() const { return settings_.tracker.lostAfterSeconds; }
+  // Every visit ends now (leave events at `time`): the camera stops or restarts. The last call
+  // on this object.
+  void endAll(double time, std::vector<ZoneEvent>& events);
+
   const std::vector<TrackedPerson>& persons() const { return persons_; }
-  std::uint64_t tracksStarted() const { return tracker_.tracksStarted(); }
+  // Tracks that became persons (confirmed, scored at minScore), since construction.
+  std::uint64_t personsStarted() const { return personsStarted_; }
+  // How long each person track that ended in the last update() was seen (last - first seen).
+  const std::vector<double>& endedDurations() const { return endedDurations_; }
 
  private:
   struct Visit {
@@ -82,7 +117,10 @@ class PersonTracks {
   };
   struct State {
     std::uint64_t id = 0;
-    bool person = false;  // detected at minScore once
+    bool person = false;    // detected at minScore once
+    bool reported = false;  // counted in personsStarted_
+    double firstSeen = 0;
+    double lastSeen = 0;
     double anchorTime = 0;
     float anchorX = 0, anchorY = 0;
     bool stationary = false;
@@ -94,12 +132,18 @@ class PersonTracks {
   void updateZones(State& s, const Track& t, double time, int width, int height,
                    std::vector<ZoneEvent>& events);
   void endTracks(double time, std::vector<ZoneEvent>& events);
+  // A track ends: it leaves the zones it entered, and its duration is noted.
+  void leaveZones(const State& s, double time, std::vector<ZoneEvent>& events);
 
   PersonTrackingSettings settings_;
   std::vector<TrackZone> zones_;
+  std::vector<Polygon> masks_;
   ByteTracker tracker_;
+  std::vector<Detection> unmasked_;  // reused
   std::vector<State> states_;  // by id, as the tracker's
   std::vector<TrackedPerson> persons_;
+  std::uint64_t personsStarted_ = 0;
+  std::vector<double> endedDurations_;
 };
 
 }  // namespace vigil

@@ -57,8 +57,11 @@ void PresenceTracker::observe(const TrackedFrame& frame, std::vector<PresenceEve
     const auto height = static_cast<float>(frame.height);
     const float halfPixelX = 0.5F / width;
     const float halfPixelY = 0.5F / height;
-    for (const Detection& d : *frame.detections) {
-      if (d.classId != 0 || !std::isfinite(d.score) || d.score < settings_.minScore) {
+    const bool tracked =
+        frame.trackIds != nullptr && frame.trackIds->size() == frame.detections->size();
+    for (std::size_t i = 0; i < frame.detections->size(); ++i) {
+      const Detection& d = (*frame.detections)[i];
+      if (d.classId != 0 || !std::isfinite(d.score) || (!tracked && d.score < settings_.minScore)) {
         continue;
       }
       const Box& b = d.box;
@@ -80,7 +83,8 @@ void PresenceTracker::observe(const TrackedFrame& frame, std::vector<PresenceEve
       if (masked) {
         continue;
       }
-      candidates_.push_back(Candidate{Box{x0, y0, x1 - x0, y1 - y0}, foot, d.score});
+      candidates_.push_back(Candidate{Box{x0, y0, x1 - x0, y1 - y0}, foot, d.score,
+                                      tracked ? (*frame.trackIds)[i] : 0});
     }
   }
   for (Tracker& tracker : trackers_) {
@@ -225,6 +229,7 @@ void PresenceTracker::emit(const Tracker& tracker, PresenceEventType type, int c
   for (const Candidate& candidate : candidates_) {
     if (counts(tracker, candidate)) {
       event.boxes.push_back(Detection{candidate.box, candidate.score, 0});
+      if (candidate.trackId != 0) event.trackIds.push_back(candidate.trackId);
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "detector/box.h"
@@ -39,20 +40,46 @@ struct PresenceSettings {
 // A named region of one camera. Names must be unique per camera and not empty (the config
 // layer checks that); the name "camera" would make event ids look like the whole camera's.
 struct ZoneSpec {
+  ZoneSpec() = default;
+  // Written as {name, polygon} where tracking's settings keep their defaults.
+  ZoneSpec(std::string zoneName, Polygon zonePolygon, int zoneMinFrames = 1,
+           std::optional<std::chrono::milliseconds> zoneLoiterAfter = std::nullopt)
+      : name(std::move(zoneName)),
+        polygon(std::move(zonePolygon)),
+        minFrames(zoneMinFrames),
+        loiterAfter(zoneLoiterAfter) {}
+
   std::string name;
   Polygon polygon;
+  // Tracking (pipeline/person_tracks.h): a track enters after this many consecutive detected
+  // frames inside, and loiters once per visit when inside longer than loiterAfter.
+  int minFrames = 1;
+  std::optional<std::chrono::milliseconds> loiterAfter;
 
   bool operator==(const ZoneSpec&) const = default;
 };
 
 // One frame's detector output. `detections` (pixels, as the detector returns them) is
-// borrowed for the observe() call; nullptr means none.
+// borrowed for the observe() call; nullptr means none. With `trackIds` (one per detection),
+// the detections are the camera's tracked persons (pipeline/person_tracks.h), which already
+// passed tracking's min_score rule: they count whatever their latest score.
 struct TrackedFrame {
+  TrackedFrame(std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
+               int frameWidth, int frameHeight, const std::vector<Detection>* frameDetections,
+               const std::vector<std::uint64_t>* frameTrackIds = nullptr)
+      : time(frameTime),
+        sequence(frameSequence),
+        width(frameWidth),
+        height(frameHeight),
+        detections(frameDetections),
+        trackIds(frameTrackIds) {}
+
   std::chrono::system_clock::time_point time;  // capture time
   std::uint64_t sequence;
   int width;
   int height;
   const std::vector<Detection>* detections;
+  const std::vector<std::uint64_t>* trackIds;
 };
 
 enum class PresenceEventType { kNew, kUpdate, kEnd };
@@ -66,6 +93,7 @@ struct PresenceEvent {
   int count;                     // counted persons in the triggering frame; 0 for kEnd
   float maxScore;                // highest counted score over the whole event so far
   std::vector<Detection> boxes;  // the counted persons, box normalized 0..1; empty for kEnd
+  std::vector<std::uint64_t> trackIds;  // with tracking: the boxes' track ids, else empty
   std::uint64_t bestFrame;       // sequence of the (first) frame with maxScore
 };
 
@@ -141,6 +169,7 @@ class PresenceTracker {
     Box box;
     Point foot;
     float score;
+    std::uint64_t trackId;  // 0: untracked
   };
 
   struct Tracker {

@@ -1,7 +1,6 @@
 #include "daemon/publish/event_publisher.h"
 
 #include <fmt/format.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,67 +9,14 @@
 #include <set>
 
 #include "daemon/log.h"
+#include "daemon/publish/event_json.h"
 #include "detector/annotate.h"
 
 namespace vigil {
 
-std::string isoUtc(std::chrono::system_clock::time_point time) {
-  auto ms = std::chrono::floor<std::chrono::milliseconds>(time.time_since_epoch()).count();
-  auto seconds = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-  auto millis = static_cast<int>(ms - static_cast<long long>(seconds) * 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-}
-
 namespace {
 
-constexpr int kSchema = 1;
 constexpr int kSnapshotQuality = 85;
-
-std::string_view typeName(PresenceEventType type) {
-  switch (type) {
-    case PresenceEventType::kNew:
-      return "new";
-    case PresenceEventType::kUpdate:
-      return "update";
-    case PresenceEventType::kEnd:
-      return "end";
-  }
-  return "unknown";
-}
-
-// Scores and coordinates with 4 decimals: enough for a box on a 4K frame, and short.
-double rounded(double value) { return std::round(value * 10000) / 10000; }
-
-std::string eventJson(const std::string& camera, const PresenceEvent& e, std::string_view backend,
-                      std::optional<double> latencyMs) {
-  nlohmann::json boxes = nlohmann::json::array();
-  for (const Detection& d : e.boxes) {
-    boxes.push_back({{"x", rounded(d.box.x)},
-                     {"y", rounded(d.box.y)},
-                     {"w", rounded(d.box.width)},
-                     {"h", rounded(d.box.height)},
-                     {"score", rounded(d.score)}});
-  }
-  nlohmann::json j = {
-      {"schema", kSchema},
-      {"type", typeName(e.type)},
-      {"camera", camera},
-      {"zone", e.zone.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.zone)},
-      {"event_id", e.eventId},
-      {"start", isoUtc(e.start)},
-      {"end", e.end ? nlohmann::json(isoUtc(*e.end)) : nlohmann::json(nullptr)},
-      {"count", e.count},
-      {"max_score", rounded(e.maxScore)},
-      {"boxes", boxes},
-      {"backend", backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(backend)},
-      {"latency_ms",
-       latencyMs ? nlohmann::json(std::round(*latencyMs * 10) / 10) : nlohmann::json(nullptr)},
-  };
-  return j.dump();
-}
 
 }  // namespace
 
@@ -95,8 +41,11 @@ DiscoverySettings EventPublisher::discoverySettings() const {
 }
 
 DiscoveredCamera EventPublisher::discovered(const CameraState& camera) const {
-  DiscoveredCamera d{camera.spec.name, {}, settings_.snapshots};
-  for (const ZoneSpec& zone : camera.spec.zones) d.zones.push_back(zone.name);
+  DiscoveredCamera d{camera.spec.name, {}, settings_.snapshots, {}};
+  for (const ZoneSpec& zone : camera.spec.zones) {
+    d.zones.push_back(zone.name);
+    if (zone.loiterAfter) d.loiterZones.push_back(zone.name);
+  }
   return d;
 }
 
@@ -160,6 +109,7 @@ void EventPublisher::clearCamera(const CameraState& camera) {
   for (const ZoneSpec& zone : camera.spec.zones) {
     send(personTopic(prefix, camera.spec.name, zone.name), "", true);
     send(countTopic(prefix, camera.spec.name, zone.name), "", true);
+    send(loiteringTopic(prefix, camera.spec.name, zone.name), "", true);
   }
 }
 
@@ -216,16 +166,45 @@ void EventPublisher::publishState(const CameraState& camera, const std::string& 
   const std::string& prefix = settings_.topicPrefix;
   send(personTopic(prefix, camera.spec.name, zone), state.present ? "ON" : "OFF", true);
   send(countTopic(prefix, camera.spec.name, zone), std::to_string(state.count), true);
+  if (!zone.empty() && hasLoiter(camera.spec, zone)) {
+    send(loiteringTopic(prefix, camera.spec.name, zone), loitering(camera, zone) ? "ON" : "OFF",
+         true);
+  }
+}
+
+bool EventPublisher::hasLoiter(const PublishedCamera& spec, std::string_view zone) {
+  return std::any_of(spec.zones.begin(), spec.zones.end(),
+                     [&](const ZoneSpec& z) { return z.name == zone && z.loiterAfter; });
+}
+
+bool EventPublisher::loitering(const CameraState& camera, std::string_view zone) {
+  return std::any_of(camera.loiterers.begin(), camera.loiterers.end(),
+                     [&](const auto& entry) { return entry.first == zone; });
 }
 
 void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
   auto it = cameras_.find(frame.camera);
   if (it == cameras_.end()) return;  // a result of a camera removed meanwhile
   CameraState& camera = it->second;
+  camera.width = frame.width;
+  camera.height = frame.height;
   events_.clear();
-  camera.tracker->observe(
-      TrackedFrame{frame.captureTime, frame.sequence, frame.width, frame.height, frame.detections},
-      events_);
+  if (frame.persons != nullptr) {
+    // Tracking: the tracked persons are who counts, so a frame that misses one keeps the count.
+    trackedBoxes_.clear();
+    trackIds_.clear();
+    for (const TrackedPerson& p : *frame.persons) {
+      trackedBoxes_.push_back(Detection{p.box, p.score, 0});
+      trackIds_.push_back(p.id);
+    }
+    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.width,
+                                         frame.height, &trackedBoxes_, &trackIds_},
+                            events_);
+  } else {
+    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.width,
+                                         frame.height, frame.detections},
+                            events_);
+  }
   if (settings_.snapshots && frame.image != nullptr && !frame.image->empty() &&
       camera.tracker->bestFrame() == frame.sequence && camera.candidateSequence != frame.sequence) {
     frame.image->copyTo(camera.candidate);  // reuses the buffer
@@ -239,6 +218,37 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
     camera.candidateSequence = frame.sequence;
   }
   publishEvents(camera, &frame, now);
+  if (frame.zoneEvents != nullptr && frame.persons != nullptr) {
+    publishZoneEvents(camera, *frame.zoneEvents, *frame.persons, frame.captureTime);
+  }
+}
+
+void EventPublisher::onZoneEvents(std::string_view camera, const std::vector<ZoneEvent>& events,
+                                  const std::vector<TrackedPerson>& persons, TimePoint time) {
+  auto it = cameras_.find(camera);
+  if (it != cameras_.end()) publishZoneEvents(it->second, events, persons, time);
+}
+
+void EventPublisher::publishZoneEvents(CameraState& camera, const std::vector<ZoneEvent>& events,
+                                       const std::vector<TrackedPerson>& persons, TimePoint time) {
+  const std::string& name = camera.spec.name;
+  for (const ZoneEvent& e : events) {
+    auto person = std::find_if(persons.begin(), persons.end(),
+                               [&](const TrackedPerson& p) { return p.id == e.trackId; });
+    send(zoneEventsTopic(settings_.topicPrefix),
+         zoneEventJson(name, e, time, person == persons.end() ? nullptr : &*person, camera.width,
+                       camera.height),
+         false);
+    ++zoneEventsPublished_;
+    logger("events")->info("[cam={}] zone {}: track {} {} ({:.1f} s inside)", name, e.zone,
+                           e.trackId, zoneEventName(e.type), e.secondsInside);
+    const bool before = loitering(camera, e.zone);
+    if (e.type == ZoneEventType::kLoiter) camera.loiterers.emplace(e.zone, e.trackId);
+    if (e.type == ZoneEventType::kLeave) camera.loiterers.erase({e.zone, e.trackId});
+    if (loitering(camera, e.zone) != before && hasLoiter(camera.spec, e.zone)) {
+      send(loiteringTopic(settings_.topicPrefix, name, e.zone), before ? "OFF" : "ON", true);
+    }
+  }
 }
 
 void EventPublisher::tick(TimePoint now) {
@@ -275,7 +285,8 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
     }
     send(countTopic(prefix, name, e.zone), std::to_string(e.count), true);
     send(eventsTopic(prefix),
-         eventJson(name, e, frame != nullptr ? frame->backend : std::string_view(), latencyMs),
+         presenceEventJson(name, e, frame != nullptr ? frame->backend : std::string_view(),
+                           latencyMs, frame != nullptr ? frame->persons : nullptr),
          false);
     ++eventsPublished_;
     const std::string where = e.zone.empty() ? "" : fmt::format(" zone {}", e.zone);

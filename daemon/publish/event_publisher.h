@@ -6,11 +6,14 @@
 #include <memory>
 #include <opencv2/core.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "daemon/pipeline/person_tracks.h"
 #include "daemon/pipeline/presence_tracker.h"
+#include "daemon/publish/event_json.h"
 #include "daemon/publish/ha_discovery.h"
 #include "daemon/publish/message_sink.h"
 #include "detector/box.h"
@@ -48,6 +51,11 @@ struct ObservedFrame {
   const std::vector<Detection>* detections = nullptr;  // pixels; nullptr: none
   std::string_view backend;                            // which backend produced them
   const cv::Mat* image = nullptr;  // the frame (BGR) for snapshots; nullptr: none
+  // A tracked camera: its tracked persons after this frame (pixels; first seen in Unix seconds),
+  // who count for presence instead of the detections, and the frame's zone events. nullptr:
+  // the camera is not tracked.
+  const std::vector<TrackedPerson>* persons = nullptr;
+  const std::vector<ZoneEvent>* zoneEvents = nullptr;
 };
 
 // Turns frame results into presence state and events, and publishes them (topics under
@@ -60,12 +68,21 @@ struct ObservedFrame {
 //   <prefix>/<camera>/person/count   retained number of persons (and <camera>/<zone>/...)
 //   <prefix>/<camera>/person/snapshot retained JPEG of the best frame of the event (optional)
 //   <prefix>/events                  JSON new / update / end, not retained
+//   <prefix>/zone_events             JSON enter / leave / loiter of tracked persons, not retained
+//   <prefix>/<camera>/<zone>/loitering retained ON / OFF (zones with loiter_after)
 // plus Home Assistant discovery (see ha_discovery.h).
 //
 // Event JSON (schema 1): {"schema":1, "type":"new"|"update"|"end", "camera", "zone" (null for
 // the whole camera), "event_id", "start", "end" (ISO 8601 UTC with milliseconds; end null until
 // the end), "count", "max_score", "boxes" [{"x","y","w","h","score"}] normalized 0..1,
-// "backend", "latency_ms" (capture of the triggering frame to publish; null for end)}.
+// "persons" (tracked cameras: the boxes with "id", "first_seen", "stationary", "zones"; else
+// empty), "backend", "latency_ms" (capture of the triggering frame to publish; null for end)}.
+// With tracking, who counts are the camera's tracked persons (a briefly missed person still
+// counts, with the box tracking predicts).
+//
+// Zone event JSON (schema 1): {"schema":1, "type":"enter"|"leave"|"loiter", "camera", "zone",
+// "track_id", "time", "seconds_inside", and while the track is known "box" (normalized, with
+// "score"), "first_seen", "stationary"}.
 //
 // Count topics follow the events, so they are rate-limited like updates (update_interval).
 //
@@ -84,6 +101,9 @@ class EventPublisher {
   void setCameras(const std::vector<PublishedCamera>& cameras);
 
   void onFrame(const ObservedFrame& frame, TimePoint now);
+  // Zone events outside a frame (a tracked camera stops: its persons leave), at `time`.
+  void onZoneEvents(std::string_view camera, const std::vector<ZoneEvent>& events,
+                    const std::vector<TrackedPerson>& persons, TimePoint time);
   // Ends events whose clear_after passed without frames (camera lost, detector stalled).
   void tick(TimePoint now);
   // Ends every open event (clean stop); the caller then publishes status offline.
@@ -110,6 +130,7 @@ class EventPublisher {
                                               std::string_view zone = {}) const;
   std::uint64_t eventsPublished() const { return eventsPublished_; }
   std::uint64_t snapshotsPublished() const { return snapshotsPublished_; }
+  std::uint64_t zoneEventsPublished() const { return zoneEventsPublished_; }
 
  private:
   struct CameraState {
@@ -121,6 +142,10 @@ class EventPublisher {
     std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
     std::string snapshotJpeg;                        // the last one published, for announce()
     std::optional<bool> available;                   // nullopt: not reported yet
+    int width = 0;  // of the latest frame
+    int height = 0;
+    // Tracks that loitered and are still in the zone: (zone, track id).
+    std::set<std::pair<std::string, std::uint64_t>> loiterers;
   };
 
   CameraState& addCamera(const PublishedCamera& spec);
@@ -128,6 +153,10 @@ class EventPublisher {
   void publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now);
   void publishState(const CameraState& camera, const std::string& zone);
   void publishSnapshot(CameraState& camera);
+  void publishZoneEvents(CameraState& camera, const std::vector<ZoneEvent>& events,
+                         const std::vector<TrackedPerson>& persons, TimePoint time);
+  static bool hasLoiter(const PublishedCamera& spec, std::string_view zone);
+  static bool loitering(const CameraState& camera, std::string_view zone);
   void clearCamera(const CameraState& camera);
   DiscoverySettings discoverySettings() const;
   DiscoveredCamera discovered(const CameraState& camera) const;
@@ -137,13 +166,13 @@ class EventPublisher {
   MessageSink* sink_;
   std::map<std::string, CameraState, std::less<>> cameras_;
   std::vector<PresenceEvent> events_;  // reused
+  std::vector<Detection> trackedBoxes_;     // reused: the tracked persons as presence sees them
+  std::vector<std::uint64_t> trackIds_;     // reused
   bool announced_ = false;
   std::string statusAttributes_;  // empty: none set yet
   std::uint64_t eventsPublished_ = 0;
   std::uint64_t snapshotsPublished_ = 0;
+  std::uint64_t zoneEventsPublished_ = 0;
 };
-
-// "2026-11-29T21:40:01.123Z"
-std::string isoUtc(std::chrono::system_clock::time_point time);
 
 }  // namespace vigil

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace vigil {
@@ -33,9 +34,16 @@ std::string statusAttributesTopic(const std::string& prefix) {
 
 std::string eventsTopic(const std::string& prefix) { return prefix + "/events"; }
 
+std::string zoneEventsTopic(const std::string& prefix) { return prefix + "/zone_events"; }
+
+std::string loiteringTopic(const std::string& prefix, const std::string& camera,
+                           const std::string& zone) {
+  return fmt::format("{}/{}/{}/loitering", prefix, camera, zone);
+}
+
 namespace {
 
-enum class Entity { kOccupancy, kCount, kSnapshot };
+enum class Entity { kOccupancy, kCount, kSnapshot, kLoitering };
 
 // The entities of one camera or zone, in the order they are announced.
 struct EntityRef {
@@ -43,12 +51,17 @@ struct EntityRef {
   std::string zone;  // empty: the whole camera
 };
 
-std::vector<EntityRef> entitiesOf(const DiscoveredCamera& camera, bool withSnapshot) {
+// `every`: also the optional ones the camera does not offer (to remove them).
+std::vector<EntityRef> entitiesOf(const DiscoveredCamera& camera, bool every) {
   std::vector<EntityRef> refs = {{Entity::kOccupancy, ""}, {Entity::kCount, ""}};
-  if (withSnapshot) refs.push_back({Entity::kSnapshot, ""});
+  if (every || camera.snapshot) refs.push_back({Entity::kSnapshot, ""});
   for (const std::string& zone : camera.zones) {
     refs.push_back({Entity::kOccupancy, zone});
     refs.push_back({Entity::kCount, zone});
+    if (every || std::find(camera.loiterZones.begin(), camera.loiterZones.end(), zone) !=
+                     camera.loiterZones.end()) {
+      refs.push_back({Entity::kLoitering, zone});
+    }
   }
   return refs;
 }
@@ -62,6 +75,8 @@ std::string objectId(const DiscoveredCamera& camera, const EntityRef& ref) {
       return base + "_person_count";
     case Entity::kSnapshot:
       return base + "_snapshot";
+    case Entity::kLoitering:
+      return base + "_loitering";
   }
   return base;
 }
@@ -69,6 +84,7 @@ std::string objectId(const DiscoveredCamera& camera, const EntityRef& ref) {
 std::string componentOf(Entity kind) {
   switch (kind) {
     case Entity::kOccupancy:
+    case Entity::kLoitering:
       return "binary_sensor";
     case Entity::kCount:
       return "sensor";
@@ -130,6 +146,13 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       p["image_topic"] = snapshotTopic(s.topicPrefix, camera.name);
       p["content_type"] = "image/jpeg";
       break;
+    case Entity::kLoitering:
+      p["name"] = where + " loitering";
+      p["state_topic"] = loiteringTopic(s.topicPrefix, camera.name, ref.zone);
+      p["payload_on"] = "ON";
+      p["payload_off"] = "OFF";
+      p["icon"] = "mdi:account-clock";
+      break;
   }
   return p;
 }
@@ -139,7 +162,7 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
                                                 const DiscoveredCamera& camera) {
   std::vector<DiscoveryMessage> out;
-  for (const EntityRef& ref : entitiesOf(camera, camera.snapshot)) {
+  for (const EntityRef& ref : entitiesOf(camera, false)) {
     out.push_back({configTopic(settings, camera, ref), payloadOf(settings, camera, ref).dump()});
   }
   return out;

@@ -17,11 +17,13 @@ struct DiscoverySettings {
 };
 
 // What one camera offers: its zones (each a binary sensor and a count sensor like the camera's
-// own) and whether a snapshot image entity exists.
+// own), the zones that say loitering (a binary sensor each), and whether a snapshot image
+// entity exists.
 struct DiscoveredCamera {
   std::string name;
   std::vector<std::string> zones;
   bool snapshot = false;
+  std::vector<std::string> loiterZones;
 };
 
 struct DiscoveryMessage {
@@ -41,9 +43,15 @@ std::string cameraStatusTopic(const std::string& prefix, const std::string& came
 // The daemon's status attributes (JSON), every entity's json_attributes_topic.
 std::string statusAttributesTopic(const std::string& prefix);
 std::string eventsTopic(const std::string& prefix);
+// Tracking's zone events (enter, leave, loiter), not retained.
+std::string zoneEventsTopic(const std::string& prefix);
+// <prefix>/<camera>/<zone>/loitering: retained ON while a tracked person who loitered is in the
+// zone.
+std::string loiteringTopic(const std::string& prefix, const std::string& camera,
+                           const std::string& zone);
 
-// Per camera: an occupancy binary_sensor and a count sensor, the same per zone, and an image
-// entity when snapshots are on. All share one device, are available while both
+// Per camera: an occupancy binary_sensor and a count sensor, the same per zone, a loitering
+// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. All share one device, are available while both
 // <topicPrefix>/status and <topicPrefix>/<camera>/status say online, and take attributes (the backend in use, its last fallback) from
 // <topicPrefix>/status/attributes.
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,

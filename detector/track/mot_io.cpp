@@ -105,11 +105,17 @@ Expected<MotSequence> readMotText(const std::filesystem::path& file) {
   return out;
 }
 
+void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, const Box& box,
+                  float score) {
+  out << fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},-1,-1,-1\n", frame, id, box.x + 1,
+                     box.y + 1, box.width, box.height, score);
+}
+
 void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks) {
   for (const Track& t : tracks) {
-    if (!t.confirmed || !t.matched) continue;
-    out << fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},-1,-1,-1\n", frame, t.id,
-                       t.box.x + 1, t.box.y + 1, t.box.width, t.box.height, t.score);
+    if (t.confirmed && t.matched) {
+      writeMotLine(out, static_cast<std::uint64_t>(frame), t.id, t.box, t.score);
+    }
   }
 }
 

@@ -23,8 +23,11 @@ Expected<GroundTruth> readGroundTruthJson(const std::filesystem::path& file);
 // in pixels with the top-left pixel at (1, 1)). Errors name the file and line.
 Expected<MotSequence> readMotText(const std::filesystem::path& file);
 
-// Writes the confirmed tracks matched on this frame as MOTChallenge lines. `tracks` boxes are in
-// Vigil's pixel coordinates (top-left pixel at (0, 0)): one is added to x and y.
+// One MOTChallenge line. `box` is in Vigil's pixel coordinates (top-left pixel at (0, 0)): one
+// is added to x and y.
+void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, const Box& box,
+                  float score);
+// Writes the confirmed tracks matched on this frame as MOTChallenge lines.
 void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks);
 
 }  // namespace vigil

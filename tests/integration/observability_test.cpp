@@ -77,7 +77,10 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
         "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
         "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0",
         "vigil_backend_fallback_total{reason=\"canary_failed\"} 0",
-        "vigil_backend_fallback_total{reason=\"run_failed\"} 0"}) {
+        "vigil_backend_fallback_total{reason=\"run_failed\"} 0",
+        "vigil_tracks_active{camera=\"campus\"}", "vigil_tracks_started_total{camera=\"campus\"}",
+        "vigil_track_duration_seconds_count{camera=\"campus\"}",
+        "vigil_zone_events_published_total 0"}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << "\n" << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
@@ -102,6 +105,7 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
   EXPECT_EQ(s["cameras"][0]["motion"]["state"], "off") << "no motion section: no gating";
   EXPECT_EQ(s["cameras"][0]["frames"]["gated"], 0);
+  EXPECT_TRUE(s["cameras"][0]["tracks"].is_array()) << "tracking is on by default";
   EXPECT_TRUE(s["mqtt"].is_null());
 
   auto jpeg = httpGet(vigil.port(), "/api/cameras/campus/latest.jpg");
@@ -287,6 +291,9 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
   RunningDaemon vigil(dir);
   ASSERT_NE(vigil.port(), 0) << vigil.process().log();
   ASSERT_TRUE(vigil.waitDetected(0)) << vigil.process().log();
+  // A tracked person to show: the clip's walkers are confirmed on their second detection.
+  ASSERT_TRUE(vigil.waitForStatus([](const json& s) { return !s["cameras"][0]["tracks"].empty(); }))
+      << vigil.process().log();
   const std::string url = "http://127.0.0.1:" + std::to_string(vigil.port()) + "/";
 
   auto dumpArgs = chromium(dir, "profile-dom");
@@ -299,6 +306,7 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
   EXPECT_NE(dom.find("data-camera=\"campus\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
   EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<span data-k=\"tracks\">#"), std::string::npos) << "track ids\n" << dom;
   EXPECT_NE(dom.find("OpenCV DNN"), std::string::npos) << "the backend's device is shown";
 
   auto shotArgs = chromium(dir, "profile-shot");

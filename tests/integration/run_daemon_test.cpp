@@ -358,7 +358,7 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still
 // until about 20 s, the room is empty again until 23 s, a second person stands until about
 // 44 s. The same 44 s run with and without motion gating: the empty and still stretches are
-// gated, and the person events are the same, starting within one detect interval.
+// gated, and the person events are the same, starting within two detect intervals.
 // Gating as in the "still" mode of scripts/bench-daemon.sh, with still_detect_interval 1 s
 // (1.5 s left to clear_after for a slow detection on a loaded machine).
 TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
@@ -413,7 +413,11 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     auto fa = a[i]["start_frame"].get<long>();
     auto fb = b[i]["start_frame"].get<long>();
-    EXPECT_LE(std::abs(fa - fb), kFramesPerDetectInterval)
+    // Two detect intervals: the two runs detect different frames, and a person walking in is
+    // not detected on every frame (`vigil detect --conf 0.1 --json` on the first one walking in:
+    // 0.54, nothing, 0.61 on three frames in a row), so a run whose detection falls on such a
+    // frame starts one interval later; tracking confirms a person on their second detection.
+    EXPECT_LE(std::abs(fa - fb), 2 * kFramesPerDetectInterval)
         << "event " << i << " starts at frame " << fa << " without gating, " << fb << " with";
   }
 }
@@ -429,6 +433,7 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
   ASSERT_TRUE(good.wait().value_or(-1) == 0) << good.log();
   EXPECT_NE(good.log().find("1 camera(s):"), std::string::npos) << good.log();
   EXPECT_NE(good.log().find("door"), std::string::npos);
+  EXPECT_NE(good.log().find("tracking (lost after 1 s)"), std::string::npos) << good.log();
   ChildProcess bad({VIGIL_BINARY, "check-config", (dir.path() / "bad.yaml").string()},
                    dir.path() / "bad.log");
   EXPECT_EQ(bad.wait().value_or(-1), 1);

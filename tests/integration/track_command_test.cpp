@@ -8,6 +8,7 @@
 
 #include "daemon/commands/track_commands.h"
 #include "detector/track/mot_io.h"
+#include "tests/eval_tracks_json.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
 
@@ -22,13 +23,7 @@ nlohmann::json evalJson(const std::string& gt, const std::string& tracks, int st
   options.groundTruth = gt;
   options.tracks = tracks;
   options.stride = stride;
-  options.json = true;
-  std::ostringstream out;
-  EXPECT_EQ(runEvalTracksCommand(options, out), 0);
-  std::string last;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);) last = line;
-  return nlohmann::json::parse(last);
+  return testing::evalTracksJson(options);
 }
 
 // At the daemon's 5 detections per second: only frames 1, 6, 11, ... are tracked and written,

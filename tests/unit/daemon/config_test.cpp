@@ -87,8 +87,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    fsp: 10\n"),
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
             "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
-            "masks, presence, "
-            "motion, calibration_samples)");
+            "masks, presence, motion, tracking, calibration_samples)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -265,6 +264,63 @@ TEST(ConfigTest, ZoneMistakesNameThePoint) {
             std::string::npos);
   EXPECT_NE(errorOf(head + "    presence: {min_frames: 0}\n")
                 .find("cameras[0].presence.min_frames: must be between 1 and 100"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, ZonesTakeTrackingsMinFramesAndLoiterTime) {
+  const std::string head =
+      "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    zones:\n";
+  auto c = parse(head + "      - {name: door, polygon: [[0, 0], [1, 0], [1, 1]]}\n" +
+                 "      - {name: gate, polygon: [[0, 0], [1, 0], [1, 1]], min_frames: 3, "
+                 "loiter_after: 90}\n");
+  ASSERT_TRUE(c) << c.error().message;
+  const auto& zones = c->cameras[0].zones;
+  EXPECT_EQ(zones[0].minFrames, 1);
+  EXPECT_FALSE(zones[0].loiterAfter) << "no loiter event unless asked for";
+  EXPECT_EQ(zones[1].minFrames, 3);
+  EXPECT_EQ(zones[1].loiterAfter, std::chrono::seconds(90));
+  const std::string bad = head + "      - {name: z, polygon: [[0, 0], [1, 0], [1, 1]], ";
+  EXPECT_NE(errorOf(bad + "loiter_after: 0}\n")
+                .find("cameras.yaml:6:68: cameras[0].zones[0].loiter_after: must be between 1 and "
+                      "86400"),
+            std::string::npos)
+      << errorOf(bad + "loiter_after: 0}\n");
+  EXPECT_NE(errorOf(bad + "min_frames: 0}\n")
+                .find("cameras[0].zones[0].min_frames: must be between 1 and 100"),
+            std::string::npos)
+      << errorOf(bad + "min_frames: 0}\n");
+  EXPECT_NE(errorOf(bad + "inertia: 3}\n").find("cameras[0].zones[0]"), std::string::npos);
+}
+
+TEST(ConfigTest, TrackingIsOnByDefaultAndItsLostTimeOutlivesTheStillInterval) {
+  auto plain = parse(kMinimal);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_TRUE(plain->cameras[0].tracking.enabled);
+  EXPECT_EQ(plain->cameras[0].tracking.lostAfter, std::chrono::seconds(1));
+  EXPECT_EQ(plain->cameras[0].tracking.stationary, StationarySettings{});
+  const std::string head = std::string(kMinimal) + "    presence: {clear_after: 10}\n";
+  // A still person detected every 3 s keeps their track by default: lost after 6 s.
+  const std::string still = head + "    motion: {still_detect_interval: 3}\n";
+  auto gated = parse(still);
+  ASSERT_TRUE(gated) << gated.error().message;
+  EXPECT_EQ(gated->cameras[0].tracking.lostAfter, std::chrono::seconds(6));
+  auto c = parse(still +
+                 "    tracking: {enabled: false, lost_after: 4.5, "
+                 "stationary: {max_move: 0.2, after: 30}}\n");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_FALSE(c->cameras[0].tracking.enabled);
+  EXPECT_EQ(c->cameras[0].tracking.lostAfter, std::chrono::milliseconds(4500));
+  EXPECT_DOUBLE_EQ(c->cameras[0].tracking.stationary.maxMoveFraction, 0.2);
+  EXPECT_DOUBLE_EQ(c->cameras[0].tracking.stationary.afterSeconds, 30);
+  const std::string tooShort = still + "    tracking: {lost_after: 2}\n";
+  EXPECT_NE(errorOf(tooShort).find("cameras.yaml:7:28: cameras[0].tracking.lost_after: must be "
+                                   "above motion.still_detect_interval (3 s)"),
+            std::string::npos)
+      << errorOf(tooShort);
+  EXPECT_NE(errorOf(head + "    tracking: {stationary: {after: 0}}\n")
+                .find("cameras[0].tracking.stationary.after: must be between 1 and 3600"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    tracking: {lost: 2}\n").find("cameras[0].tracking"),
             std::string::npos);
 }
 

@@ -88,6 +88,29 @@ class PublisherRig {
   // A frame captured at `ms`, its result published 100 ms later.
   void frame(int ms, std::vector<Detection> detections, const cv::Mat* image = nullptr) {
     detections_ = std::move(detections);
+    ObservedFrame f = observed(ms);
+    f.image = image;
+    publisher.onFrame(f, at(ms + 100));
+  }
+
+  // A frame of a tracked camera: its tracked persons and zone events (no raw detections).
+  void trackedFrame(int ms, std::vector<TrackedPerson> persons,
+                    std::vector<ZoneEvent> zoneEvents = {}) {
+    persons_ = std::move(persons);
+    zoneEvents_ = std::move(zoneEvents);
+    detections_.clear();
+    ObservedFrame f = observed(ms);
+    f.persons = &persons_;
+    f.zoneEvents = &zoneEvents_;
+    publisher.onFrame(f, at(ms + 100));
+  }
+
+  RecordingSink sink;
+  EventPublisher publisher;
+
+ private:
+  // Door's frame captured at `ms`, with detections_.
+  ObservedFrame observed(int ms) {
     ObservedFrame f;
     f.camera = "door";
     f.sequence = static_cast<std::uint64_t>(ms);
@@ -96,16 +119,34 @@ class PublisherRig {
     f.captureTime = at(ms);
     f.detections = &detections_;
     f.backend = "cpu";
-    f.image = image;
-    publisher.onFrame(f, at(ms + 100));
+    return f;
   }
 
-  RecordingSink sink;
-  EventPublisher publisher;
-
- private:
   std::vector<Detection> detections_;
+  std::vector<TrackedPerson> persons_;
+  std::vector<ZoneEvent> zoneEvents_;
 };
+
+// Track `id` standing with its feet at x (normalized), first seen at kT0, last detected at
+// `score`.
+TrackedPerson trackedAt(std::uint64_t id, float footX, float score = 0.9F, bool detected = true) {
+  TrackedPerson p;
+  p.id = id;
+  p.box = personAt(footX).box;
+  p.score = score;
+  p.firstSeen = std::chrono::duration<double>(kT0.time_since_epoch()).count();
+  p.lastSeen = p.firstSeen;
+  p.detected = detected;
+  return p;
+}
+
+std::vector<json> zoneEventsOf(const RecordingSink& sink) {
+  std::vector<json> out;
+  for (const std::string& payload : sink.on("vigil/zone_events")) {
+    out.push_back(json::parse(payload));
+  }
+  return out;
+}
 
 TEST(EventPublisherTest, FirstSetCamerasAnnouncesOnlineDiscoveryThenOffStates) {
   PublisherRig rig({}, {door({leftHalf()})});
@@ -388,6 +429,71 @@ TEST(EventPublisherTest, WithoutASinkStateIsStillKept) {
   EXPECT_TRUE(rig.publisher.state("door")->present);
   EXPECT_EQ(rig.publisher.eventsPublished(), 1U);
   EXPECT_TRUE(rig.sink.messages.empty());
+}
+
+TEST(EventPublisherTest, TrackedPersonsAreWhoCountsAndEventsNameTheirIds) {
+  PublisherRig rig;
+  rig.sink.messages.clear();
+  // Tracking's own rule decided these are persons: a low latest score still counts.
+  rig.trackedFrame(0, {trackedAt(7, 0.3F, 0.35F)});
+  rig.trackedFrame(200, {trackedAt(7, 0.3F, 0.35F)});
+  ASSERT_EQ(rig.sink.events().size(), 1U);
+  json created = rig.sink.events().back();
+  EXPECT_EQ(created["type"], "new");
+  EXPECT_EQ(created["count"], 1);
+  ASSERT_EQ(created["persons"].size(), 1U);
+  EXPECT_EQ(created["persons"][0]["id"], 7);
+  EXPECT_EQ(created["persons"][0]["first_seen"], "2023-11-14T22:13:20.000Z");
+  EXPECT_EQ(created["persons"][0]["stationary"], false);
+  EXPECT_DOUBLE_EQ(created["persons"][0]["x"].get<double>(), 0.25);
+  // Track 7 missed on this frame (predicted) and track 9 arrives: two persons, no flicker.
+  rig.trackedFrame(1400, {trackedAt(7, 0.3F, 0.35F, false), trackedAt(9, 0.8F)});
+  json update = rig.sink.events().back();
+  EXPECT_EQ(update["type"], "update");
+  EXPECT_EQ(update["count"], 2);
+  EXPECT_EQ(update["persons"][1]["id"], 9);
+  EXPECT_EQ(rig.sink.last("vigil/door/person/count")->payload, "2");
+  EXPECT_EQ(rig.publisher.state("door")->count, 2);
+}
+
+TEST(EventPublisherTest, ZoneEventsOfTracksAndLoiteringGoToTheirTopics) {
+  ZoneSpec left = leftHalf();
+  left.loiterAfter = 30s;
+  PublisherRig rig({}, {door({left, ZoneSpec{"right", {{0.5F, 0}, {1, 0}, {1, 1}, {0.5F, 1}}}})});
+  EXPECT_EQ(rig.sink.on("vigil/door/left/loitering"), std::vector<std::string>{"OFF"});
+  EXPECT_TRUE(rig.sink.on("vigil/door/right/loitering").empty()) << "no loiter_after";
+  const auto discovery = rig.sink.on("homeassistant/binary_sensor/vigil/door_left_loitering/config");
+  ASSERT_EQ(discovery.size(), 1U);
+  EXPECT_EQ(json::parse(discovery[0])["state_topic"], "vigil/door/left/loitering");
+  EXPECT_TRUE(rig.sink.on("homeassistant/binary_sensor/vigil/door_right_loitering/config").empty());
+  rig.sink.messages.clear();
+
+  rig.trackedFrame(0, {trackedAt(3, 0.2F)}, {{ZoneEventType::kEnter, "left", 3, 0, 0}});
+  rig.trackedFrame(30000, {trackedAt(3, 0.2F)}, {{ZoneEventType::kLoiter, "left", 3, 30, 30}});
+  EXPECT_EQ(rig.sink.last("vigil/door/left/loitering")->payload, "ON");
+  EXPECT_TRUE(rig.sink.last("vigil/door/left/loitering")->retained);
+  // The camera stops: its track leaves without a frame.
+  rig.publisher.onZoneEvents("door", {{ZoneEventType::kLeave, "left", 3, 40, 40}}, {}, at(40000));
+  EXPECT_EQ(rig.sink.last("vigil/door/left/loitering")->payload, "OFF");
+
+  std::vector<json> events = zoneEventsOf(rig.sink);
+  ASSERT_EQ(events.size(), 3U);
+  EXPECT_EQ(events[0]["type"], "enter");
+  EXPECT_EQ(events[0]["camera"], "door");
+  EXPECT_EQ(events[0]["zone"], "left");
+  EXPECT_EQ(events[0]["track_id"], 3);
+  EXPECT_EQ(events[0]["time"], "2023-11-14T22:13:20.000Z");
+  EXPECT_DOUBLE_EQ(events[0]["box"]["x"].get<double>(), 0.15);
+  EXPECT_EQ(events[1]["type"], "loiter");
+  EXPECT_EQ(events[1]["seconds_inside"], 30);
+  EXPECT_EQ(events[2]["type"], "leave");
+  EXPECT_FALSE(events[2].contains("box")) << "the track is gone";
+  for (const Message& m : rig.sink.messages) {
+    if (m.topic == "vigil/zone_events") {
+      EXPECT_FALSE(m.retained);
+    }
+  }
+  EXPECT_EQ(rig.publisher.zoneEventsPublished(), 3U);
 }
 
 TEST(EventPublisherTest, IsoUtcHasMillisecondsAndZ) {

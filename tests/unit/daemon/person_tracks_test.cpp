@@ -107,5 +107,58 @@ TEST(PersonTracksTest, ATrackThatEndsLeavesItsZones) {
   EXPECT_TRUE(tracks.persons().empty());
 }
 
+TEST(PersonTracksTest, EndedTracksTellTheirDurationAndExpiryNeedsNoFrame) {
+  PersonTrackingSettings settings;
+  settings.tracker.lostAfterSeconds = 1.0;
+  PersonTracks tracks(settings, {leftHalfZone(1)});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i <= 5; ++i) tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.2F)}, events);
+  EXPECT_EQ(tracks.personsStarted(), 1U);
+  tracks.expire(1.5, events);
+  EXPECT_EQ(tracks.persons().size(), 1U) << "lost for 0.5 s: still counted";
+  EXPECT_TRUE(tracks.endedDurations().empty());
+  tracks.expire(2.5, events);
+  EXPECT_TRUE(tracks.persons().empty());
+  EXPECT_EQ(tracks.endedDurations(), std::vector<double>{1.0}) << "seen from 0.0 to 1.0";
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0, leave left #1 at 2.5");
+  EXPECT_DOUBLE_EQ(events.back().secondsInside, 2.5);
+}
+
+TEST(PersonTracksTest, EndAllLeavesEveryZoneNow) {
+  PersonTracks tracks({}, {leftHalfZone(1)});
+  std::vector<ZoneEvent> events;
+  tracks.update(0.0, kFrameW, kFrameH, {feetAt(0.2F), feetAt(0.8F)}, events);
+  tracks.update(0.2, kFrameW, kFrameH, {feetAt(0.2F), feetAt(0.8F)}, events);
+  tracks.endAll(0.3, events);
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0, leave left #1 at 0.3")
+      << "only the track in the zone leaves it";
+  EXPECT_EQ(tracks.endedDurations().size(), 2U) << "both tracks ended";
+  EXPECT_TRUE(tracks.persons().empty());
+}
+
+TEST(PersonTracksTest, APersonStandingInAMaskIsNotTracked) {
+  PersonTracks tracks({}, {leftHalfZone(1)}, {{{0, 0}, {0.25F, 0}, {0.25F, 1}, {0, 1}}});
+  std::vector<ZoneEvent> events;
+  for (int i = 0; i < 3; ++i) {
+    tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.1F), feetAt(0.4F)}, events);
+  }
+  ASSERT_EQ(tracks.persons().size(), 1U) << "the one at x 0.1 stands in the mask";
+  EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0");
+}
+
+TEST(PersonTracksTest, ANewTrackStartsAtTheDaemonsMinScore) {
+  TrackingSettings camera;
+  camera.lostAfter = std::chrono::milliseconds(3000);
+  const PersonTrackingSettings s = personTrackingSettings(camera, 0.5F);
+  EXPECT_FLOAT_EQ(s.tracker.newTrackScore, 0.5F) << "a person at 0.55 counts, so it is tracked";
+  EXPECT_DOUBLE_EQ(s.tracker.lostAfterSeconds, 3.0);
+  EXPECT_FLOAT_EQ(personTrackingSettings(camera, 0.8F).tracker.newTrackScore, 0.6F);
+  PersonTracks tracks(s, {});
+  std::vector<ZoneEvent> events;
+  tracks.update(0.0, kFrameW, kFrameH, {feetAt(0.3F, 0.55F)}, events);
+  tracks.update(0.2, kFrameW, kFrameH, {feetAt(0.3F, 0.55F)}, events);
+  EXPECT_EQ(tracks.persons().size(), 1U);
+}
+
 }  // namespace
 }  // namespace vigil

@@ -19,12 +19,19 @@ Detection person(float score = 0.9F) { return Detection{Box{100, 100, 80, 200}, 
 // histograms.
 class ResultPathRig {
  public:
-  ResultPathRig() : publisher({}, nullptr), results(publisher, stageHistograms()) {
+  // `tracked`: the camera runs PersonTracks (tracking's defaults, no zones).
+  explicit ResultPathRig(bool tracked = false)
+      : publisher({}, nullptr), results(publisher, stageHistograms(), 0.5F) {
     PresenceSettings presence;
     presence.minFrames = 2;
     presence.clearAfter = 5s;
     publisher.setCameras({PublishedCamera{"door", presence, {}, {}}});
-    results.addCamera("door", channel, registry.histogram("c2p", "c", {"camera"}).labels({"door"}));
+    results.addCamera("door", channel,
+                      {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),
+                       registry.histogram("track", "t", {"camera"}).labels({"door"})},
+                      tracked ? std::make_unique<PersonTracks>(PersonTrackingSettings{},
+                                                               std::vector<TrackZone>{})
+                              : nullptr);
   }
 
   ResultPath::StageHistograms stageHistograms() {
@@ -123,6 +130,55 @@ TEST(ResultPathTest, TickMeasuresRatesOverTwoSecondsAndPricesGatedFrames) {
   EXPECT_DOUBLE_EQ(view->fpsCaptured, 5.0);
   EXPECT_DOUBLE_EQ(view->fpsDetected, 2.0);
   EXPECT_NEAR(view->gatedSeconds, 5 * 0.040, 1e-9) << "each gated frame priced once";
+}
+
+TEST(ResultPathTest, ATrackedCameraCountsItsTracksAndSeesPersonsBelowMinScore) {
+  ResultPathRig rig(true);
+  rig.result({person(0.9F), Detection{Box{400, 50, 50, 50}, 0.3F, 2}}, true);
+  rig.result({person(0.9F)});
+  rig.result({person(0.3F)});  // below detector.min_score: tracking's second association
+  const CameraView* view = rig.results.view("door");
+  ASSERT_EQ(view->latestTracks.size(), 1U);
+  EXPECT_EQ(view->latestTracks[0].id, 1U);
+  EXPECT_TRUE(view->latestTracks[0].detected) << "matched with the low-score detection";
+  EXPECT_TRUE(view->latestDetections.empty()) << "nothing at detector.min_score to report";
+  EXPECT_EQ(rig.gate(), MotionGate::Person::kPresent)
+      << "the gate hears of reported persons only; the event is still open";
+  rig.result({});  // missed: still counted, where tracking predicts it
+  EXPECT_EQ(rig.publisher.state("door")->count, 1);
+  EXPECT_FALSE(view->latestTracks.at(0).detected);
+  const double wall = std::chrono::duration<double>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  EXPECT_NEAR(view->latestTracks[0].firstSeen, wall, 5) << "first seen in Unix seconds";
+  EXPECT_EQ(view->tracks->personsStarted(), 1U);
+  const auto duration = view->trackDuration;
+  rig.results.removeCamera("door");
+  EXPECT_EQ(count(*duration), 1U) << "the track ended with its camera";
+}
+
+TEST(ResultPathTest, TracksOfACameraWithoutFramesEndByTime) {
+  ResultPathRig rig(true);
+  rig.result({person()});
+  rig.result({person()});
+  const CameraView* view = rig.results.view("door");
+  ASSERT_EQ(view->latestTracks.size(), 1U);
+  rig.results.tick(SteadyClock::now() + 2s);
+  EXPECT_EQ(view->latestTracks.size(), 1U)
+      << "lost_after (1 s) and the grace for a frame in flight (2 s) not over yet";
+  rig.results.tick(SteadyClock::now() + 4s);
+  EXPECT_TRUE(view->latestTracks.empty()) << "no frame for longer than lost_after and the grace";
+  EXPECT_EQ(count(*view->trackDuration), 1U);
+  rig.result({person()});  // a late frame captured before that tick is tracked after it
+  EXPECT_TRUE(view->latestTracks.empty()) << "a new track is not confirmed on one frame";
+}
+
+TEST(ResultPathTest, AnUntrackedCameraCountsDetectionsAtMinScore) {
+  ResultPathRig rig;
+  rig.result({person(0.9F), person(0.3F)});
+  const CameraView* view = rig.results.view("door");
+  EXPECT_EQ(view->latestDetections.size(), 1U) << "0.3 is below detector.min_score";
+  EXPECT_TRUE(view->latestTracks.empty());
 }
 
 TEST(LatencyWindowTest, NearestRankPercentilesOverTheLastWindow) {

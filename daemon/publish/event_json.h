@@ -1,0 +1,34 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/pipeline/person_tracks.h"
+#include "daemon/pipeline/presence_tracker.h"
+
+namespace vigil {
+
+// The JSON payloads of <prefix>/events and <prefix>/zone_events (schema 1; documented in
+// event_publisher.h and README.md).
+
+// A presence event. `persons`: the camera's tracked persons on the triggering frame (first
+// seen in Unix seconds), which name the event's track ids; nullptr for an untracked camera or
+// an event without a frame.
+std::string presenceEventJson(std::string_view camera, const PresenceEvent& event,
+                              std::string_view backend, std::optional<double> latencyMs,
+                              const std::vector<TrackedPerson>* persons);
+
+// A zone event of tracking at `time`. `person`: the track, if still known (its box normalized
+// by the frame's width x height); nullptr leaves box and score out.
+std::string zoneEventJson(std::string_view camera, const ZoneEvent& event,
+                          std::chrono::system_clock::time_point time, const TrackedPerson* person,
+                          int width, int height);
+
+// "2026-11-29T21:40:01.123Z"
+std::string isoUtc(std::chrono::system_clock::time_point time);
+std::string isoUtcOfUnixSeconds(double seconds);
+
+}  // namespace vigil
