@@ -515,11 +515,10 @@ void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
 
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, std::vector<std::string>& warnings) {
-  r.rejectUnknownKeys(
-      node, path,
-      {"name", "source", "password_file", "format", "width", "height", "fps", "detect_fps",
-       "enabled", "loop", "zones", "masks", "presence", "motion", "tracking",
-       "calibration_samples"});
+  r.rejectUnknownKeys(node, path,
+                      {"name", "source", "password_file", "format", "width", "height", "fps",
+                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
+                       "tracking", "calibration_samples"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {

@@ -35,9 +35,9 @@ struct EvalTracksOptions {
   bool json = false;
 };
 
-// `vigil eval-tracks --gt GT.json --tracks tracks.txt [--stride N | --frames-in-tracks]`: MOTA, MOTP, IDF1, IDP, IDR,
-// ID switches, FP, FN, MT/ML and HOTA over the tracked frames (mot_metrics.h). Returns 0, or 2
-// when a file cannot be read (the message says where and why).
+// `vigil eval-tracks --gt GT.json --tracks tracks.txt [--stride N | --frames-in-tracks]`: MOTA,
+// MOTP, IDF1, IDP, IDR, ID switches, FP, FN, MT/ML and HOTA over the tracked frames
+// (mot_metrics.h). Returns 0, or 2 when a file cannot be read (the message says where and why).
 void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options);
 int runEvalTracksCommand(const EvalTracksOptions& options, std::ostream& out);
 

@@ -39,13 +39,14 @@ nlohmann::json nullIfEmpty(const std::string& s) {
 nlohmann::json tracksJson(const CameraSnapshot& c) {
   nlohmann::json out = nlohmann::json::array();
   for (const TrackedPerson& p : c.tracks) {
-    out.push_back({{"id", p.id},
-                   {"box", {{"x", p.box.x}, {"y", p.box.y}, {"w", p.box.width}, {"h", p.box.height}}},
-                   {"score", p.score},
-                   {"first_seen", isoUtcOfUnixSeconds(p.firstSeen)},
-                   {"detected", p.detected},
-                   {"stationary", p.stationary},
-                   {"zones", p.zones}});
+    out.push_back(
+        {{"id", p.id},
+         {"box", {{"x", p.box.x}, {"y", p.box.y}, {"w", p.box.width}, {"h", p.box.height}}},
+         {"score", p.score},
+         {"first_seen", isoUtcOfUnixSeconds(p.firstSeen)},
+         {"detected", p.detected},
+         {"stationary", p.stationary},
+         {"zones", p.zones}});
   }
   return out;
 }

@@ -50,7 +50,7 @@ class StatusApi {
   Sources sources_;
   std::string metricsText_;
   SteadyClock::time_point metricsRenderedAt_{};
-  cv::Mat annotated_;                   // reused by latestJpeg()
+  cv::Mat annotated_;                    // reused by latestJpeg()
   std::vector<Detection> otherClasses_;  // reused by latestJpeg()
 };
 

@@ -49,7 +49,7 @@ struct CameraSnapshot {
   bool hasFrame = false;
   LatencySummary latencyMs;
   bool tracking = false;
-  std::vector<TrackedPerson> tracks;  // first and last seen in Unix seconds
+  std::vector<TrackedPerson> tracks;                         // first and last seen in Unix seconds
   std::optional<Heartbeat::Clock::duration> captureOverdue;  // the capture thread's heartbeat
 };
 

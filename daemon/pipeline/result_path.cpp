@@ -156,8 +156,8 @@ void ResultPath::expireTracks(const std::string& name, CameraView& view,
                               SteadyClock::time_point now) {
   const double time = secondsSinceEpoch(now);
   if (!view.tracks || view.latestTracks.empty() ||
-      time - view.trackedAt <= view.tracks->lostAfterSeconds() +
-                                            std::chrono::duration<double>(kNoFrameGrace).count()) {
+      time - view.trackedAt <=
+          view.tracks->lostAfterSeconds() + std::chrono::duration<double>(kNoFrameGrace).count()) {
     return;
   }
   const std::vector<TrackedPerson> before = view.latestTracks;  // the leaving ones' boxes
@@ -204,9 +204,8 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
   frame.backend = r.backend;
   frame.image = r.frame ? &r.frame->image : nullptr;
   publisher_.onFrame(frame, now);
-  const bool hasPerson =
-      std::any_of(view.latestDetections.begin(), view.latestDetections.end(),
-                  [](const Detection& d) { return d.classId == 0; });
+  const bool hasPerson = std::any_of(view.latestDetections.begin(), view.latestDetections.end(),
+                                     [](const Detection& d) { return d.classId == 0; });
   if (hasPerson) view.lastPerson = capture;
   return hasPerson;
 }

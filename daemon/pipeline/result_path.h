@@ -71,7 +71,8 @@ class ResultPath {
   // tracks on the persons (zone events into zoneEvents_).
   void track(const FrameResult& r, CameraView& view, std::chrono::system_clock::time_point capture);
   // Hands the frame to the publisher; returns whether it showed a person.
-  bool publish(const FrameResult& r, CameraView& view, std::chrono::system_clock::time_point capture,
+  bool publish(const FrameResult& r, CameraView& view,
+               std::chrono::system_clock::time_point capture,
                std::chrono::system_clock::time_point now);
   void observeTrackDurations(const CameraView& view);
   // After an update at `time` (steady seconds; `wall`: the same moment in Unix seconds): the

@@ -52,7 +52,6 @@ nlohmann::json boxJson(const Box& b, float score) {
           {"score", rounded(score)}};
 }
 
-
 const TrackedPerson* find(const std::vector<TrackedPerson>& persons, std::uint64_t id) {
   auto it = std::find_if(persons.begin(), persons.end(),
                          [id](const TrackedPerson& p) { return p.id == id; });

@@ -142,7 +142,7 @@ class EventPublisher {
     std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
     std::string snapshotJpeg;                        // the last one published, for announce()
     std::optional<bool> available;                   // nullopt: not reported yet
-    int width = 0;  // of the latest frame
+    int width = 0;                                   // of the latest frame
     int height = 0;
     // Tracks that loitered and are still in the zone: (zone, track id).
     std::set<std::pair<std::string, std::uint64_t>> loiterers;
@@ -166,8 +166,8 @@ class EventPublisher {
   MessageSink* sink_;
   std::map<std::string, CameraState, std::less<>> cameras_;
   std::vector<PresenceEvent> events_;  // reused
-  std::vector<Detection> trackedBoxes_;     // reused: the tracked persons as presence sees them
-  std::vector<std::uint64_t> trackIds_;     // reused
+  std::vector<Detection> trackedBoxes_;  // reused: the tracked persons as presence sees them
+  std::vector<std::uint64_t> trackIds_;  // reused
   bool announced_ = false;
   std::string statusAttributes_;  // empty: none set yet
   std::uint64_t eventsPublished_ = 0;

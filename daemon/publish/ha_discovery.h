@@ -51,8 +51,9 @@ std::string loiteringTopic(const std::string& prefix, const std::string& camera,
                            const std::string& zone);
 
 // Per camera: an occupancy binary_sensor and a count sensor, the same per zone, a loitering
-// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. All share one device, are available while both
-// <topicPrefix>/status and <topicPrefix>/<camera>/status say online, and take attributes (the backend in use, its last fallback) from
+// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. All share
+// one device, are available while both <topicPrefix>/status and <topicPrefix>/<camera>/status say
+// online, and take attributes (the backend in use, its last fallback) from
 // <topicPrefix>/status/attributes.
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
                                                 const DiscoveredCamera& camera);

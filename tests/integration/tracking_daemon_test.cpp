@@ -114,8 +114,10 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
   int loiters = 0;
   for (const json& e : zoneEvents) {
     EXPECT_EQ(e["camera"], "square");
-    const auto key = std::make_pair(e["zone"].get<std::string>(), e["track_id"].get<std::uint64_t>());
-    EXPECT_TRUE(recordedIds.contains(key.second)) << e.dump() << ": not a track the daemon reported";
+    const auto key =
+        std::make_pair(e["zone"].get<std::string>(), e["track_id"].get<std::uint64_t>());
+    EXPECT_TRUE(recordedIds.contains(key.second))
+        << e.dump() << ": not a track the daemon reported";
     std::string& seen = visits[key];
     const std::string type = e["type"];
     if (type == "enter") {

@@ -462,7 +462,8 @@ TEST(EventPublisherTest, ZoneEventsOfTracksAndLoiteringGoToTheirTopics) {
   PublisherRig rig({}, {door({left, ZoneSpec{"right", {{0.5F, 0}, {1, 0}, {1, 1}, {0.5F, 1}}}})});
   EXPECT_EQ(rig.sink.on("vigil/door/left/loitering"), std::vector<std::string>{"OFF"});
   EXPECT_TRUE(rig.sink.on("vigil/door/right/loitering").empty()) << "no loiter_after";
-  const auto discovery = rig.sink.on("homeassistant/binary_sensor/vigil/door_left_loitering/config");
+  const auto discovery =
+      rig.sink.on("homeassistant/binary_sensor/vigil/door_left_loitering/config");
   ASSERT_EQ(discovery.size(), 1U);
   EXPECT_EQ(json::parse(discovery[0])["state_topic"], "vigil/door/left/loitering");
   EXPECT_TRUE(rig.sink.on("homeassistant/binary_sensor/vigil/door_right_loitering/config").empty());

@@ -26,12 +26,12 @@ class ResultPathRig {
     presence.minFrames = 2;
     presence.clearAfter = 5s;
     publisher.setCameras({PublishedCamera{"door", presence, {}, {}}});
-    results.addCamera("door", channel,
-                      {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),
-                       registry.histogram("track", "t", {"camera"}).labels({"door"})},
-                      tracked ? std::make_unique<PersonTracks>(PersonTrackingSettings{},
-                                                               std::vector<TrackZone>{})
-                              : nullptr);
+    results.addCamera(
+        "door", channel,
+        {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),
+         registry.histogram("track", "t", {"camera"}).labels({"door"})},
+        tracked ? std::make_unique<PersonTracks>(PersonTrackingSettings{}, std::vector<TrackZone>{})
+                : nullptr);
   }
 
   ResultPath::StageHistograms stageHistograms() {
@@ -147,9 +147,8 @@ TEST(ResultPathTest, ATrackedCameraCountsItsTracksAndSeesPersonsBelowMinScore) {
   rig.result({});  // missed: still counted, where tracking predicts it
   EXPECT_EQ(rig.publisher.state("door")->count, 1);
   EXPECT_FALSE(view->latestTracks.at(0).detected);
-  const double wall = std::chrono::duration<double>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EXPECT_NEAR(view->latestTracks[0].firstSeen, wall, 5) << "first seen in Unix seconds";
   EXPECT_EQ(view->tracks->personsStarted(), 1U);
   const auto duration = view->trackDuration;
