@@ -137,7 +137,7 @@ class Daemon {
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
-    auto publishing = makePublishing(config->mqtt, options_.configPath,
+    auto publishing = makePublishing(config->mqtt, config->node, options_.configPath,
                                      [this](std::function<void()> f) { asio::post(io_, f); });
     if (!publishing) {
       log_->error("{}", publishing.error().message);
@@ -145,7 +145,7 @@ class Daemon {
     }
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
-        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get()});
+        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(), config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     if (!options_.tracksOut.empty()) {
@@ -164,8 +164,8 @@ class Daemon {
     releaseHeapPeriodically(heapTimer_);
     notifier_.ready(statusLine());
     watchdog_.start();
-    log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
-               options_.configPath.string());
+    log_->info("running {} camera(s) from {} as node '{}'; SIGHUP reloads, SIGTERM stops",
+               cameras_.size(), options_.configPath.string(), config_.node);
     if (cameras_.size() == 0) log_->warn("no enabled camera in {}", options_.configPath.string());
     return true;
   }
@@ -290,6 +290,10 @@ class Daemon {
     if (!(next->http == config_.http)) {
       log_->warn("reload: the http section changed; it takes effect at the next restart");
       next->http = config_.http;
+    }
+    if (next->node != config_.node) {
+      log_->warn("reload: node changed to '{}'; it takes effect at the next restart", next->node);
+      next->node = config_.node;
     }
     if (!(next->mqtt == config_.mqtt)) {
       log_->warn("reload: the mqtt section changed; it takes effect at the next restart");

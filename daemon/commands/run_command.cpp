@@ -48,9 +48,17 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
   }
   const DetectorConfig& d = config->detector;
   out << fmt::format("{}: valid (version {})\n", options.file, config->version);
-  out << fmt::format("detector: model {} ({}), backend {}, min score {}, NMS IoU {}, classes {}\n",
-                     manifest->name, model.string(), d.backend, d.minScore, d.nms,
-                     fmt::join(d.classes, ","));
+  out << fmt::format("node: {}{}\n", config->node,
+                     config->mqtt.enabled
+                         ? fmt::format(" (MQTT client id {}, topics under {}/)",
+                                       config->mqtt.clientId, config->mqtt.topicPrefix)
+                         : std::string());
+  out << fmt::format(
+      "detector: model {} ({}), backend {}, {}, min score {}, NMS IoU {}, classes {}\n",
+      manifest->name, model.string(), d.backend,
+      d.threads == 0 ? std::string("every hardware thread")
+                     : fmt::format("{} CPU thread{}", d.threads, d.threads == 1 ? "" : "s"),
+      d.minScore, d.nms, fmt::join(d.classes, ","));
   out << fmt::format("{} camera(s):\n", config->cameras.size());
   for (const CameraConfig& c : config->cameras) {
     const std::string tracking =

@@ -26,6 +26,7 @@ enum class Series : std::size_t {
   kStageDuration,
   kCaptureToPublish,
   kBuildInfo,
+  kNodeInfo,
   kEnergyPerInference,
   kDetectionFailures,
   kInvalidOutputs,
@@ -85,6 +86,11 @@ constexpr SeriesSpec kDaemonSeries[] = {
      {"camera"},
      "End to end: from the capture of a frame to its detections published"},
     {Series::kBuildInfo, kInfo, "vigil_build_info", {"version"}, "Vigil's version (value 1)"},
+    {Series::kNodeInfo,
+     kInfo,
+     "vigil_node_info",
+     {"node"},
+     "This box's node name (cameras.yaml node, default the host name; value 1)"},
     {Series::kEnergyPerInference,
      kGauge,
      "vigil_package_energy_per_inference_joules",
@@ -313,7 +319,8 @@ DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
   for (const SeriesSpec& s : kDaemonSeries) {
     switch (s.type) {
       case kInfo:
-        registry_.info(s.name, s.help, {{s.labels[0], VIGIL_VERSION}});
+        registry_.info(s.name, s.help,
+                       {{s.labels[0], s.id == Series::kNodeInfo ? sources_.node : VIGIL_VERSION}});
         break;
       case kHistogram:
         histograms(registry_, s.id);

@@ -13,10 +13,10 @@
 #include <regex>
 #include <thread>
 
-#include "tests/free_port.h"
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
+#include "tests/prometheus_server.h"
 #include "tests/promtool.h"
 #include "tests/temp_dir.h"
 #include "tests/vigil_daemon.h"
@@ -29,7 +29,6 @@ using nlohmann::json;
 using testing::ChildProcess;
 using testing::httpGet;
 
-constexpr const char* kPrometheus = "/usr/bin/prometheus";
 constexpr const char* kChromium = "/usr/bin/chromium";
 
 std::filesystem::path campusClip() { return testing::videosDir() / "TUD-Campus.mp4"; }
@@ -132,60 +131,34 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
 
 TEST(ObservabilityTest, RealPrometheusScrapesVigil) {
   VIGIL_REQUIRE_CLIP();
-  if (access(kPrometheus, X_OK) != 0) GTEST_SKIP() << "prometheus is not installed";
+  VIGIL_REQUIRE_PROMETHEUS();
   TempDir dir;
   RunningDaemon vigil(dir);
   ASSERT_NE(vigil.port(), 0) << vigil.process().log();
-  std::ofstream(dir.path() / "prometheus.yml")
-      << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-         "scrape_configs:\n  - job_name: vigil\n    static_configs:\n"
-         "      - targets: ['127.0.0.1:"
-      << vigil.port() << "']\n";
-  // The port is free when picked but may be taken before Prometheus binds it (another test
-  // runs beside this one): then Prometheus exits and the next port is tried.
-  int promPort = 0;
-  std::unique_ptr<ChildProcess> prometheus;
-  for (int attempt = 1; attempt <= 3 && promPort == 0; ++attempt) {
-    const int port = testing::freeLoopbackPort();
-    ASSERT_NE(port, 0);
-    prometheus = std::make_unique<ChildProcess>(
-        std::vector<std::string>{kPrometheus,
-                                 "--config.file=" + (dir.path() / "prometheus.yml").string(),
-                                 "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
-                                 "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-        dir.path() / ("prometheus-" + std::to_string(attempt) + ".log"));
-    ASSERT_TRUE(prometheus->started());
-    testing::waitUntil([&] {
-      auto ready = httpGet(port, "/-/ready");
-      return (ready && ready->status == 200) || prometheus->wait(0ms).has_value();
-    });
-    if (!prometheus->wait(0ms)) promPort = port;
-  }
-  ASSERT_NE(promPort, 0) << prometheus->log();
-  auto query = [&](const std::string& q) -> json {
-    auto reply = httpGet(promPort, "/api/v1/query?query=" + q);
-    if (!reply || reply->status != 200) return json();
-    return json::parse(reply->body, nullptr, false);
-  };
+  testing::PrometheusServer prometheus;
+  ASSERT_TRUE(prometheus.start(dir.path(),
+                               "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                               "scrape_configs:\n  - job_name: vigil\n    static_configs:\n"
+                               "      - targets: ['127.0.0.1:" +
+                                   std::to_string(vigil.port()) + "']\n"));
   json result;
   const bool up = testing::waitUntil(
       [&] {
-        result = query("up%7Bjob%3D%22vigil%22%7D");  // up{job="vigil"}
-        return result.is_object() && !result["data"]["result"].empty() &&
-               result["data"]["result"][0]["value"][1] == "1";
+        result = prometheus.query("up{job=\"vigil\"}");
+        return !result.empty() && result[0]["value"][1] == "1";
       },
       testing::kDeadline, 500ms);
-  ASSERT_TRUE(up) << result.dump() << "\n" << prometheus->log();
+  ASSERT_TRUE(up) << result.dump() << "\n" << prometheus.log();
   json captured;
   testing::waitUntil(
       [&] {
-        captured = query("vigil_camera_frames_captured_total");
-        return captured.is_object() && !captured["data"]["result"].empty();
+        captured = prometheus.query("vigil_camera_frames_captured_total");
+        return !captured.empty();
       },
       testing::kDeadline, 500ms);
-  ASSERT_FALSE(captured["data"]["result"].empty()) << captured.dump();
-  EXPECT_EQ(captured["data"]["result"][0]["metric"]["camera"], "campus");
-  EXPECT_TRUE(prometheus->stop(SIGTERM).status.has_value());
+  ASSERT_FALSE(captured.empty()) << captured.dump();
+  EXPECT_EQ(captured[0]["metric"]["camera"], "campus");
+  EXPECT_TRUE(prometheus.process().stop(SIGTERM).status.has_value());
   EXPECT_TRUE(vigil.stop().status.has_value());
 }
 
