@@ -8,6 +8,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/model_location.h"
+#include "detector/backend.h"
 #include "detector/model_manifest.h"
 
 namespace vigil {
@@ -55,7 +56,8 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
                          : std::string());
   out << fmt::format(
       "detector: model {} ({}), backend {}, {}, min score {}, NMS IoU {}, classes {}\n",
-      manifest->name, model.string(), d.backend,
+      manifest->name, model.string(),
+      d.backend == "auto" ? fmt::format("auto (here: {})", autoBackendOrder(*manifest)) : d.backend,
       d.threads == 0 ? std::string("every hardware thread")
                      : fmt::format("{} CPU thread{}", d.threads, d.threads == 1 ? "" : "s"),
       d.minScore, d.nms, fmt::join(d.classes, ","));

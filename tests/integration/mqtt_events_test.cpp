@@ -12,6 +12,7 @@
 #include "tests/mqtt_subscriber.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
+#include "tests/vigil_daemon.h"
 
 namespace vigil {
 namespace {
@@ -124,7 +125,7 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   EXPECT_EQ(first["type"], "new");
   EXPECT_EQ(first["schema"], 1);
   EXPECT_EQ(first["camera"], "door");
-  EXPECT_EQ(first["backend"], "cpu");
+  EXPECT_EQ(first["backend"], testing::autoCpuBackend());
   EXPECT_GE(first["count"].get<int>(), 1);
   EXPECT_GE(first["max_score"].get<double>(), 0.5);
   EXPECT_GT(first["latency_ms"].get<double>(), 0);

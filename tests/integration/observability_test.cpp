@@ -63,11 +63,11 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   ASSERT_TRUE(metrics.has_value());
   EXPECT_EQ(metrics->status, 200);
   EXPECT_NE(metrics->headers.find("text/plain; version=0.0.4"), std::string::npos);
-  for (const char* series :
-       {"vigil_camera_frames_captured_total{camera=\"campus\"}",
+  for (const std::string& series : std::vector<std::string>{
+           "vigil_camera_frames_captured_total{camera=\"campus\"}",
         "vigil_camera_frames_detected_total{camera=\"campus\"}",
         "vigil_camera_up{camera=\"campus\"} 1",
-        "vigil_backend_info{backend=\"cpu\"",
+        "vigil_backend_info{backend=\"" + testing::autoCpuBackend() + "\"",
         "vigil_stage_duration_seconds_bucket{stage=\"inference\"",
         "vigil_capture_to_publish_seconds_count{camera=\"campus\"}",
         "vigil_build_info{version=",
@@ -101,9 +101,9 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_NE(ready->body.find("[cam=campus] started"), std::string::npos) << ready->body;
 
   json s = vigil.status();
-  EXPECT_EQ(s["backend"]["name"], "cpu");
-  EXPECT_EQ(s["backend"]["reason"], "configured: cpu");
-  EXPECT_EQ(s["backend"]["configured"], "cpu");
+  EXPECT_EQ(s["backend"]["name"], testing::autoCpuBackend());
+  EXPECT_EQ(s["backend"]["reason"], "auto: the preferred backend of this build");
+  EXPECT_EQ(s["backend"]["configured"], "auto") << "the default";
   EXPECT_TRUE(s["backend"]["last_fallback_reason"].is_null());
   EXPECT_EQ(s["cameras"][0]["name"], "campus");
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
@@ -285,7 +285,9 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
   EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"tracks\">#"), std::string::npos) << "track ids\n" << dom;
-  EXPECT_NE(dom.find("OpenCV DNN"), std::string::npos) << "the backend's device is shown";
+  EXPECT_NE(dom.find(testing::autoCpuBackend() == "cpu" ? "OpenCV DNN" : "ONNX Runtime"),
+            std::string::npos)
+      << "the backend's device is shown";
 
   auto shotArgs = chromium(dir, "profile-shot");
   const auto png = dir.path() / "status-page.png";

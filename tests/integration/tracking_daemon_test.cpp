@@ -152,7 +152,7 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
   EXPECT_EQ(loitering.back(), "OFF");
   EXPECT_EQ(testing::retainedNow(broker.url(), "vigil/test/square/left/loitering"), "OFF");
   EXPECT_FALSE(testing::payloadsOn(received,
-                                   "homeassistant/binary_sensor/vigil-tracking-test/"
+                                   "homeassistant/binary_sensor/test/"
                                    "square_left_loitering/config")
                    .empty());
 
