@@ -25,6 +25,7 @@
 #include "daemon/observe/status_snapshot.h"
 #include "daemon/observe/systemd_notify.h"
 #include "daemon/observe/watchdog_pinger.h"
+#include "daemon/pipeline/detector_load.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/result_path.h"
@@ -184,6 +185,7 @@ class Daemon {
           asio::post(io_, [this, r = std::move(result)]() { results_->onResult(r); });
         });
     worker_->start();
+    detectorLoad_ = DetectorLoad(config.threads);
     return true;
   }
 
@@ -248,6 +250,9 @@ class Daemon {
       metrics_->updateEnergyPerInference(now);
       results_->tick(now);
       if (backendStatus_.poll()) onBackendChanged();
+      if (auto change = detectorLoad_.observe(now, worker_->busySeconds())) {
+        log_->log(change->saturated ? spdlog::level::warn : spdlog::level::info, change->message);
+      }
       tickPresence();
     });
   }
@@ -340,6 +345,7 @@ class Daemon {
   asio::io_context io_;
   asio::signal_set signals_{io_};
   asio::steady_timer presenceTimer_{io_};
+  DetectorLoad detectorLoad_{1};  // says when the shared detector cannot keep up
   asio::steady_timer heapTimer_{io_};
   SystemdNotifier notifier_;
   WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};

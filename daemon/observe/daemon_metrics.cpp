@@ -29,6 +29,7 @@ enum class Series : std::size_t {
   kNodeInfo,
   kEnergyPerInference,
   kDetectionFailures,
+  kDetectorBusy,
   kInvalidOutputs,
   kEventsPublished,
   kZoneEventsPublished,
@@ -102,6 +103,12 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_detection_failures_total",
      {},
      "Frames the detector failed on (runtime errors and invalid outputs)"},
+    {Series::kDetectorBusy,
+     kCounter,
+     "vigil_detector_busy_seconds_total",
+     {},
+     "Seconds the shared detector spent detecting; its rate near 1 means the cameras wait for it "
+     "(raise detector.threads)"},
     {Series::kInvalidOutputs,
      kCounter,
      "vigil_invalid_outputs_total",
@@ -347,6 +354,9 @@ void DaemonMetrics::addGlobalSeries() {
   const auto& worker = sources_.worker;
   callbacks(registry_, Series::kDetectionFailures).add({}, [&worker]() -> std::optional<double> {
     return worker ? count(worker->failures()) : std::nullopt;
+  });
+  callbacks(registry_, Series::kDetectorBusy).add({}, [&worker]() -> std::optional<double> {
+    return worker ? std::optional<double>(worker->busySeconds()) : std::nullopt;
   });
   callbacks(registry_, Series::kInvalidOutputs).add({}, [&worker]() -> std::optional<double> {
     return worker ? count(worker->invalidOutputs()) : std::nullopt;

@@ -84,7 +84,9 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
         "vigil_tracks_active{camera=\"campus\"}",
         "vigil_tracks_started_total{camera=\"campus\"}",
         "vigil_track_duration_seconds_count{camera=\"campus\"}",
-        "vigil_zone_events_published_total 0"}) {
+        "vigil_zone_events_published_total 0",
+        "vigil_detector_busy_seconds_total ",
+        "vigil_node_info{node=\""}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << "\n" << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
