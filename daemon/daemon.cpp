@@ -146,7 +146,8 @@ class Daemon {
     }
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
-        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(), config->node});
+        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(),
+                                          config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     if (!options_.tracksOut.empty()) {

@@ -21,10 +21,10 @@ namespace vigil::testing {
 
 inline constexpr const char* kPrometheus = "/usr/bin/prometheus";
 
-#define VIGIL_REQUIRE_PROMETHEUS()                                                              \
-  do {                                                                                          \
-    if (access(::vigil::testing::kPrometheus, X_OK) != 0)                                      \
-      GTEST_SKIP() << "prometheus is not installed (apt-get install prometheus)";              \
+#define VIGIL_REQUIRE_PROMETHEUS()                                                \
+  do {                                                                            \
+    if (access(::vigil::testing::kPrometheus, X_OK) != 0)                         \
+      GTEST_SKIP() << "prometheus is not installed (apt-get install prometheus)"; \
   } while (0)
 
 class PrometheusServer {
@@ -38,7 +38,8 @@ class PrometheusServer {
       const int port = freeLoopbackPort();
       if (port == 0) return ::testing::AssertionFailure() << "no free loopback port";
       process_ = std::make_unique<ChildProcess>(
-          std::vector<std::string>{kPrometheus, "--config.file=" + (dir / "prometheus.yml").string(),
+          std::vector<std::string>{kPrometheus,
+                                   "--config.file=" + (dir / "prometheus.yml").string(),
                                    "--storage.tsdb.path=" + (dir / "tsdb").string(),
                                    "--web.listen-address=127.0.0.1:" + std::to_string(port)},
           dir / ("prometheus-" + std::to_string(attempt) + ".log"));

@@ -4,10 +4,10 @@
 
 #include <ostream>
 
-#include "daemon/url_credentials.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/model_location.h"
+#include "daemon/url_credentials.h"
 #include "detector/backend.h"
 #include "detector/model_manifest.h"
 

@@ -23,8 +23,8 @@ std::optional<DetectorLoad::Change> DetectorLoad::observe(SteadyClock::time_poin
                               "wait for it and get fewer detections than their detect_fps asks; "
                               "raise detector.threads (now {}) or lower detect_fps "
                               "(bench/cpu-threads.md)",
-                              100 * busy, elapsed, threads_ == 0 ? "every hardware thread"
-                                                                  : std::to_string(threads_))};
+                              100 * busy, elapsed,
+                              threads_ == 0 ? "every hardware thread" : std::to_string(threads_))};
   }
   if (saturated_ && busy < kKeepsUpBelow) {
     saturated_ = false;

@@ -44,7 +44,8 @@ std::string boxConfig(const std::string& node, const MosquittoBroker& broker) {
 // The shipped rules, with VigilDown's `for: 2m` made 2 s so that the test need not wait two
 // minutes; the expressions are the shipped ones (their timing is promtool's rule test).
 std::string rulesWithShortDown() {
-  std::ifstream in(std::filesystem::path(VIGIL_SOURCE_DIR) / "packaging/prometheus/vigil-rules.yml");
+  std::ifstream in(std::filesystem::path(VIGIL_SOURCE_DIR) /
+                   "packaging/prometheus/vigil-rules.yml");
   std::stringstream text;
   text << in.rdbuf();
   std::string rules = text.str();
@@ -71,7 +72,8 @@ TEST(FleetTest, ThreeBoxesShareOneBrokerAndOnePrometheusAndAnAlertFiresForTheOne
   std::map<std::string, TempDir> dirs;
   std::map<std::string, std::unique_ptr<testing::VigilDaemon>> boxes;
   for (const std::string& node : kNodes) {
-    boxes[node] = std::make_unique<testing::VigilDaemon>(dirs[node].path(), boxConfig(node, broker));
+    boxes[node] =
+        std::make_unique<testing::VigilDaemon>(dirs[node].path(), boxConfig(node, broker));
   }
   for (const std::string& node : kNodes) {
     ASSERT_NE(boxes[node]->port(), 0) << boxes[node]->log();
@@ -137,13 +139,13 @@ TEST(FleetTest, ThreeBoxesShareOneBrokerAndOnePrometheusAndAnAlertFiresForTheOne
     targets += (targets.empty() ? "'" : ", '") + instanceOf[node] + "'";
   }
   testing::PrometheusServer prometheus;
-  ASSERT_TRUE(prometheus.start(
-      promDir.path(), "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                      "  evaluation_interval: 1s\nrule_files:\n  - " +
-                          (promDir.path() / "vigil-rules.yml").string() +
-                          "\nscrape_configs:\n  - job_name: vigil\n    static_configs:\n"
-                          "      - targets: [" +
-                          targets + "]\n"));
+  ASSERT_TRUE(prometheus.start(promDir.path(),
+                               "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                               "  evaluation_interval: 1s\nrule_files:\n  - " +
+                                   (promDir.path() / "vigil-rules.yml").string() +
+                                   "\nscrape_configs:\n  - job_name: vigil\n    static_configs:\n"
+                                   "      - targets: [" +
+                                   targets + "]\n"));
   json up;
   ASSERT_TRUE(testing::waitUntil(
       [&] {
@@ -151,7 +153,8 @@ TEST(FleetTest, ThreeBoxesShareOneBrokerAndOnePrometheusAndAnAlertFiresForTheOne
         return up.size() == kNodes.size();
       },
       testing::kDeadline, 500ms))
-      << up.dump() << "\n" << prometheus.log();
+      << up.dump() << "\n"
+      << prometheus.log();
   json nodes = prometheus.query("vigil_node_info");
   EXPECT_EQ(nodes.size(), kNodes.size()) << nodes.dump();
   EXPECT_TRUE(prometheus.alerts().empty()) << prometheus.alerts().dump();
@@ -169,7 +172,8 @@ TEST(FleetTest, ThreeBoxesShareOneBrokerAndOnePrometheusAndAnAlertFiresForTheOne
         });
       },
       testing::kDeadline, 500ms))
-      << alerts.dump() << "\n" << prometheus.log();
+      << alerts.dump() << "\n"
+      << prometheus.log();
   for (const json& a : alerts) {
     if (a["labels"]["alertname"] != "VigilDown") continue;
     EXPECT_EQ(a["labels"]["instance"], instanceOf["shop"]) << a.dump();

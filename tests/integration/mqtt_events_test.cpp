@@ -188,9 +188,8 @@ TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
   auto state = waitForRetained(broker.url(), "vigil/test/door/person");
   ASSERT_TRUE(state.has_value()) << "state not republished: " << vigil.log();
   EXPECT_TRUE(*state == "ON" || *state == "OFF") << *state;
-  EXPECT_TRUE(
-      waitForRetained(broker.url(), "homeassistant/sensor/test/door_person_count/config")
-          .has_value());
+  EXPECT_TRUE(waitForRetained(broker.url(), "homeassistant/sensor/test/door_person_count/config")
+                  .has_value());
 
   // A crash: the broker publishes the last will.
   ASSERT_TRUE(vigil.stop(SIGKILL).status.has_value());

@@ -86,8 +86,8 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
   const json a = json::parse(*attributes);
   EXPECT_EQ(a["name"], inUse);
   EXPECT_EQ(a["last_fallback_reason"], "canary_failed");
-  auto discovery = testing::waitForRetained(
-      broker.url(), "homeassistant/binary_sensor/test/door_person/config");
+  auto discovery =
+      testing::waitForRetained(broker.url(), "homeassistant/binary_sensor/test/door_person/config");
   ASSERT_TRUE(discovery.has_value());
   EXPECT_EQ(json::parse(*discovery)["json_attributes_topic"], "vigil/test/status/attributes");
 

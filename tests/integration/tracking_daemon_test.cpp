@@ -109,7 +109,8 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
 
   // Zone events: per track and zone, enter, at most one loiter, then leave, for every visit;
   // the clean stop (or the tracks' end when the clip ends) leaves no visit open.
-  const std::vector<json> zoneEvents = parsed(testing::payloadsOn(received, "vigil/test/zone_events"));
+  const std::vector<json> zoneEvents =
+      parsed(testing::payloadsOn(received, "vigil/test/zone_events"));
   std::map<std::pair<std::string, std::uint64_t>, std::string> visits;
   std::map<std::string, int> enters;
   int loiters = 0;

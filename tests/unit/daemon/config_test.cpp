@@ -174,8 +174,8 @@ TEST(ConfigTest, TheNodeNamesTheClientIdAndTheTopicsUnlessTheyAreSet) {
   EXPECT_EQ(c->mqtt.topicPrefix, "vigil/hall");
 
   // The layout before node names, kept for automations written against it.
-  auto old = parse(
-      "version: 1\nnode: hall\nmqtt: {topic_prefix: vigil, client_id: vigil}\ncameras: []\n");
+  auto old =
+      parse("version: 1\nnode: hall\nmqtt: {topic_prefix: vigil, client_id: vigil}\ncameras: []\n");
   ASSERT_TRUE(old.has_value()) << old.error().message;
   EXPECT_EQ(old->node, "hall");
   EXPECT_EQ(old->mqtt.clientId, "vigil");

@@ -9,8 +9,8 @@ using namespace std::chrono_literals;
 
 // A detector busy `fraction` of every second for `seconds` seconds, observed every 200 ms (the
 // daemon's tick), from `t` on; returns what observe() said, in order.
-std::vector<DetectorLoad::Change> feed(DetectorLoad& load, SteadyClock::time_point& t,
-                                       double& busy, double fraction, int seconds) {
+std::vector<DetectorLoad::Change> feed(DetectorLoad& load, SteadyClock::time_point& t, double& busy,
+                                       double fraction, int seconds) {
   std::vector<DetectorLoad::Change> changes;
   for (int tick = 0; tick < seconds * 5; ++tick) {
     t += 200ms;
@@ -47,7 +47,7 @@ TEST(DetectorLoadTest, ANewWorkerStartsAFreshWindow) {
   double busy = 0;
   load.observe(t, busy);
   feed(load, t, busy, 1.0, 20);  // 20 s busy, not yet a whole window
-  busy = 0;                       // a reload made a new worker: its total starts again
+  busy = 0;                      // a reload made a new worker: its total starts again
   EXPECT_FALSE(load.observe(t + 1s, busy).has_value());
   auto changes = feed(load, t, busy, 1.0, 40);
   ASSERT_EQ(changes.size(), 1U);
