@@ -10,18 +10,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+source scripts/lib/options.sh
+
 configs="cpu:0 cpu-ort:1 cpu-ort:2" cameras="1 4" rounds=3 seconds=40 detect_fps=5 out=""
-while (($#)); do
-  case "$1" in
-    --configs) configs=$2; shift 2 ;;
-    --cameras) cameras=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    --detect-fps) detect_fps=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "bench-cpu-threads: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+parse_options bench-cpu-threads "configs cameras rounds seconds detect_fps out" "$@"
 build=${VIGIL_BUILD_DIR:-build}
 clip=$(realpath "${VIGIL_BENCH_CLIP:-../shared/data/videos/one-by-one-person-detection.mp4}")
 [[ -f $clip ]] || { echo "bench-cpu-threads: no clip at $clip" >&2; exit 2; }
