@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -53,6 +55,9 @@ bool validName(const std::string& name) {
   return true;
 }
 
+// Node names go into the MQTT client id "vigil-<node>", which stays within 64 characters.
+constexpr std::size_t kMaxNodeName = 58;
+
 bool startsWith(const std::string& s, std::string_view prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -72,12 +77,12 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
       {"model", "backend", "threads", "min_score", "nms", "classes", "onnxruntime", "vitisai"});
   d.model = r.getString(node, path, "model", "");
   if (!d.model.empty()) d.model = resolve(base, d.model).string();
-  d.backend = r.getString(node, path, "backend", "cpu");
+  d.backend = r.getString(node, path, "backend", d.backend);
   if (d.backend != "cpu" && d.backend != "cpu-ort" && d.backend != "npu" && d.backend != "auto") {
     r.fail(node["backend"], "detector.backend",
            fmt::format("must be cpu, cpu-ort, npu or auto, got '{}'", d.backend));
   }
-  d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, 0));
+  d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, d.threads));
   d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
   d.nms = static_cast<float>(r.getDouble(node, path, "nms", 0.05, 1, 0.45));
   if (node["classes"].IsDefined()) {
@@ -544,10 +549,19 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "", {"version", "detector", "mqtt", "http", "cameras"});
+  r.rejectUnknownKeys(root, "", {"version", "node", "detector", "mqtt", "http", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
+  config.node = r.getString(root, "", "node", hostNodeName());
+  if (!validName(config.node) || config.node.size() > kMaxNodeName) {
+    r.fail(root["node"], "node",
+           fmt::format("must be 1 to {} characters of a-z, 0-9, _ and -, got '{}'", kMaxNodeName,
+                       config.node));
+  }
+  // Every box on one broker has its own client id and topics without a setting changed.
+  config.mqtt.clientId = "vigil-" + config.node;
+  config.mqtt.topicPrefix = "vigil/" + config.node;
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   readDetector(r, root, base, config.detector);
   readMqtt(r, root, base, config.mqtt, config.warnings);
@@ -568,6 +582,22 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
 }
 
 }  // namespace
+
+std::string nodeNameOf(std::string_view hostName) {
+  std::string name(hostName.substr(0, hostName.find('.')));  // the short name
+  for (char& c : name) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) c = '-';
+  }
+  if (name.size() > kMaxNodeName) name.resize(kMaxNodeName);
+  return name.empty() ? "vigil" : name;
+}
+
+std::string hostNodeName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "vigil";
+  return nodeNameOf(host);
+}
 
 Expected<Config> parseConfig(const std::string& text, const std::filesystem::path& file) {
   try {

@@ -46,8 +46,11 @@ struct CameraConfig {
 
 struct DetectorConfig {
   std::string model;  // empty: the built-in default model directory
-  std::string backend = "cpu";
-  int threads = 0;
+  // auto: the NPU for a bundle with an NPU stage, else the fastest CPU backend that loads
+  // (cpu-ort, then the OpenCV reference).
+  std::string backend = "auto";
+  // One thread spends the least CPU per frame (bench/cpu-threads.md); 0: every hardware thread.
+  int threads = 1;
   // Detections below this are not reported (status page, untracked cameras); tracking sees
   // persons down to ByteTrack's low score (kTrackingLowScore) whatever this says.
   float minScore = 0.5F;
@@ -64,14 +67,14 @@ struct DetectorConfig {
 struct MqttConfig {
   bool enabled = false;
   std::string url = "mqtt://127.0.0.1:1883";
-  std::string clientId = "vigil";
+  std::string clientId = "vigil";  // parseConfig: vigil-<node> unless client_id says otherwise
   std::string username;
   std::string passwordFile;  // where the password came from, for messages; never the password
   std::string password;      // from password_file, else $VIGIL_MQTT_PASSWORD; never logged
   std::string caFile;
   std::string certFile;
   std::string keyFile;
-  std::string topicPrefix = "vigil";
+  std::string topicPrefix = "vigil";  // parseConfig: vigil/<node> unless topic_prefix says so
   int qos = 1;
   int keepAlive = 30;  // seconds
   std::size_t bufferMessages = 1000;
@@ -93,6 +96,10 @@ struct HttpConfig {
 struct Config {
   std::filesystem::path file;
   int version = 1;
+  // Names this box among others on one broker, Home Assistant and Prometheus: the MQTT client id
+  // vigil-<node>, the topics vigil/<node>/..., the Home Assistant device, vigil_node_info.
+  // Default: the host's short name, made [a-z0-9_-].
+  std::string node;
   DetectorConfig detector;
   MqttConfig mqtt;
   HttpConfig http;
@@ -110,6 +117,12 @@ inline constexpr const char* kMqttPasswordEnv = "VIGIL_MQTT_PASSWORD";
 // Relative model and file: paths are taken relative to the file's directory.
 Expected<Config> loadConfig(const std::filesystem::path& file);
 Expected<Config> parseConfig(const std::string& text, const std::filesystem::path& file);
+
+// The node name a host name gives: its first label, lower case, other characters than a-z, 0-9,
+// _ and - as '-', at most 58 characters; "vigil" when nothing is left.
+std::string nodeNameOf(std::string_view hostName);
+// nodeNameOf(this machine's host name).
+std::string hostNodeName();
 
 std::string_view sourceKindName(SourceKind kind);
 std::string_view pixelFormatName(PixelFormatChoice format);

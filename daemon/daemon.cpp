@@ -25,6 +25,7 @@
 #include "daemon/observe/status_snapshot.h"
 #include "daemon/observe/systemd_notify.h"
 #include "daemon/observe/watchdog_pinger.h"
+#include "daemon/pipeline/detector_load.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/result_path.h"
@@ -137,7 +138,7 @@ class Daemon {
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
-    auto publishing = makePublishing(config->mqtt, options_.configPath,
+    auto publishing = makePublishing(config->mqtt, config->node, options_.configPath,
                                      [this](std::function<void()> f) { asio::post(io_, f); });
     if (!publishing) {
       log_->error("{}", publishing.error().message);
@@ -145,7 +146,8 @@ class Daemon {
     }
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
-        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get()});
+        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(),
+                                          config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     if (!options_.tracksOut.empty()) {
@@ -164,8 +166,8 @@ class Daemon {
     releaseHeapPeriodically(heapTimer_);
     notifier_.ready(statusLine());
     watchdog_.start();
-    log_->info("running {} camera(s) from {}; SIGHUP reloads, SIGTERM stops", cameras_.size(),
-               options_.configPath.string());
+    log_->info("running {} camera(s) from {} as node '{}'; SIGHUP reloads, SIGTERM stops",
+               cameras_.size(), options_.configPath.string(), config_.node);
     if (cameras_.size() == 0) log_->warn("no enabled camera in {}", options_.configPath.string());
     return true;
   }
@@ -184,6 +186,7 @@ class Daemon {
           asio::post(io_, [this, r = std::move(result)]() { results_->onResult(r); });
         });
     worker_->start();
+    detectorLoad_ = DetectorLoad(config.threads);
     return true;
   }
 
@@ -248,6 +251,9 @@ class Daemon {
       metrics_->updateEnergyPerInference(now);
       results_->tick(now);
       if (backendStatus_.poll()) onBackendChanged();
+      if (auto change = detectorLoad_.observe(now, worker_->busySeconds())) {
+        log_->log(change->saturated ? spdlog::level::warn : spdlog::level::info, change->message);
+      }
       tickPresence();
     });
   }
@@ -290,6 +296,10 @@ class Daemon {
     if (!(next->http == config_.http)) {
       log_->warn("reload: the http section changed; it takes effect at the next restart");
       next->http = config_.http;
+    }
+    if (next->node != config_.node) {
+      log_->warn("reload: node changed to '{}'; it takes effect at the next restart", next->node);
+      next->node = config_.node;
     }
     if (!(next->mqtt == config_.mqtt)) {
       log_->warn("reload: the mqtt section changed; it takes effect at the next restart");
@@ -336,6 +346,7 @@ class Daemon {
   asio::io_context io_;
   asio::signal_set signals_{io_};
   asio::steady_timer presenceTimer_{io_};
+  DetectorLoad detectorLoad_{1};  // says when the shared detector cannot keep up
   asio::steady_timer heapTimer_{io_};
   SystemdNotifier notifier_;
   WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};

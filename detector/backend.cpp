@@ -101,6 +101,17 @@ std::string backendNames() {
   return names;
 }
 
+std::string autoBackendOrder(const ModelManifest& manifest) {
+  std::string order;
+  for (const BackendEntry& e : kBackends) {
+    if (e.name == "auto") break;
+    if (e.name == "npu" && manifest.npuStage() == nullptr) continue;
+    order += order.empty() ? "" : ", then ";
+    order += e.name;
+  }
+  return order;
+}
+
 Expected<std::unique_ptr<InferenceBackend>> createBackend(std::string_view name,
                                                           const ModelManifest& manifest,
                                                           const BackendOptions& options,

@@ -56,6 +56,10 @@ std::span<const BackendEntry> backendTable();
 // "cpu-ort, cpu, auto" for messages.
 std::string backendNames();
 
+// What "auto" tries for `manifest` in this build, in order, for messages: "npu, then cpu-ort,
+// then cpu" for a bundle with an NPU stage, "cpu-ort, then cpu" for a plain model.
+std::string autoBackendOrder(const ModelManifest& manifest);
+
 // Creates the backend registered under `name`; an unknown name is kInvalidArgument naming the
 // backends this build has. "auto" creates the first backend of the table that loads; when one
 // before it failed, `autoReason` (if given) receives why, for the caller to log at warn.

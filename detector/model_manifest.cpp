@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 
@@ -611,6 +612,17 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
 
 }  // namespace
 
+namespace {
+
+bool isOnnxFile(const std::filesystem::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".onnx";
+}
+
+}  // namespace
+
 Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
   std::filesystem::path file = path;
   std::error_code ec;
@@ -623,6 +635,16 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
   }
   if (!std::filesystem::exists(status)) {
     return makeError(ErrorCode::kNotFound, "{}: no such model manifest", file.string());
+  }
+  if (isOnnxFile(file)) {
+    // A bare model says nothing of its input size, output layout or classes: refuse it with the
+    // way out instead of parsing a binary file as YAML.
+    return makeError(ErrorCode::kInvalidArgument,
+                     "{}: an ONNX file, not a model directory; Vigil needs a directory holding the "
+                     ".onnx and a model.yaml that says its input, output layout and classes (copy "
+                     "models/yolox-nano/model.yaml beside it and edit it; models/README.md) and "
+                     "takes the directory",
+                     file.string());
   }
   try {
     YamlReader r = YamlReader::fromFile(file.string());

@@ -35,6 +35,10 @@ endforeach()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/quantize-model.py DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/quantize DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil
         FILES_MATCHING PATTERN "*.py")
+# Alerting rules for a fleet, and a scrape configuration to start from.
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/vigil-rules.yml
+              ${PROJECT_SOURCE_DIR}/packaging/prometheus/prometheus-vigil.yml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/prometheus)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
         RENAME README.systemd.md)

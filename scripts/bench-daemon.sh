@@ -19,18 +19,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+source scripts/lib/options.sh
+
 cameras="1 2 4" modes="off rule still" rounds=3 seconds=140 detect_fps=5 out=""
-while (($#)); do
-  case "$1" in
-    --cameras) cameras=$2; shift 2 ;;
-    --modes) modes=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    --detect-fps) detect_fps=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "bench-daemon: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+parse_options bench-daemon "cameras modes rounds seconds detect_fps out" "$@"
 clip=${VIGIL_BENCH_CLIP:-../shared/data/videos/one-by-one-person-detection.mp4}
 [[ -f $clip ]] || { echo "bench-daemon: no clip at $clip" >&2; exit 2; }
 out=${out:-$(mktemp -d)}

@@ -2,7 +2,7 @@
 # Capture-to-ON latency over a real broker: a throwaway mosquitto on a free loopback port,
 # `mosquitto_sub` timestamping every message it receives (%U, wall clock with nanoseconds), and
 # `vigil run` replaying the one-by-one clip as a camera in a loop. For every whole-camera `new`
-# event, latency = time the subscriber got `vigil/<cam>/person ON` - the event's `start` (the
+# event, latency = time the subscriber got `vigil/bench/<cam>/person ON` - the event's `start` (the
 # capture time of the first frame with the person). Also prints the triggering frame's own
 # capture-to-publish latency (latency_ms in the event) and the inference time from the log.
 #   scripts/bench-mqtt-latency.sh [--seconds 300] [--detect-fps 5] [--min-frames 2]
@@ -43,6 +43,7 @@ sub=$!
 
 cat > "$out/cameras.yaml" <<YAML
 version: 1
+node: bench
 detector: {min_score: 0.5}
 mqtt: {url: 'mqtt://127.0.0.1:$port', ha_discovery: false}
 cameras:
@@ -65,9 +66,9 @@ for line in open(f"{out}/received.txt", encoding="utf-8", errors="replace"):
     if len(parts) < 3:
         continue
     t, topic, payload = float(parts[0]), parts[1], parts[2]
-    if topic == "vigil/door/person" and payload == "ON":
+    if topic == "vigil/bench/door/person" and payload == "ON":
         ons.append(t)
-    elif topic == "vigil/events":
+    elif topic == "vigil/bench/events":
         e = json.loads(payload)
         if e["type"] == "new" and e["zone"] is None:
             start = datetime.datetime.strptime(e["start"], "%Y-%m-%dT%H:%M:%S.%fZ")

@@ -36,5 +36,8 @@ if [[ -z $config ]]; then
   fi
 fi
 
+# check-config's first lines say the node, the backend (auto: which one it tries first in this
+# build, cpu-ort on a machine without an NPU) and the CPU threads; the daemon's "detector:" line
+# then says which one runs.
 "$build/vigil" check-config "$config"
 exec "$build/vigil" run --config "$config" ${VIGIL_RUN_SECONDS:+--duration "$VIGIL_RUN_SECONDS"}

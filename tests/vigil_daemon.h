@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "detector/backend.h"
 #include "tests/http_get.h"
 #include "tests/process.h"
 #include "tests/wait.h"
@@ -19,6 +20,12 @@ namespace vigil::testing {
 // directory, its log beside it, and its HTTP server on a port of the kernel's choosing
 // (`http: {listen: 127.0.0.1:0}` in the file), found in the log. Tests whose file turns HTTP off
 // use process() only.
+// What the default backend, auto, runs on a plain model on this machine (no NPU): cpu-ort in
+// builds with ONNX Runtime, else the OpenCV reference.
+inline std::string autoCpuBackend() {
+  return backendNames().find("cpu-ort") != std::string::npos ? "cpu-ort" : "cpu";
+}
+
 class VigilDaemon {
  public:
   // Writes `config` to <dir>/cameras.yaml and starts `vigil run --config` on it, with `extra`

@@ -14,7 +14,9 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
       "Model directory or its model.yaml (default: $VIGIL_MODEL or " + defaultModelPath() + ")");
   command.add_option("--backend", options.backend, "Inference backend: " + backendNames())
       ->capture_default_str();
-  command.add_option("--threads", options.threads, "Inference threads (0: the backend's default)")
+  command
+      .add_option("--threads", options.threads,
+                  "Inference threads on the CPU (0: every hardware thread)")
       ->check(CLI::Range(0, 256))
       ->capture_default_str();
   command.add_option("--conf", options.minScore, "Minimum score (default: the model's)")

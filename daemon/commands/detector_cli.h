@@ -13,8 +13,8 @@ namespace vigil {
 // many threads, and the detection thresholds.
 struct DetectorCliOptions {
   std::string model;
-  std::string backend = "cpu";
-  int threads = 0;
+  std::string backend = "auto";  // as the daemon's detector.backend
+  int threads = 1;               // as the daemon's detector.threads (bench/cpu-threads.md)
   std::optional<float> minScore;
   std::optional<float> nmsIou;
   std::string classes;  // comma-separated names

@@ -4,10 +4,11 @@
 
 #include <ostream>
 
-#include "daemon/url_credentials.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/model_location.h"
+#include "daemon/url_credentials.h"
+#include "detector/backend.h"
 #include "detector/model_manifest.h"
 
 namespace vigil {
@@ -48,9 +49,18 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
   }
   const DetectorConfig& d = config->detector;
   out << fmt::format("{}: valid (version {})\n", options.file, config->version);
-  out << fmt::format("detector: model {} ({}), backend {}, min score {}, NMS IoU {}, classes {}\n",
-                     manifest->name, model.string(), d.backend, d.minScore, d.nms,
-                     fmt::join(d.classes, ","));
+  out << fmt::format("node: {}{}\n", config->node,
+                     config->mqtt.enabled
+                         ? fmt::format(" (MQTT client id {}, topics under {}/)",
+                                       config->mqtt.clientId, config->mqtt.topicPrefix)
+                         : std::string());
+  out << fmt::format(
+      "detector: model {} ({}), backend {}, {}, min score {}, NMS IoU {}, classes {}\n",
+      manifest->name, model.string(),
+      d.backend == "auto" ? fmt::format("auto (here: {})", autoBackendOrder(*manifest)) : d.backend,
+      d.threads == 0 ? std::string("every hardware thread")
+                     : fmt::format("{} CPU thread{}", d.threads, d.threads == 1 ? "" : "s"),
+      d.minScore, d.nms, fmt::join(d.classes, ","));
   out << fmt::format("{} camera(s):\n", config->cameras.size());
   for (const CameraConfig& c : config->cameras) {
     const std::string tracking =

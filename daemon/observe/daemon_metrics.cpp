@@ -26,8 +26,10 @@ enum class Series : std::size_t {
   kStageDuration,
   kCaptureToPublish,
   kBuildInfo,
+  kNodeInfo,
   kEnergyPerInference,
   kDetectionFailures,
+  kDetectorBusy,
   kInvalidOutputs,
   kEventsPublished,
   kZoneEventsPublished,
@@ -85,6 +87,11 @@ constexpr SeriesSpec kDaemonSeries[] = {
      {"camera"},
      "End to end: from the capture of a frame to its detections published"},
     {Series::kBuildInfo, kInfo, "vigil_build_info", {"version"}, "Vigil's version (value 1)"},
+    {Series::kNodeInfo,
+     kInfo,
+     "vigil_node_info",
+     {"node"},
+     "This box's node name (cameras.yaml node, default the host name; value 1)"},
     {Series::kEnergyPerInference,
      kGauge,
      "vigil_package_energy_per_inference_joules",
@@ -96,6 +103,12 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_detection_failures_total",
      {},
      "Frames the detector failed on (runtime errors and invalid outputs)"},
+    {Series::kDetectorBusy,
+     kCounter,
+     "vigil_detector_busy_seconds_total",
+     {},
+     "Seconds the shared detector spent detecting; its rate near 1 means the cameras wait for it "
+     "(raise detector.threads)"},
     {Series::kInvalidOutputs,
      kCounter,
      "vigil_invalid_outputs_total",
@@ -313,7 +326,8 @@ DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
   for (const SeriesSpec& s : kDaemonSeries) {
     switch (s.type) {
       case kInfo:
-        registry_.info(s.name, s.help, {{s.labels[0], VIGIL_VERSION}});
+        registry_.info(s.name, s.help,
+                       {{s.labels[0], s.id == Series::kNodeInfo ? sources_.node : VIGIL_VERSION}});
         break;
       case kHistogram:
         histograms(registry_, s.id);
@@ -340,6 +354,9 @@ void DaemonMetrics::addGlobalSeries() {
   const auto& worker = sources_.worker;
   callbacks(registry_, Series::kDetectionFailures).add({}, [&worker]() -> std::optional<double> {
     return worker ? count(worker->failures()) : std::nullopt;
+  });
+  callbacks(registry_, Series::kDetectorBusy).add({}, [&worker]() -> std::optional<double> {
+    return worker ? std::optional<double>(worker->busySeconds()) : std::nullopt;
   });
   callbacks(registry_, Series::kInvalidOutputs).add({}, [&worker]() -> std::optional<double> {
     return worker ? count(worker->invalidOutputs()) : std::nullopt;

@@ -29,6 +29,7 @@ class DaemonMetrics {
     const std::unique_ptr<InferenceWorker>& worker;  // the daemon's slot: a reload refills it
     const EventPublisher& publisher;
     const MqttClient* mqtt;  // nullptr without MQTT
+    std::string node;        // Config::node, for vigil_node_info
   };
 
   // Registers every family of the table and the series that exist from the start.

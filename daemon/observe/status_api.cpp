@@ -137,6 +137,7 @@ nlohmann::json statusJson(const DaemonSnapshot& s) {
             {"last_error", nullIfEmpty(s.mqtt->lastError)}};
   }
   return {
+      {"node", s.node},
       {"version", VIGIL_VERSION},
       {"uptime_seconds", s.uptimeSeconds},
       {"backend", s.backendJson},

@@ -52,6 +52,7 @@ std::optional<MqttSnapshot> mqttSnapshot(const MqttClient* mqtt, const MqttConfi
 
 DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
   DaemonSnapshot s;
+  s.node = in.config.node;
   s.uptimeSeconds = std::chrono::duration<double>(SteadyClock::now() - in.startedAt).count();
   s.detectorLoaded = in.worker != nullptr;
   s.backend = in.backend.inUse();

@@ -65,6 +65,7 @@ struct MqttSnapshot {
 
 // The daemon's state at one moment, as health, readiness, /api/status and the summary read it.
 struct DaemonSnapshot {
+  std::string node;  // Config::node
   double uptimeSeconds = 0;
   bool detectorLoaded = false;
   BackendStatus::InUse backend;

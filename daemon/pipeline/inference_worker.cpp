@@ -41,6 +41,9 @@ void InferenceWorker::run() {
     const Frame& frame = *job->frame;
     auto start = SteadyClock::now();
     auto ok = detector_->detect(frame.image, result);
+    busyNanos_.fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
+        std::memory_order_relaxed);
     if (!ok) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       if (ok.error().code == ErrorCode::kInvalidOutput) {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +57,10 @@ class InferenceWorker {
   // Failures whose output was checked and rejected (NaN/Inf, wrong shape): the backend ran
   // but produced garbage. A subset of failures().
   std::uint64_t invalidOutputs() const { return invalidOutputs_.load(); }
+  // Seconds spent in the detector so far, failures included (DetectorLoad, the metric).
+  double busySeconds() const {
+    return std::chrono::duration<double>(std::chrono::nanoseconds(busyNanos_.load())).count();
+  }
   const Heartbeat& heartbeat() const { return heartbeat_; }
 
   // How long one detection may take before /healthz calls the worker stuck.
@@ -70,6 +76,7 @@ class InferenceWorker {
   std::atomic<std::uint64_t> failures_{0};
   std::atomic<std::uint64_t> inferences_{0};
   std::atomic<std::uint64_t> invalidOutputs_{0};
+  std::atomic<std::int64_t> busyNanos_{0};
   Heartbeat heartbeat_;
   std::thread thread_;
 };

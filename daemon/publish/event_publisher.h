@@ -25,7 +25,7 @@ struct EventPublisherSettings {
   bool haDiscovery = true;
   std::string haPrefix = "homeassistant";
   bool snapshots = false;          // publish the best frame of each event as a retained JPEG
-  std::string instance = "vigil";  // the MQTT client id; names the Home Assistant device
+  std::string instance = "vigil";  // the node (Config::node); names the Home Assistant device
   std::string version;
   int qos = 1;  // told to Home Assistant in the discovery payloads
 };

@@ -11,7 +11,7 @@ namespace vigil {
 struct DiscoverySettings {
   std::string haPrefix = "homeassistant";
   std::string topicPrefix = "vigil";  // where Vigil's own topics live
-  std::string instance = "vigil";     // the MQTT client id; names the device, [a-z0-9_-]
+  std::string instance = "vigil";     // the node (Config::node); names the device, [a-z0-9_-]
   std::string version;                // sw_version of the device
   int qos = 1;
 };

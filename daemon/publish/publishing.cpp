@@ -23,13 +23,13 @@ MqttSettings mqttSettings(const MqttConfig& c) {
   return s;
 }
 
-EventPublisherSettings publisherSettings(const MqttConfig& c) {
+EventPublisherSettings publisherSettings(const MqttConfig& c, const std::string& node) {
   EventPublisherSettings s;
   s.topicPrefix = c.topicPrefix;
   s.haDiscovery = c.enabled && c.haDiscovery;
   s.haPrefix = c.haPrefix;
   s.snapshots = c.enabled && c.snapshots;
-  s.instance = c.clientId;
+  s.instance = node;
   s.version = VIGIL_VERSION;
   s.qos = c.qos;
   return s;
@@ -55,7 +55,7 @@ void wire(MqttClient& mqtt, EventPublisher& publisher, const MqttConfig& config,
 
 }  // namespace
 
-Expected<Publishing> makePublishing(const MqttConfig& config,
+Expected<Publishing> makePublishing(const MqttConfig& config, const std::string& node,
                                     const std::filesystem::path& configPath, PostToControl post) {
   auto log = logger("daemon");
   Publishing out;
@@ -69,7 +69,7 @@ Expected<Publishing> makePublishing(const MqttConfig& config,
   } else {
     log->info("MQTT: off (no mqtt section in {})", configPath.string());
   }
-  out.publisher = std::make_unique<EventPublisher>(publisherSettings(config), out.mqtt.get());
+  out.publisher = std::make_unique<EventPublisher>(publisherSettings(config, node), out.mqtt.get());
   if (out.mqtt) wire(*out.mqtt, *out.publisher, config, post);
   return out;
 }

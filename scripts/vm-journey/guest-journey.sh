@@ -134,7 +134,9 @@ echo "drop-in for the slow emulated CPU: $(tr '\n' ' ' < /etc/systemd/system/vig
 out=$(runuser -u vigil -- vigil check-config /etc/vigil/cameras.yaml 2>&1)
 rc=$?
 echo "$out" | evidence
-if ((rc == 0)) && grep -q 'file:/srv/vigil/door.mp4' /etc/vigil/cameras.yaml; then
+# The box's node name (default: the host name): its MQTT topics are vigil/<node>/...
+node=$(echo "$out" | sed -n 's/^node: \([a-z0-9_-]*\).*/\1/p')
+if ((rc == 0)) && [[ -n $node ]] && grep -q 'file:/srv/vigil/door.mp4' /etc/vigil/cameras.yaml; then
   pass "the edited file validates (vigil check-config as user vigil)"
 else
   abort "vigil check-config exited $rc"
@@ -175,16 +177,16 @@ metrics() { curl -sf --max-time 10 http://127.0.0.1:9842/metrics; }
 wait_for 30 metrics
 m=$(metrics)
 rc=$?
-status=$(mosquitto_sub -h 127.0.0.1 -t vigil/status -C 1 -W 10 2>&1)
+status=$(mosquitto_sub -h 127.0.0.1 -t vigil/$node/status -C 1 -W 10 2>&1)
 {
   echo "$m" | grep -E '^vigil_(build_info|frames_captured_total|inferences_total|camera_up)' | head -n 8
   echo "... $(echo "$m" | grep -c '^vigil_') vigil_ samples in all"
-  echo "\$ mosquitto_sub -t vigil/status -C 1: $status"
+  echo "\$ mosquitto_sub -t vigil/$node/status -C 1: $status"
 } | evidence
 if ((rc == 0)) && echo "$m" | grep -q '^vigil_' && [[ $status == online ]]; then
-  pass "$(echo "$m" | grep -c '^vigil_') vigil_ samples; vigil/status = online"
+  pass "$(echo "$m" | grep -c '^vigil_') vigil_ samples; vigil/$node/status = online"
 else
-  fail "curl exited $rc or no vigil_ metric, or vigil/status is '$status'"
+  fail "curl exited $rc or no vigil_ metric, or vigil/$node/status is '$status'"
 fi
 
 # ------------------------------------------------------------------------------------------
@@ -222,24 +224,24 @@ else
 fi
 
 # ------------------------------------------------------------------------------------------
-step stop "systemctl stop vigil: clean exit, offline retained on vigil/status"
+step stop "systemctl stop vigil: clean exit, offline retained on vigil/$node/status"
 t=$(date +%s)
 timeout 60 systemctl stop vigil
 rc=$?
 result=$(systemctl show -P Result vigil)
 code=$(systemctl show -P ExecMainCode vigil) # 1 = exited (2 would be killed by a signal)
 status_code=$(systemctl show -P ExecMainStatus vigil)
-status=$(mosquitto_sub -h 127.0.0.1 -t vigil/status -C 1 -W 10 -v 2>&1)
+status=$(mosquitto_sub -h 127.0.0.1 -t vigil/$node/status -C 1 -W 10 -v 2>&1)
 {
   vigil_journal "$t" | tail -n 10
   echo "Result=$result ExecMainCode=$code ExecMainStatus=$status_code"
-  echo "\$ mosquitto_sub -t vigil/status -C 1 -v (retained): $status"
+  echo "\$ mosquitto_sub -t vigil/$node/status -C 1 -v (retained): $status"
 } | evidence
 if ((rc == 0)) && [[ $result == success && $code == 1 && $status_code == 0 &&
-  $status == "vigil/status offline" ]] && vigil_journal "$t" | grep -q 'stopped'; then
-  pass "exit status 0, Result=success, 'offline' retained on vigil/status"
+  $status == "vigil/$node/status offline" ]] && vigil_journal "$t" | grep -q 'stopped'; then
+  pass "exit status 0, Result=success, 'offline' retained on vigil/$node/status"
 else
-  fail "stop exited $rc, Result=$result ExecMainCode=$code ExecMainStatus=$status_code, vigil/status '$status'"
+  fail "stop exited $rc, Result=$result ExecMainCode=$code ExecMainStatus=$status_code, vigil/$node/status '$status'"
 fi
 
 # ------------------------------------------------------------------------------------------

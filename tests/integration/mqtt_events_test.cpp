@@ -12,6 +12,7 @@
 #include "tests/mqtt_subscriber.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
+#include "tests/vigil_daemon.h"
 
 namespace vigil {
 namespace {
@@ -41,7 +42,9 @@ std::filesystem::path oneByOneClip() {
 
 std::string config(const MosquittoBroker& broker, const std::string& mqttExtra, bool loop = false) {
   // No HTTP server: the default port would collide with another test running beside this one.
+  // node: test, so the topics are vigil/test/..., whatever the machine's host name.
   return "version: 1\n"
+         "node: test\n"
          "http: {enabled: false}\n"
          "detector:\n  model: " +
          testing::modelDir().string() +
@@ -80,8 +83,8 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   // The first person walks in about 6 s into the clip: wait for the ON, its event and its
   // snapshot, then stop the daemon cleanly.
   ASSERT_TRUE(subscriber.waitFor([](const auto& r) {
-    return std::ranges::count(on(r, "vigil/door/person"), "ON") > 0 &&
-           hasTopic(r, "vigil/events") && hasTopic(r, "vigil/door/person/snapshot");
+    return std::ranges::count(on(r, "vigil/test/door/person"), "ON") > 0 &&
+           hasTopic(r, "vigil/test/events") && hasTopic(r, "vigil/test/door/person/snapshot");
   })) << vigil.log();
   auto stopped = vigil.stop(SIGTERM);
   ASSERT_TRUE(stopped.status.has_value()) << vigil.log();
@@ -89,32 +92,32 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   // "offline" on vigil/status is the last message of a clean stop: everything before it has
   // arrived once it has (one connection, QoS 1, in order).
   ASSERT_TRUE(subscriber.waitFor([](const auto& r) {
-    return std::ranges::count(on(r, "vigil/status"), "offline") > 0;
+    return std::ranges::count(on(r, "vigil/test/status"), "offline") > 0;
   })) << vigil.log();
   const auto& received = subscriber.received();
 
   ASSERT_FALSE(received.empty()) << vigil.log();
-  EXPECT_EQ(received.front().topic, "vigil/status");
-  EXPECT_EQ(on(received, "vigil/status"), (std::vector<std::string>{"online", "offline"}));
-  EXPECT_EQ(retainedNow(broker.url(), "vigil/status"), "offline");
+  EXPECT_EQ(received.front().topic, "vigil/test/status");
+  EXPECT_EQ(on(received, "vigil/test/status"), (std::vector<std::string>{"online", "offline"}));
+  EXPECT_EQ(retainedNow(broker.url(), "vigil/test/status"), "offline");
   // The camera's own availability: offline until its first frame (or online at once), online
   // while the clip plays, offline at the stop.
-  auto cameraStatus = on(received, "vigil/door/status");
+  auto cameraStatus = on(received, "vigil/test/door/status");
   ASSERT_FALSE(cameraStatus.empty()) << vigil.log();
   EXPECT_NE(std::find(cameraStatus.begin(), cameraStatus.end(), "online"), cameraStatus.end());
   EXPECT_EQ(cameraStatus.back(), "offline");
-  EXPECT_EQ(retainedNow(broker.url(), "vigil/door/status"), "offline");
+  EXPECT_EQ(retainedNow(broker.url(), "vigil/test/door/status"), "offline");
 
   // OFF before the first detection, ON with the person, OFF again at the clean stop.
-  auto states = on(received, "vigil/door/person");
+  auto states = on(received, "vigil/test/door/person");
   ASSERT_GE(states.size(), 3U) << vigil.log();
   EXPECT_EQ(states.front(), "OFF");
   EXPECT_EQ(states[1], "ON");
   EXPECT_EQ(states.back(), "OFF");
-  EXPECT_EQ(on(received, "vigil/door/person/count").front(), "0");
+  EXPECT_EQ(on(received, "vigil/test/door/person/count").front(), "0");
 
   std::vector<json> events;
-  for (const std::string& payload : on(received, "vigil/events")) {
+  for (const std::string& payload : on(received, "vigil/test/events")) {
     events.push_back(json::parse(payload));
   }
   ASSERT_GE(events.size(), 2U) << vigil.log();
@@ -122,7 +125,7 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
   EXPECT_EQ(first["type"], "new");
   EXPECT_EQ(first["schema"], 1);
   EXPECT_EQ(first["camera"], "door");
-  EXPECT_EQ(first["backend"], "cpu");
+  EXPECT_EQ(first["backend"], testing::autoCpuBackend());
   EXPECT_GE(first["count"].get<int>(), 1);
   EXPECT_GE(first["max_score"].get<double>(), 0.5);
   EXPECT_GT(first["latency_ms"].get<double>(), 0);
@@ -138,7 +141,7 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
     EXPECT_EQ(std::count(types.begin(), types.end(), "end"), 1) << id;
   }
 
-  auto snapshots = on(received, "vigil/door/person/snapshot");
+  auto snapshots = on(received, "vigil/test/door/person/snapshot");
   ASSERT_FALSE(snapshots.empty());
   cv::Mat jpeg = cv::imdecode(std::vector<unsigned char>(snapshots[0].begin(), snapshots[0].end()),
                               cv::IMREAD_COLOR);
@@ -150,7 +153,7 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
     if (r.topic.rfind("homeassistant/", 0) != 0) continue;
     ++configs;
     json p = json::parse(r.payload);
-    EXPECT_EQ(p["availability"][0]["topic"], "vigil/status") << r.topic;
+    EXPECT_EQ(p["availability"][0]["topic"], "vigil/test/status") << r.topic;
     EXPECT_TRUE(hasTopic(received, p["availability"][1]["topic"])) << r.topic;
     std::string state = p.contains("state_topic") ? p["state_topic"] : p["image_topic"];
     EXPECT_TRUE(hasTopic(received, state)) << r.topic << " names " << state;
@@ -167,7 +170,7 @@ TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
   ChildProcess vigil({VIGIL_BINARY, "run", "--config", (dir.path() / "cameras.yaml").string()},
                      dir.path() / "log");
   ASSERT_TRUE(vigil.started());
-  ASSERT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online")) << vigil.log();
+  ASSERT_TRUE(retainedBecomes(broker.url(), "vigil/test/status", "online")) << vigil.log();
 
   // Home Assistant restarts and says so: the discovery configs come again.
   {
@@ -181,17 +184,16 @@ TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
 
   // The broker restarts empty; Vigil reconnects and publishes its state again.
   ASSERT_TRUE(broker.restart());
-  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online")) << vigil.log();
-  auto state = waitForRetained(broker.url(), "vigil/door/person");
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/test/status", "online")) << vigil.log();
+  auto state = waitForRetained(broker.url(), "vigil/test/door/person");
   ASSERT_TRUE(state.has_value()) << "state not republished: " << vigil.log();
   EXPECT_TRUE(*state == "ON" || *state == "OFF") << *state;
-  EXPECT_TRUE(
-      waitForRetained(broker.url(), "homeassistant/sensor/vigil-test/door_person_count/config")
-          .has_value());
+  EXPECT_TRUE(waitForRetained(broker.url(), "homeassistant/sensor/test/door_person_count/config")
+                  .has_value());
 
   // A crash: the broker publishes the last will.
   ASSERT_TRUE(vigil.stop(SIGKILL).status.has_value());
-  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "offline"));
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/test/status", "offline"));
 }
 
 TEST(MqttEventsTest, WrongPasswordIsLoggedAndRetriedRightOneFromTheEnvironmentWorks) {
@@ -219,7 +221,7 @@ TEST(MqttEventsTest, WrongPasswordIsLoggedAndRetriedRightOneFromTheEnvironmentWo
                      dir.path() / "env.log");
   ::unsetenv("VIGIL_MQTT_PASSWORD");
   ASSERT_TRUE(vigil.started());
-  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/status", "online",
+  EXPECT_TRUE(retainedBecomes(broker.url(), "vigil/test/status", "online",
                               Subscriber::Options{.username = "vigil", .password = "right"}))
       << vigil.log();
   ASSERT_TRUE(vigil.stop(SIGTERM).status.has_value());

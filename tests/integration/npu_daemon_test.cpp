@@ -41,7 +41,7 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
   ASSERT_TRUE(broker.start());
   TempDir dir;
   std::ofstream(dir.path() / "cameras.yaml")
-      << "version: 1\ndetector:\n  model: " << testing::npuBundle().string()
+      << "version: 1\nnode: test\ndetector:\n  model: " << testing::npuBundle().string()
       << "\n  backend: auto\nhttp:\n  listen: 127.0.0.1:0\nmqtt:\n  url: " << broker.url()
       << "\n  client_id: vigil-test\ncameras:\n  - {name: door, source: 'file:"
       << doorClip().string() << "', loop: true, detect_fps: 2}\n";
@@ -81,15 +81,15 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
   // MQTT: the retained attributes, and every entity names them. The daemon may still be
   // connecting or sending what it queued while it loaded (the cause of a failure at random
   // when this was read once).
-  auto attributes = testing::waitForRetained(broker.url(), "vigil/status/attributes");
+  auto attributes = testing::waitForRetained(broker.url(), "vigil/test/status/attributes");
   ASSERT_TRUE(attributes.has_value()) << vigil.log();
   const json a = json::parse(*attributes);
   EXPECT_EQ(a["name"], inUse);
   EXPECT_EQ(a["last_fallback_reason"], "canary_failed");
-  auto discovery = testing::waitForRetained(
-      broker.url(), "homeassistant/binary_sensor/vigil-test/door_person/config");
+  auto discovery =
+      testing::waitForRetained(broker.url(), "homeassistant/binary_sensor/test/door_person/config");
   ASSERT_TRUE(discovery.has_value());
-  EXPECT_EQ(json::parse(*discovery)["json_attributes_topic"], "vigil/status/attributes");
+  EXPECT_EQ(json::parse(*discovery)["json_attributes_topic"], "vigil/test/status/attributes");
 
   auto stopped = vigil.stop(SIGTERM);
   ASSERT_TRUE(stopped.status.has_value());

@@ -37,11 +37,15 @@ void PrintTo(const NpuModel& m, std::ostream* os) { *os << m.dir; }
 // "[ measured ]"): mean score diff float 6.1e-8, a16w8 1.1e-3, a8w8 5.1e-3, xint8 5.9e-3;
 // persons found again float 110/110 both ways, a16w8 107/110 and 107/111, a8w8 91/110 and
 // 90/95, xint8 94/110 and 92/97. The bounds leave about twice the score difference and four
-// to seven points of matching as margin for another CPU's kernels.
+// to seven points of matching as margin for another CPU's kernels. Those kernels matter most
+// for a8w8 (8-bit activations, int8 weights): on an EPYC with AVX2 and no AVX-512/VNNI the same
+// runtime found 82/110 and 82/94 (mean score diff 6.3e-3; xint8 93/110 and 91/95), as ONNX
+// Runtime's quantization notes warn for u8s8 on CPUs without VNNI (VPMADDUBSW saturates); its
+// bound is set below that.
 const NpuModel kModels[] = {
     {"yolox-nano-npu-float", 1e-6, 1.0},
     {"yolox-nano-npu-a16w8", 0.0025, 0.93},
-    {"yolox-nano-npu-a8w8", 0.01, 0.78},
+    {"yolox-nano-npu-a8w8", 0.01, 0.70},
     {"yolox-nano-npu-xint8", 0.012, 0.78},
 };
 

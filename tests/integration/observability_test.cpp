@@ -13,10 +13,10 @@
 #include <regex>
 #include <thread>
 
-#include "tests/free_port.h"
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
+#include "tests/prometheus_server.h"
 #include "tests/promtool.h"
 #include "tests/temp_dir.h"
 #include "tests/vigil_daemon.h"
@@ -29,7 +29,6 @@ using nlohmann::json;
 using testing::ChildProcess;
 using testing::httpGet;
 
-constexpr const char* kPrometheus = "/usr/bin/prometheus";
 constexpr const char* kChromium = "/usr/bin/chromium";
 
 std::filesystem::path campusClip() { return testing::videosDir() / "TUD-Campus.mp4"; }
@@ -64,28 +63,30 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   ASSERT_TRUE(metrics.has_value());
   EXPECT_EQ(metrics->status, 200);
   EXPECT_NE(metrics->headers.find("text/plain; version=0.0.4"), std::string::npos);
-  for (const char* series :
-       {"vigil_camera_frames_captured_total{camera=\"campus\"}",
-        "vigil_camera_frames_detected_total{camera=\"campus\"}",
-        "vigil_camera_up{camera=\"campus\"} 1",
-        "vigil_backend_info{backend=\"cpu\"",
-        "vigil_stage_duration_seconds_bucket{stage=\"inference\"",
-        "vigil_capture_to_publish_seconds_count{camera=\"campus\"}",
-        "vigil_build_info{version=",
-        "process_resident_memory_bytes",
-        "vigil_heap_in_use_bytes ",
-        "vigil_heap_free_bytes ",
-        "vigil_person_present{camera=\"campus\"}",
-        "vigil_camera_frames_gated_total{camera=\"campus\"} 0",
-        "vigil_camera_motion_state{camera=\"campus\",state=\"off\"} 1",
-        "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
-        "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0",
-        "vigil_backend_fallback_total{reason=\"canary_failed\"} 0",
-        "vigil_backend_fallback_total{reason=\"run_failed\"} 0",
-        "vigil_tracks_active{camera=\"campus\"}",
-        "vigil_tracks_started_total{camera=\"campus\"}",
-        "vigil_track_duration_seconds_count{camera=\"campus\"}",
-        "vigil_zone_events_published_total 0"}) {
+  for (const std::string& series : std::vector<std::string>{
+           "vigil_camera_frames_captured_total{camera=\"campus\"}",
+           "vigil_camera_frames_detected_total{camera=\"campus\"}",
+           "vigil_camera_up{camera=\"campus\"} 1",
+           "vigil_backend_info{backend=\"" + testing::autoCpuBackend() + "\"",
+           "vigil_stage_duration_seconds_bucket{stage=\"inference\"",
+           "vigil_capture_to_publish_seconds_count{camera=\"campus\"}",
+           "vigil_build_info{version=",
+           "process_resident_memory_bytes",
+           "vigil_heap_in_use_bytes ",
+           "vigil_heap_free_bytes ",
+           "vigil_person_present{camera=\"campus\"}",
+           "vigil_camera_frames_gated_total{camera=\"campus\"} 0",
+           "vigil_camera_motion_state{camera=\"campus\",state=\"off\"} 1",
+           "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
+           "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0",
+           "vigil_backend_fallback_total{reason=\"canary_failed\"} 0",
+           "vigil_backend_fallback_total{reason=\"run_failed\"} 0",
+           "vigil_tracks_active{camera=\"campus\"}",
+           "vigil_tracks_started_total{camera=\"campus\"}",
+           "vigil_track_duration_seconds_count{camera=\"campus\"}",
+           "vigil_zone_events_published_total 0",
+           "vigil_detector_busy_seconds_total ",
+           "vigil_node_info{node=\""}) {
     EXPECT_NE(metrics->body.find(series), std::string::npos) << series << "\n" << metrics->body;
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
@@ -102,9 +103,9 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_NE(ready->body.find("[cam=campus] started"), std::string::npos) << ready->body;
 
   json s = vigil.status();
-  EXPECT_EQ(s["backend"]["name"], "cpu");
-  EXPECT_EQ(s["backend"]["reason"], "configured: cpu");
-  EXPECT_EQ(s["backend"]["configured"], "cpu");
+  EXPECT_EQ(s["backend"]["name"], testing::autoCpuBackend());
+  EXPECT_EQ(s["backend"]["reason"], "auto: the preferred backend of this build");
+  EXPECT_EQ(s["backend"]["configured"], "auto") << "the default";
   EXPECT_TRUE(s["backend"]["last_fallback_reason"].is_null());
   EXPECT_EQ(s["cameras"][0]["name"], "campus");
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
@@ -132,60 +133,34 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
 
 TEST(ObservabilityTest, RealPrometheusScrapesVigil) {
   VIGIL_REQUIRE_CLIP();
-  if (access(kPrometheus, X_OK) != 0) GTEST_SKIP() << "prometheus is not installed";
+  VIGIL_REQUIRE_PROMETHEUS();
   TempDir dir;
   RunningDaemon vigil(dir);
   ASSERT_NE(vigil.port(), 0) << vigil.process().log();
-  std::ofstream(dir.path() / "prometheus.yml")
-      << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-         "scrape_configs:\n  - job_name: vigil\n    static_configs:\n"
-         "      - targets: ['127.0.0.1:"
-      << vigil.port() << "']\n";
-  // The port is free when picked but may be taken before Prometheus binds it (another test
-  // runs beside this one): then Prometheus exits and the next port is tried.
-  int promPort = 0;
-  std::unique_ptr<ChildProcess> prometheus;
-  for (int attempt = 1; attempt <= 3 && promPort == 0; ++attempt) {
-    const int port = testing::freeLoopbackPort();
-    ASSERT_NE(port, 0);
-    prometheus = std::make_unique<ChildProcess>(
-        std::vector<std::string>{kPrometheus,
-                                 "--config.file=" + (dir.path() / "prometheus.yml").string(),
-                                 "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
-                                 "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-        dir.path() / ("prometheus-" + std::to_string(attempt) + ".log"));
-    ASSERT_TRUE(prometheus->started());
-    testing::waitUntil([&] {
-      auto ready = httpGet(port, "/-/ready");
-      return (ready && ready->status == 200) || prometheus->wait(0ms).has_value();
-    });
-    if (!prometheus->wait(0ms)) promPort = port;
-  }
-  ASSERT_NE(promPort, 0) << prometheus->log();
-  auto query = [&](const std::string& q) -> json {
-    auto reply = httpGet(promPort, "/api/v1/query?query=" + q);
-    if (!reply || reply->status != 200) return json();
-    return json::parse(reply->body, nullptr, false);
-  };
+  testing::PrometheusServer prometheus;
+  ASSERT_TRUE(prometheus.start(dir.path(),
+                               "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                               "scrape_configs:\n  - job_name: vigil\n    static_configs:\n"
+                               "      - targets: ['127.0.0.1:" +
+                                   std::to_string(vigil.port()) + "']\n"));
   json result;
   const bool up = testing::waitUntil(
       [&] {
-        result = query("up%7Bjob%3D%22vigil%22%7D");  // up{job="vigil"}
-        return result.is_object() && !result["data"]["result"].empty() &&
-               result["data"]["result"][0]["value"][1] == "1";
+        result = prometheus.query("up{job=\"vigil\"}");
+        return !result.empty() && result[0]["value"][1] == "1";
       },
       testing::kDeadline, 500ms);
-  ASSERT_TRUE(up) << result.dump() << "\n" << prometheus->log();
+  ASSERT_TRUE(up) << result.dump() << "\n" << prometheus.log();
   json captured;
   testing::waitUntil(
       [&] {
-        captured = query("vigil_camera_frames_captured_total");
-        return captured.is_object() && !captured["data"]["result"].empty();
+        captured = prometheus.query("vigil_camera_frames_captured_total");
+        return !captured.empty();
       },
       testing::kDeadline, 500ms);
-  ASSERT_FALSE(captured["data"]["result"].empty()) << captured.dump();
-  EXPECT_EQ(captured["data"]["result"][0]["metric"]["camera"], "campus");
-  EXPECT_TRUE(prometheus->stop(SIGTERM).status.has_value());
+  ASSERT_FALSE(captured.empty()) << captured.dump();
+  EXPECT_EQ(captured[0]["metric"]["camera"], "campus");
+  EXPECT_TRUE(prometheus.process().stop(SIGTERM).status.has_value());
   EXPECT_TRUE(vigil.stop().status.has_value());
 }
 
@@ -312,7 +287,9 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
   EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"tracks\">#"), std::string::npos) << "track ids\n" << dom;
-  EXPECT_NE(dom.find("OpenCV DNN"), std::string::npos) << "the backend's device is shown";
+  EXPECT_NE(dom.find(testing::autoCpuBackend() == "cpu" ? "OpenCV DNN" : "ONNX Runtime"),
+            std::string::npos)
+      << "the backend's device is shown";
 
   auto shotArgs = chromium(dir, "profile-shot");
   const auto png = dir.path() / "status-page.png";

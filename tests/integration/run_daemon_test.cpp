@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "detector/backend.h"
 #include "tests/free_port.h"
 #include "tests/model_paths.h"
 #include "tests/notify_socket.h"
@@ -425,7 +426,8 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
 TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
   TempDir dir;
   std::ofstream(dir.path() / "good.yaml")
-      << "version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 2}\n";
+      << "version: 1\nnode: hall\nmqtt: {url: 'mqtt://127.0.0.1:1883'}\n"
+         "cameras:\n  - {name: door, source: /dev/video0, detect_fps: 2}\n";
   std::ofstream(dir.path() / "bad.yaml")
       << "version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 0}\n";
   ChildProcess good({VIGIL_BINARY, "check-config", (dir.path() / "good.yaml").string()},
@@ -434,6 +436,15 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
   EXPECT_NE(good.log().find("1 camera(s):"), std::string::npos) << good.log();
   EXPECT_NE(good.log().find("door"), std::string::npos);
   EXPECT_NE(good.log().find("tracking (lost after 1 s)"), std::string::npos) << good.log();
+  // The defaults a fleet box starts with, said before anything else.
+  EXPECT_NE(good.log().find("node: hall (MQTT client id vigil-hall, topics under vigil/hall/)"),
+            std::string::npos)
+      << good.log();
+  const bool withOrt = backendNames().find("cpu-ort") != std::string::npos;
+  EXPECT_NE(good.log().find(std::string("backend auto (here: ") +
+                            (withOrt ? "cpu-ort, then cpu" : "cpu") + "), 1 CPU thread,"),
+            std::string::npos)
+      << good.log();
   ChildProcess bad({VIGIL_BINARY, "check-config", (dir.path() / "bad.yaml").string()},
                    dir.path() / "bad.log");
   EXPECT_EQ(bad.wait().value_or(-1), 1);

@@ -10,6 +10,7 @@
 #include "tests/notify_socket.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
+#include "tests/vigil_daemon.h"
 
 namespace vigil {
 namespace {
@@ -47,7 +48,8 @@ TEST(SystemdDaemonTest, ReadyReloadWatchdogStopAndJournalPriorities) {
   ASSERT_TRUE(vigil.started());
 
   ASSERT_TRUE(notify.waitFor("READY=1", testing::kDeadline)) << vigil.log();
-  EXPECT_EQ(notify.messages.back(), "READY=1\nSTATUS=1 camera(s), backend cpu");
+  EXPECT_EQ(notify.messages.back(),
+            "READY=1\nSTATUS=1 camera(s), backend " + testing::autoCpuBackend());
   EXPECT_TRUE(notify.waitFor("WATCHDOG=1", testing::kDeadline)) << "pings at half of WatchdogSec";
 
   vigil.signal(SIGHUP);

@@ -34,6 +34,7 @@ std::filesystem::path stadtmitteTruth() {
 
 std::string trackingConfig(const MosquittoBroker& broker) {
   return "version: 1\n"
+         "node: test\n"
          "http: {enabled: false}\n"
          "detector:\n  model: " +
          testing::modelDir().string() + "\nmqtt:\n  url: " + broker.url() +
@@ -85,7 +86,7 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
   ASSERT_TRUE(status.has_value()) << vigil.log();
   EXPECT_EQ(*status, 0) << vigil.log();
   ASSERT_TRUE(subscriber.waitFor([](const auto& r) {
-    auto states = testing::payloadsOn(r, "vigil/status");
+    auto states = testing::payloadsOn(r, "vigil/test/status");
     return std::find(states.begin(), states.end(), "offline") != states.end();
   })) << vigil.log();
   const auto& received = subscriber.received();
@@ -108,7 +109,8 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
 
   // Zone events: per track and zone, enter, at most one loiter, then leave, for every visit;
   // the clean stop (or the tracks' end when the clip ends) leaves no visit open.
-  const std::vector<json> zoneEvents = parsed(testing::payloadsOn(received, "vigil/zone_events"));
+  const std::vector<json> zoneEvents =
+      parsed(testing::payloadsOn(received, "vigil/test/zone_events"));
   std::map<std::pair<std::string, std::uint64_t>, std::string> visits;
   std::map<std::string, int> enters;
   int loiters = 0;
@@ -144,20 +146,20 @@ TEST(TrackingDaemonTest, IdsHoldThroughAClipAndZonesSayEnterLeaveAndLoiterOnce) 
   EXPECT_GE(loiters, 1) << "persons stay in the left half for more than 2 s\n" << vigil.log();
 
   // Loitering: ON while a track that loitered is inside, OFF (retained) once they have left.
-  auto loitering = testing::payloadsOn(received, "vigil/square/left/loitering");
+  auto loitering = testing::payloadsOn(received, "vigil/test/square/left/loitering");
   ASSERT_FALSE(loitering.empty());
   EXPECT_EQ(loitering.front(), "OFF");
   EXPECT_NE(std::find(loitering.begin(), loitering.end(), "ON"), loitering.end());
   EXPECT_EQ(loitering.back(), "OFF");
-  EXPECT_EQ(testing::retainedNow(broker.url(), "vigil/square/left/loitering"), "OFF");
+  EXPECT_EQ(testing::retainedNow(broker.url(), "vigil/test/square/left/loitering"), "OFF");
   EXPECT_FALSE(testing::payloadsOn(received,
-                                   "homeassistant/binary_sensor/vigil-tracking-test/"
+                                   "homeassistant/binary_sensor/test/"
                                    "square_left_loitering/config")
                    .empty());
 
   // Presence events count the tracked persons and name them.
   int named = 0;
-  for (const json& e : parsed(testing::payloadsOn(received, "vigil/events"))) {
+  for (const json& e : parsed(testing::payloadsOn(received, "vigil/test/events"))) {
     if (e["type"] == "end") continue;
     EXPECT_EQ(e["persons"].size(), e["boxes"].size()) << e.dump();
     EXPECT_EQ(e["count"].get<std::size_t>(), e["persons"].size()) << e.dump();

@@ -187,14 +187,14 @@ step("bind: all come back, vivid-001 and vivid-002 under new numbers, through th
     alive(end_health),
 ])
 
-status_msgs = [line.split(" ", 1)[1] for line in mqtt if line.startswith("vigil/status ")]
-person_on = [line for line in mqtt if re.match(r"vigil/[^/ ]+/person ON", line)]
+status_msgs = [line.split(" ", 1)[1] for line in mqtt if line.startswith("vigil/vm/status ")]
+person_on = [line for line in mqtt if re.match(r"vigil/vm/[^/ ]+/person ON", line)]
 cams = summary.get("cameras", {})
 
 
 def camera_status(name):
-    """The payloads of vigil/<camera>/status in order (retained, sent on every change)."""
-    return [line.split(" ", 1)[1] for line in mqtt if line.startswith(f"vigil/{name}/status ")]
+    """The payloads of vigil/vm/<camera>/status in order (retained, sent on every change)."""
+    return [line.split(" ", 1)[1] for line in mqtt if line.startswith(f"vigil/vm/{name}/status ")]
 
 
 def downs(seq):
@@ -211,10 +211,10 @@ step("whole run: every camera detected on, no false person, daemon online until 
     (not person_on, f"no person ON on MQTT (vivid's colour bars have no person): {person_on}"),
     (status_msgs[:1] == ["online"] and status_msgs[-1:] == ["offline"]
      and "offline" not in status_msgs[:-1],
-     f"vigil/status: {' -> '.join(status_msgs)} (online throughout the faults)"),
+     f"vigil/vm/status: {' -> '.join(status_msgs)} (online throughout the faults)"),
     (all(downs(camera_status(n)) >= (2 if n == "cam1" else 1)
          and camera_status(n)[-1:] == ["offline"] for n in names),
-     "vigil/<camera>/status went offline and online again at each fault (cam1: unplug and "
+     "vigil/vm/<camera>/status went offline and online again at each fault (cam1: unplug and "
      "unbind; the others: unbind), offline at the stop: "
      + "; ".join(f"{n}: {' -> '.join(camera_status(n))}" for n in names)),
     ("YUYV" in log, "the negotiated pixel format is logged"),

@@ -8,8 +8,8 @@ for each outcome, and leaves the evidence in the job directory for the host side
   steps.log     what was done when (seconds since the job started), one line each
   results.json  the figures (reconnect times, frame counts)
   snap-NAME.*   /api/status, /metrics and the /healthz code at a named moment
-  mqtt.log      what a subscriber saw on vigil/status, vigil/events, vigil/+/person and
-                vigil/+/status
+  mqtt.log      what a subscriber saw on vigil/vm/status, vigil/vm/events, vigil/vm/+/person
+                and vigil/vm/+/status
 Exit status: the daemon's (0 on a clean stop). A step whose outcome does not come is noted and
 the job goes on, so that the host side shows the evidence of every step.
 
@@ -168,8 +168,8 @@ while now() - start < 60:  # the broker takes a while to listen under TCG
     except OSError:
         time.sleep(0.2)
 subscriber = subprocess.Popen(
-    ["mosquitto_sub", "-h", "127.0.0.1", "-v", "-t", "vigil/status", "-t", "vigil/events",
-     "-t", "vigil/+/person", "-t", "vigil/+/status"], stdout=open("mqtt.log", "w"), stderr=subprocess.STDOUT)
+    ["mosquitto_sub", "-h", "127.0.0.1", "-v", "-t", "vigil/vm/status", "-t", "vigil/vm/events",
+     "-t", "vigil/vm/+/person", "-t", "vigil/vm/+/status"], stdout=open("mqtt.log", "w"), stderr=subprocess.STDOUT)
 vigil = subprocess.Popen(["./vigil", "run", "--config", "cameras.yaml", "--summary-json",
                           "summary.json"], stdout=open("vigil.log", "w"), stderr=subprocess.STDOUT,
                          env=dict(os.environ, LD_LIBRARY_PATH=os.path.abspath("lib")))

@@ -198,7 +198,8 @@ TEST(VitisAiRouteTest, RunRefusesUnderNpuAndFallsBackLoudlyUnderAuto) {
   ASSERT_TRUE(broker.start());
   testing::ChildProcess vigil(
       {VIGIL_BINARY, "run", "--config",
-       config("auto", "mqtt:\n  url: " + broker.url() + "\n  client_id: vigil-test\n")},
+       config("auto", "mqtt:\n  url: " + broker.url() +
+                          "\n  client_id: vigil-test\n  topic_prefix: vigil\n")},
       dir.path() / "auto.log");
   ASSERT_TRUE(vigil.waitForLog("/api/status on http://127.0.0.1:", 120s)) << vigil.log();
   std::smatch m;

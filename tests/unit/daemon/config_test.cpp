@@ -30,7 +30,11 @@ const char* kMinimal =
 TEST(ConfigTest, MinimalFileGetsDocumentedDefaults) {
   auto c = parse(kMinimal);
   ASSERT_TRUE(c.has_value()) << c.error().message;
-  EXPECT_EQ(c->detector.backend, "cpu");
+  EXPECT_EQ(c->detector.backend, "auto") << "the fastest backend that loads";
+  EXPECT_EQ(c->detector.threads, 1) << "the least CPU per frame";
+  EXPECT_EQ(c->node, hostNodeName());
+  EXPECT_EQ(c->mqtt.clientId, "vigil-" + hostNodeName());
+  EXPECT_EQ(c->mqtt.topicPrefix, "vigil/" + hostNodeName());
   EXPECT_FLOAT_EQ(c->detector.minScore, 0.5F);
   EXPECT_EQ(c->detector.classes, std::vector<std::string>{"person"});
   ASSERT_EQ(c->cameras.size(), 1U);
@@ -154,12 +158,48 @@ TEST(ConfigTest, MqttSectionWithPasswordFileAndDefaults) {
   EXPECT_EQ(m.password, "s3cret") << "one line, without its newline";
   EXPECT_EQ(m.passwordFile, (dir.path() / "mqtt-password").string());
   EXPECT_EQ(m.topicPrefix, "home/vigil");
-  EXPECT_EQ(m.clientId, "vigil");
+  EXPECT_EQ(m.clientId, "vigil-" + hostNodeName());
   EXPECT_EQ(m.qos, 1);
   EXPECT_EQ(m.bufferMessages, 1000U);
   EXPECT_TRUE(m.haDiscovery);
   EXPECT_EQ(m.haPrefix, "homeassistant");
   EXPECT_FALSE(m.snapshots);
+}
+
+TEST(ConfigTest, TheNodeNamesTheClientIdAndTheTopicsUnlessTheyAreSet) {
+  auto c = parse("version: 1\nnode: hall\nmqtt: {url: 'mqtt://192.0.2.5:1883'}\ncameras: []\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->node, "hall");
+  EXPECT_EQ(c->mqtt.clientId, "vigil-hall");
+  EXPECT_EQ(c->mqtt.topicPrefix, "vigil/hall");
+
+  // The layout before node names, kept for automations written against it.
+  auto old =
+      parse("version: 1\nnode: hall\nmqtt: {topic_prefix: vigil, client_id: vigil}\ncameras: []\n");
+  ASSERT_TRUE(old.has_value()) << old.error().message;
+  EXPECT_EQ(old->node, "hall");
+  EXPECT_EQ(old->mqtt.clientId, "vigil");
+  EXPECT_EQ(old->mqtt.topicPrefix, "vigil");
+
+  EXPECT_NE(errorOf("version: 1\nnode: Hall.Box\ncameras: []\n")
+                .find("cameras.yaml:2:7: node: must be 1 to 58 characters of a-z, 0-9, _ and -, "
+                      "got 'Hall.Box'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("version: 1\nnode: " + std::string(59, 'a') + "\ncameras: []\n")
+                .find("node: must be 1 to 58 characters"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, AHostNameBecomesANodeName) {
+  EXPECT_EQ(nodeNameOf("hall"), "hall");
+  EXPECT_EQ(nodeNameOf("Shop-Box.lan"), "shop-box") << "the first label, lower case";
+  EXPECT_EQ(nodeNameOf("ryzen ai_01"), "ryzen-ai_01");
+  EXPECT_EQ(nodeNameOf(""), "vigil");
+  EXPECT_EQ(nodeNameOf(std::string(80, 'x')), std::string(58, 'x'));
+  const std::string here = hostNodeName();
+  EXPECT_FALSE(here.empty());
+  EXPECT_EQ(here.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-"), std::string::npos)
+      << here;
 }
 
 TEST(ConfigTest, AWorldReadablePasswordFileIsAWarningWithItsPlace) {

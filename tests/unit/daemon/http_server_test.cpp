@@ -31,7 +31,7 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
+using HttpTestClock = std::chrono::steady_clock;
 
 // A blocking client socket on 127.0.0.1 with a receive timeout, so that a test that goes wrong
 // fails instead of hanging.
@@ -373,7 +373,7 @@ TEST_F(HttpServerTest, StalledClientIsClosedAfterReadTimeoutWhileOthersAreServed
   run();
   Client slow(port(), /*receiveTimeout=*/10s);
   ASSERT_TRUE(slow.send("GET /hello HTTP/1.1\r\nHost: te"));
-  auto begin = Clock::now();
+  auto begin = HttpTestClock::now();
   {
     Client other(port());
     ASSERT_TRUE(other.send(get("/hello")));
@@ -382,7 +382,7 @@ TEST_F(HttpServerTest, StalledClientIsClosedAfterReadTimeoutWhileOthersAreServed
     EXPECT_EQ(r->status, 200);
   }
   EXPECT_TRUE(slow.closedByServer());
-  EXPECT_LT(Clock::now() - begin, 5s) << "closed by the server's timeout, not the client's";
+  EXPECT_LT(HttpTestClock::now() - begin, 5s) << "closed by the server's timeout, not the client's";
   EXPECT_TRUE(slow.pending().empty()) << "no answer on a timeout";
   EXPECT_TRUE(testing::waitUntil([&] { return counters().readTimeouts.load() == 1; }));
 }

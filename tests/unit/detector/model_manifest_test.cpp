@@ -51,6 +51,20 @@ TEST(ModelManifestTest, ShippedManifestDescribesYoloxNano) {
   EXPECT_EQ(m->files[0].accepted[1].size, 3660092U);
 }
 
+TEST(ModelManifestTest, ABareOnnxFileIsRefusedWithTheWayToAModelDirectory) {
+  TempDir dir;
+  const auto onnx = dir.path() / "My_Model.ONNX";
+  std::ofstream(onnx, std::ios::binary) << std::string("\x08\x07\x12\x04onnx\\q", 10);
+  auto m = loadModelManifest(onnx);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(m.error().message.find("My_Model.ONNX: an ONNX file, not a model directory"),
+            std::string::npos)
+      << m.error().message;
+  EXPECT_NE(m.error().message.find("model.yaml"), std::string::npos);
+  EXPECT_EQ(m.error().message.find("YAML"), std::string::npos) << "no YAML parse error";
+}
+
 TEST(ModelManifestTest, UnknownKeyIsRejectedWithLineAndColumn) {
   TempDir dir;
   auto path = variant(dir, "  pad_value: 114", "  pad_valu: 114");
