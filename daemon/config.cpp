@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -504,14 +505,15 @@ PixelFormatChoice readPixelFormat(const YamlReader& r, const YAML::Node& node,
          fmt::format("must be auto, mjpeg or yuyv, got '{}'", format));
 }
 
-// width, height, fps and detect_fps, which must not exceed fps.
+// width, height, fps and detect_fps, which must not exceed a V4L2 device's fps (the others
+// deliver at their own rate and ignore width, height and fps).
 void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::string& path,
                      CameraConfig& c) {
   c.width = static_cast<int>(r.getInt(node, path, "width", 16, 7680, 640));
   c.height = static_cast<int>(r.getInt(node, path, "height", 16, 4320, 480));
   c.fps = r.getDouble(node, path, "fps", 0.1, 120, 10);
   c.detectFps = r.getDouble(node, path, "detect_fps", 0.01, 120, 5);
-  if (c.detectFps > c.fps) {
+  if (c.kind == SourceKind::kV4l2 && c.detectFps > c.fps) {
     r.fail(node["detect_fps"].IsDefined() ? node["detect_fps"] : node,
            YamlReader::join(path, "detect_fps"),
            fmt::format("must not exceed fps ({}), got {}", c.fps, c.detectFps));
@@ -547,12 +549,18 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   return c;
 }
 
-Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
+// Runs `read`; its error (the first of that part) joins `errors` instead of stopping the
+// file there, so one check-config run names a mistake in every part.
+void collectError(std::vector<std::string>& errors, const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const YamlError& e) {
+    errors.emplace_back(e.what());
+  }
+}
+
+void readNode(const YamlReader& r, Config& config) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "", {"version", "node", "detector", "mqtt", "http", "cameras"});
-  Config config;
-  config.file = file;
-  config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
   config.node = r.getString(root, "", "node", hostNodeName());
   if (!validName(config.node) || config.node.size() > kMaxNodeName) {
     r.fail(root["node"], "node",
@@ -562,21 +570,42 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   // Every box on one broker has its own client id and topics without a setting changed.
   config.mqtt.clientId = "vigil-" + config.node;
   config.mqtt.topicPrefix = "vigil/" + config.node;
-  const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
-  readDetector(r, root, base, config.detector);
-  readMqtt(r, root, base, config.mqtt, config.warnings);
-  readHttp(r, root, config.http);
-  YAML::Node cameras = r.child(root, "", "cameras");
+}
+
+void readCameras(const YamlReader& r, const std::filesystem::path& base, Config& config,
+                 std::vector<std::string>& errors) {
+  YAML::Node cameras = r.child(r.root(), "", "cameras");
   r.expectSequence(cameras, "cameras");
   std::set<std::string> names;
   for (std::size_t i = 0; i < cameras.size(); ++i) {
-    std::string path = YamlReader::index("cameras", i);
-    CameraConfig c = readCamera(r, cameras[i], path, base, config.warnings);
-    if (!names.insert(c.name).second) {
-      r.fail(cameras[i]["name"], YamlReader::join(path, "name"),
-             fmt::format("'{}' is already the name of another camera", c.name));
-    }
-    config.cameras.push_back(std::move(c));
+    collectError(errors, [&] {
+      std::string path = YamlReader::index("cameras", i);
+      CameraConfig c = readCamera(r, cameras[i], path, base, config.warnings);
+      if (!names.insert(c.name).second) {
+        r.fail(cameras[i]["name"], YamlReader::join(path, "name"),
+               fmt::format("'{}' is already the name of another camera", c.name));
+      }
+      config.cameras.push_back(std::move(c));
+    });
+  }
+}
+
+Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
+  const YAML::Node& root = r.root();
+  r.rejectUnknownKeys(root, "", {"version", "node", "detector", "mqtt", "http", "cameras"});
+  Config config;
+  config.file = file;
+  config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
+  const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
+  std::vector<std::string> errors;
+  collectError(errors, [&] { readNode(r, config); });
+  collectError(errors, [&] { readDetector(r, root, base, config.detector); });
+  collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
+  collectError(errors, [&] { readHttp(r, root, config.http); });
+  collectError(errors, [&] { readCameras(r, base, config, errors); });
+  if (errors.size() == 1) throw YamlError(errors.front());
+  if (!errors.empty()) {
+    throw YamlError(fmt::format("{} errors:\n{}", errors.size(), fmt::join(errors, "\n")));
   }
   return config;
 }

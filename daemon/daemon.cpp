@@ -134,11 +134,15 @@ class Daemon {
     auto config = loadConfig(options_.configPath);
     if (!config) {
       log_->error("{}", config.error().message);
+      if (config.error().code == ErrorCode::kNotFound) {
+        log_->error("give the configuration with `vigil run --config FILE` (config/cameras.yaml "
+                    "explains every key; config/demo.yaml replays a clip as a camera)");
+      }
       return false;
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
-    auto publishing = makePublishing(config->mqtt, config->node, options_.configPath,
+    auto publishing = makePublishing(*config,
                                      [this](std::function<void()> f) { asio::post(io_, f); });
     if (!publishing) {
       log_->error("{}", publishing.error().message);
@@ -183,7 +187,12 @@ class Daemon {
     if (worker_) worker_->stop();
     worker_ = std::make_unique<InferenceWorker>(
         std::move(loaded->detector), scheduler_, [this](FrameResult&& result) {
-          asio::post(io_, [this, r = std::move(result)]() { results_->onResult(r); });
+          asio::post(io_, [this, r = std::move(result)]() mutable {
+            // `auto` with an NPU bundle: the side answering now (BackendStatus follows it), so
+            // that events and stage histograms name the NPU or the CPU, not "auto".
+            if (r.backend == "auto") r.backend = backendStatus_.inUse().name;
+            results_->onResult(r);
+          });
         });
     worker_->start();
     detectorLoad_ = DetectorLoad(config.threads);

@@ -159,6 +159,7 @@ void Camera::run() {
         // keep retrying at the slowest rate.
         supervision.delay = backoff_.max;
       }
+      counters.openFailures.fetch_add(1, std::memory_order_relaxed);
       setState(CameraState::kReconnecting, info.error().message);
       if (!backOff(supervision.delay)) break;
       continue;

@@ -13,7 +13,9 @@ extern "C" {
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -44,8 +46,25 @@ std::string describeAvError(int code) {
 // A stream can make FFmpeg complain about every packet (10 a second from a camera sending bad
 // pictures): at most kFfmpegBurst lines every kFfmpegWindow reach the log, and how many were
 // held back is said with the next line after the window.
+// A camera that keeps refusing makes FFmpeg say the same thing at every retry ("[tcp @ 0x...]
+// Connection refused"): the same message (object addresses aside) is logged once per
+// kFfmpegRepeatWindow, the camera's own "source lost" line saying the state.
 constexpr int kFfmpegBurst = 5;
 constexpr auto kFfmpegWindow = std::chrono::seconds(10);
+constexpr auto kFfmpegRepeatWindow = std::chrono::minutes(10);
+
+// True when `text` was logged within kFfmpegRepeatWindow; remembers it otherwise. Under the
+// caller's lock.
+bool repeatedFfmpegMessage(const std::string& text, SteadyClock::time_point now) {
+  static std::map<std::string, SteadyClock::time_point> lastLogged;
+  static const std::regex address(" @ 0x[0-9a-fA-F]+");
+  const std::string key = std::regex_replace(text, address, "");
+  auto it = lastLogged.find(key);
+  if (it != lastLogged.end() && now - it->second < kFfmpegRepeatWindow) return true;
+  if (lastLogged.size() >= 256) lastLogged.clear();  // bounded: a stream of distinct messages
+  lastLogged[key] = now;
+  return false;
+}
 
 void logFromFfmpeg(void* object, int level, const char* format, va_list args) {
   if (level > AV_LOG_WARNING) return;
@@ -61,6 +80,7 @@ void logFromFfmpeg(void* object, int level, const char* format, va_list args) {
     std::lock_guard lock(mutex);
     av_log_format_line2(object, level, format, args, line, sizeof line, &printPrefix);
     const auto now = SteadyClock::now();
+    if (repeatedFfmpegMessage(line, now)) return;
     if (now - windowStart >= kFfmpegWindow) {
       windowStart = now;
       inWindow = 0;

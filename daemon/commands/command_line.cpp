@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "daemon/commands/bench_command.h"
 #include "daemon/commands/cameras_command.h"
@@ -15,12 +17,39 @@
 
 namespace vigil {
 
+namespace {
+
+// The first word that is not an option, when it names no command: CLI11 would only say "A
+// subcommand is required".
+std::optional<std::string> unknownCommand(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) continue;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      if (command->get_name() == word) return std::nullopt;
+    }
+    return word;
+  }
+  return std::nullopt;
+}
+
+std::string commandNames(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  return names;
+}
+
+}  // namespace
+
 int runCommandLine(int argc, char** argv) {
   // A reader of the log or of --json output that goes away (`vigil run | head`) must not kill
   // the daemon with SIGPIPE: writes to the pipe fail with EPIPE instead, and are dropped.
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"Vigil: always-on person detection"};
   app.require_subcommand(1);
+  app.fallthrough();  // `vigil run -v` as well as `vigil -v run`
   app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Debug logging");
@@ -46,6 +75,11 @@ int runCommandLine(int argc, char** argv) {
   addTrackCommand(app, track);
   addEvalTracksCommand(app, evalTracks);
 
+  if (auto word = unknownCommand(app, argc, argv)) {
+    std::cerr << "vigil: unknown command '" << *word << "'; the commands are " << commandNames(app)
+              << " (vigil --help says what each does)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -174,7 +174,17 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   printVitisAi(env, vitisai, line);
   printProcessSetup(env, line);
   printPowerSources(options.root, line);
-  for (const std::string& p : npuEnvironmentProblems(env)) line("problem", p);
+  const std::vector<std::string> problems = npuEnvironmentProblems(env);
+  for (const std::string& p : problems) line("problem", p);
+  // A box without an NPU is a normal case: say what that means instead of leaving "problem"
+  // lines to alarm its owner.
+  if (!env.deviceExists && !env.driverLoaded) {
+    line("verdict", "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
+                    "else cpu); the problems above matter only for an NPU");
+  } else {
+    line("verdict", problems.empty() ? "the NPU is ready for Vigil"
+                                     : "an NPU is here but not ready: fix the problems above");
+  }
 
   std::string model = options.model.empty() ? defaultModelPath() : options.model;
   auto manifest = loadModelManifest(model);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "daemon/config.h"
 #include "daemon/log.h"
@@ -12,6 +15,57 @@
 #include "detector/model_manifest.h"
 
 namespace vigil {
+
+namespace {
+
+std::string mqttLine(const MqttConfig& m) {
+  if (!m.enabled) return "mqtt: off (no mqtt section)\n";
+  return fmt::format("mqtt: {}{}, QoS {}, Home Assistant discovery {}, snapshots {}\n",
+                     m.url, m.username.empty() ? "" : " as user " + m.username, m.qos,
+                     m.haDiscovery ? "under " + m.haPrefix + "/" : "off",
+                     m.snapshots ? "on" : "off");
+}
+
+std::string httpLine(const HttpConfig& h) {
+  if (!h.enabled) return "http: off\n";
+  return fmt::format("http: status page, /metrics and /api/status on {}{}\n", h.listen,
+                     h.listen.starts_with("127.") || h.listen.starts_with("[::1]")
+                         ? " (this machine only)"
+                         : "");
+}
+
+// The camera's line and, indented under it, what changes what it reports.
+std::string cameraLines(const CameraConfig& c) {
+  // Size, rate and pixel format are asked of V4L2 devices only; the others deliver their own.
+  const std::string capture =
+      c.kind == SourceKind::kV4l2
+          ? fmt::format("{}x{} @ {} fps, format {}, ", c.width, c.height, c.fps,
+                        pixelFormatName(c.format))
+          : std::string();
+  const std::string tracking =
+      c.tracking.enabled
+          ? fmt::format(", tracking (lost after {} s)",
+                        std::chrono::duration<double>(c.tracking.lostAfter).count())
+          : ", tracking off";
+  std::string out = fmt::format("  {:<16} {:<5} {}  {}detect {} fps{}{}{}\n", c.name,
+                                sourceKindName(c.kind), redactCredentials(c.location), capture,
+                                c.detectFps, tracking, c.loop ? ", loop" : "",
+                                c.enabled ? "" : ", DISABLED");
+  std::vector<std::string> zones;
+  for (const ZoneSpec& z : c.zones) zones.push_back(z.name);
+  if (!zones.empty()) out += fmt::format("    zones: {}\n", fmt::join(zones, ", "));
+  if (!c.masks.empty()) {
+    out += fmt::format("    masks: {} (persons standing in them are ignored)\n", c.masks.size());
+  }
+  if (c.motion.enabled) {
+    out += fmt::format("    motion gating: on (idle after {} s: one detection every {} s)\n",
+                       std::chrono::duration<double>(c.motion.idleAfter).count(),
+                       std::chrono::duration<double>(c.motion.idleDetectInterval).count());
+  }
+  return out;
+}
+
+}  // namespace
 
 void addRunCommand(CLI::App& app, RunOptions& options) {
   CLI::App* cmd = app.add_subcommand("run", "Run the daemon: capture, detect, publish");
@@ -61,18 +115,9 @@ int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) 
       d.threads == 0 ? std::string("every hardware thread")
                      : fmt::format("{} CPU thread{}", d.threads, d.threads == 1 ? "" : "s"),
       d.minScore, d.nms, fmt::join(d.classes, ","));
+  out << mqttLine(config->mqtt) << httpLine(config->http);
   out << fmt::format("{} camera(s):\n", config->cameras.size());
-  for (const CameraConfig& c : config->cameras) {
-    const std::string tracking =
-        c.tracking.enabled
-            ? fmt::format(", tracking (lost after {} s)",
-                          std::chrono::duration<double>(c.tracking.lostAfter).count())
-            : ", tracking off";
-    out << fmt::format("  {:<16} {:<5} {}  {}x{} @ {} fps, detect {} fps, format {}{}{}{}\n",
-                       c.name, sourceKindName(c.kind), redactCredentials(c.location), c.width,
-                       c.height, c.fps, c.detectFps, pixelFormatName(c.format), tracking,
-                       c.loop ? ", loop" : "", c.enabled ? "" : ", DISABLED");
-  }
+  for (const CameraConfig& c : config->cameras) out << cameraLines(c);
   return 0;
 }
 

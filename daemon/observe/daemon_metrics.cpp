@@ -51,6 +51,7 @@ enum class Series : std::size_t {
   kFramesLost,
   kFramesDetected,
   kReconnects,
+  kOpenFailures,
   kFramesGated,
   kCameraUp,
   kPersonPresent,
@@ -78,9 +79,9 @@ constexpr SeriesSpec kDaemonSeries[] = {
     {Series::kStageDuration,
      kHistogram,
      "vigil_stage_duration_seconds",
-     {"stage"},
+     {"stage", "backend"},
      "Time per frame in each pipeline stage: capture_to_start (waiting for the detector), "
-     "preprocess, inference, postprocess, publish"},
+     "preprocess, inference, postprocess, publish; by the backend that ran the frame"},
     {Series::kCaptureToPublish,
      kHistogram,
      "vigil_capture_to_publish_seconds",
@@ -210,7 +211,14 @@ constexpr SeriesSpec kDaemonSeries[] = {
      kCounter,
      "vigil_camera_reconnects_total",
      {"camera"},
-     "Times the source was reopened after a loss"},
+     "Times the source was reopened after it had streamed and was lost (a camera that never "
+     "connected: vigil_camera_open_failures_total)"},
+    {Series::kOpenFailures,
+     kCounter,
+     "vigil_camera_open_failures_total",
+     {"camera"},
+     "Attempts to open the source that failed (refused, absent, wrong URL), each followed by a "
+     "retry with backoff"},
     {Series::kFramesGated,
      kCounter,
      "vigil_camera_frames_gated_total",
@@ -310,6 +318,7 @@ constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCamer
     {Series::kFramesLost, &CameraCounters::lost},
     {Series::kFramesDetected, &CameraCounters::detected},
     {Series::kReconnects, &CameraCounters::reconnects},
+    {Series::kOpenFailures, &CameraCounters::openFailures},
     {Series::kFramesGated, &CameraCounters::gated}};
 
 constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
@@ -341,7 +350,6 @@ DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
   registerProcessMetrics(registry_);
   registerHeapMetrics(registry_);
   power_ = std::make_shared<PowerMonitor>();
-  logger("daemon")->info("power: {}", power_->description());
   registerPowerMetrics(registry_, power_);
   addGlobalSeries();
   if (sources_.mqtt) addMqttSeries();
@@ -384,10 +392,13 @@ void DaemonMetrics::addMqttSeries() {
   }
 }
 
-ResultPath::StageHistograms DaemonMetrics::stageHistograms() {
-  HistogramFamily& stages = histograms(registry_, Series::kStageDuration);
-  return {stages.labels({"capture_to_start"}), stages.labels({"preprocess"}),
-          stages.labels({"inference"}), stages.labels({"postprocess"}), stages.labels({"publish"})};
+ResultPath::StageHistogramsFor DaemonMetrics::stageHistograms() {
+  HistogramFamily* stages = &histograms(registry_, Series::kStageDuration);
+  return [stages](const std::string& backend) -> ResultPath::StageHistograms {
+    return {stages->labels({"capture_to_start", backend}), stages->labels({"preprocess", backend}),
+            stages->labels({"inference", backend}), stages->labels({"postprocess", backend}),
+            stages->labels({"publish", backend})};
+  };
 }
 
 ResultPath::CameraHistograms DaemonMetrics::cameraHistograms(const std::string& camera) {

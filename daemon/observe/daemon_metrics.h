@@ -35,7 +35,7 @@ class DaemonMetrics {
   // Registers every family of the table and the series that exist from the start.
   DaemonMetrics(Registry& registry, Sources sources);
 
-  ResultPath::StageHistograms stageHistograms();
+  ResultPath::StageHistogramsFor stageHistograms();
   ResultPath::CameraHistograms cameraHistograms(const std::string& camera);
 
   // The HTTP server's counters, which outlive this object's use of them.

@@ -86,6 +86,7 @@ nlohmann::json frameCountsJson(const FrameCounts& c) {
           {"decode_errors", c.decodeErrors},
           {"lost", c.lost},
           {"reconnects", c.reconnects},
+          {"open_failures", c.openFailures},
           {"gated", c.gated}};
 }
 

@@ -7,8 +7,9 @@ namespace vigil {
 namespace {
 
 FrameCounts readFrameCounts(const CameraCounters& c) {
-  return {c.captured.load(),     c.detected.load(), c.skipped.load(),    c.dropped.load(),
-          c.decodeErrors.load(), c.lost.load(),     c.reconnects.load(), c.gated.load()};
+  return {c.captured.load(),     c.detected.load(),   c.skipped.load(),
+          c.dropped.load(),      c.decodeErrors.load(), c.lost.load(),
+          c.reconnects.load(),   c.gated.load(),     c.openFailures.load()};
 }
 
 CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, const CameraView* view,

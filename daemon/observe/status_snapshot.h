@@ -29,6 +29,7 @@ struct FrameCounts {
   std::uint64_t lost = 0;
   std::uint64_t reconnects = 0;
   std::uint64_t gated = 0;
+  std::uint64_t openFailures = 0;
 };
 
 struct CameraSnapshot {

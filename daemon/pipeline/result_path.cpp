@@ -60,8 +60,8 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
       camera.masks);
 }
 
-ResultPath::ResultPath(EventPublisher& publisher, StageHistograms stages, float reportedScore)
-    : publisher_(publisher), stages_(std::move(stages)), reportedScore_(reportedScore) {}
+ResultPath::ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore)
+    : publisher_(publisher), stagesFor_(std::move(stages)), reportedScore_(reportedScore) {}
 
 const CameraView& ResultPath::addCamera(const std::string& name,
                                         std::shared_ptr<CameraChannel> channel,
@@ -213,12 +213,15 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
 void ResultPath::observeStages(const FrameResult& r, CameraView& view,
                                SteadyClock::time_point received) {
   const auto published = SteadyClock::now();
-  stages_.captureToStart->observe(
+  auto it = stages_.find(r.backend);
+  if (it == stages_.end()) it = stages_.emplace(r.backend, stagesFor_(r.backend)).first;
+  const StageHistograms& stages = it->second;
+  stages.captureToStart->observe(
       std::chrono::duration<double>(r.startTime - r.captureTime).count());
-  stages_.preprocess->observe(secondsOfMs(r.timings.preprocessMs));
-  stages_.inference->observe(secondsOfMs(r.timings.inferenceMs));
-  stages_.postprocess->observe(secondsOfMs(r.timings.postprocessMs));
-  stages_.publish->observe(std::chrono::duration<double>(published - received).count());
+  stages.preprocess->observe(secondsOfMs(r.timings.preprocessMs));
+  stages.inference->observe(secondsOfMs(r.timings.inferenceMs));
+  stages.postprocess->observe(secondsOfMs(r.timings.postprocessMs));
+  stages.publish->observe(std::chrono::duration<double>(published - received).count());
   if (view.captureToPublish) {
     view.captureToPublish->observe(
         std::chrono::duration<double>(published - r.captureTime).count());

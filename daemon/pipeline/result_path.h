@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ class ResultPath {
     std::shared_ptr<Histogram> postprocess;
     std::shared_ptr<Histogram> publish;
   };
+  // One backend's stage histograms, made the first time a frame of that backend comes (an NPU
+  // and the CPU it falls back to are timed apart).
+  using StageHistogramsFor = std::function<StageHistograms(const std::string& backend)>;
   // One camera's histograms.
   struct CameraHistograms {
     std::shared_ptr<Histogram> captureToPublish;
@@ -42,7 +46,7 @@ class ResultPath {
   };
 
   // `reportedScore`: detector.min_score.
-  ResultPath(EventPublisher& publisher, StageHistograms stages, float reportedScore);
+  ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore);
 
   // A camera starts (or restarts after a reload): its view starts empty. The view stays where
   // it is until removeCamera(). `tracks`: nullptr when the camera is not tracked.
@@ -88,7 +92,8 @@ class ResultPath {
   void tellGate(CameraView& view, const std::optional<PresenceTracker::State>& presence);
 
   EventPublisher& publisher_;
-  StageHistograms stages_;
+  StageHistogramsFor stagesFor_;
+  std::map<std::string, StageHistograms> stages_;  // by backend
   float reportedScore_;
   TrackRecorder* recorder_ = nullptr;
   std::map<std::string, CameraView> views_;

@@ -25,6 +25,7 @@ struct CameraCounters {
   std::atomic<std::uint64_t> lost{0};  // frames the device produced but never delivered
   std::atomic<std::uint64_t> detected{0};      // frames the detector processed
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
+  std::atomic<std::uint64_t> openFailures{0};  // opens that failed (never connected counts here)
   std::atomic<std::uint64_t> gated{0};  // held back by motion gating (would have been detected)
   std::atomic<bool> up{false};          // the source is open and delivering
   // Motion gating: the gate's state (a MotionState, written by the capture thread), and what the

@@ -37,7 +37,7 @@ void EventPublisher::send(std::string topic, std::string payload, bool retained)
 
 DiscoverySettings EventPublisher::discoverySettings() const {
   return DiscoverySettings{settings_.haPrefix, settings_.topicPrefix, settings_.instance,
-                           settings_.version, settings_.qos};
+                           settings_.version, settings_.qos, settings_.configurationUrl};
 }
 
 DiscoveredCamera EventPublisher::discovered(const CameraState& camera) const {
@@ -120,6 +120,8 @@ void EventPublisher::announce() {
     send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
   }
   if (settings_.haDiscovery) {
+    DiscoveryMessage node = nodeDiscoveryMessage(discoverySettings());
+    send(std::move(node.topic), std::move(node.payload), true);
     for (const auto& [name, camera] : cameras_) {
       for (auto& m : discoveryMessages(discoverySettings(), discovered(camera))) {
         send(std::move(m.topic), std::move(m.payload), true);
@@ -270,6 +272,7 @@ void EventPublisher::endAll(CameraState& camera, TimePoint now) {
 }
 
 void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now) {
+  if (frame != nullptr && !frame->backend.empty()) camera.backend = std::string(frame->backend);
   if (events_.empty()) return;
   auto log = logger("events");
   const std::string& name = camera.spec.name;
@@ -285,8 +288,7 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
     }
     send(countTopic(prefix, name, e.zone), std::to_string(e.count), true);
     send(eventsTopic(prefix),
-         presenceEventJson(name, e, frame != nullptr ? frame->backend : std::string_view(),
-                           latencyMs, frame != nullptr ? frame->persons : nullptr),
+         presenceEventJson(name, e, camera.backend, latencyMs, frame != nullptr ? frame->persons : nullptr),
          false);
     ++eventsPublished_;
     const std::string where = e.zone.empty() ? "" : fmt::format(" zone {}", e.zone);

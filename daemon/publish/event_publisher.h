@@ -26,6 +26,7 @@ struct EventPublisherSettings {
   std::string haPrefix = "homeassistant";
   bool snapshots = false;          // publish the best frame of each event as a retained JPEG
   std::string instance = "vigil";  // the node (Config::node); names the Home Assistant device
+  std::string configurationUrl;    // the status page for Home Assistant; empty: not reachable
   std::string version;
   int qos = 1;  // told to Home Assistant in the discovery payloads
 };
@@ -144,6 +145,7 @@ class EventPublisher {
     std::optional<bool> available;                   // nullopt: not reported yet
     int width = 0;                                   // of the latest frame
     int height = 0;
+    std::string backend;  // of the latest frame: an event that ends by time names it too
     // Tracks that loitered and are still in the zone: (zone, track id).
     std::set<std::pair<std::string, std::uint64_t>> loiterers;
   };

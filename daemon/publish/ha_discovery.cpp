@@ -101,9 +101,10 @@ std::string configTopic(const DiscoverySettings& s, const DiscoveredCamera& came
                      objectId(camera, ref));
 }
 
+std::string nodeDeviceId(const DiscoverySettings& s) { return "vigil_" + s.instance; }
+
 nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& camera,
                          const EntityRef& ref) {
-  const std::string where = ref.zone.empty() ? camera.name : camera.name + " " + ref.zone;
   nlohmann::json p = {
       {"unique_id", s.instance + "_" + objectId(camera, ref)},
       // Available while Vigil runs *and* the camera delivers frames: an unplugged camera's
@@ -120,34 +121,36 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       {"json_attributes_topic", statusAttributesTopic(s.topicPrefix)},
       {"qos", s.qos},
       {"device",
-       {{"identifiers", nlohmann::json::array({"vigil_" + s.instance})},
-        {"name", "Vigil " + s.instance},
+       {{"identifiers", nlohmann::json::array({nodeDeviceId(s) + "_" + camera.name})},
+        {"name", camera.name},
         {"manufacturer", "Vigil"},
-        {"model", "Person detector"},
-        {"sw_version", s.version}}},
+        {"model", "Camera"},
+        {"via_device", nodeDeviceId(s)}}},
       {"origin", {{"name", "Vigil"}, {"sw_version", s.version}}},
   };
+  // Named within the camera's device: Home Assistant shows "<camera> person".
+  const std::string zonePart = ref.zone.empty() ? "" : ref.zone + " ";
   switch (ref.kind) {
     case Entity::kOccupancy:
-      p["name"] = where + " person";
+      p["name"] = zonePart + "person";
       p["device_class"] = "occupancy";
       p["state_topic"] = personTopic(s.topicPrefix, camera.name, ref.zone);
       p["payload_on"] = "ON";
       p["payload_off"] = "OFF";
       break;
     case Entity::kCount:
-      p["name"] = where + " person count";
+      p["name"] = zonePart + "person count";
       p["state_topic"] = countTopic(s.topicPrefix, camera.name, ref.zone);
       p["state_class"] = "measurement";
       p["icon"] = "mdi:account-multiple";
       break;
     case Entity::kSnapshot:
-      p["name"] = where + " person snapshot";
+      p["name"] = "person snapshot";
       p["image_topic"] = snapshotTopic(s.topicPrefix, camera.name);
       p["content_type"] = "image/jpeg";
       break;
     case Entity::kLoitering:
-      p["name"] = where + " loitering";
+      p["name"] = zonePart + "loitering";
       p["state_topic"] = loiteringTopic(s.topicPrefix, camera.name, ref.zone);
       p["payload_on"] = "ON";
       p["payload_off"] = "OFF";
@@ -158,6 +161,29 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
 }
 
 }  // namespace
+
+DiscoveryMessage nodeDiscoveryMessage(const DiscoverySettings& s) {
+  nlohmann::json device = {{"identifiers", nlohmann::json::array({nodeDeviceId(s)})},
+                           {"name", "Vigil " + s.instance},
+                           {"manufacturer", "Vigil"},
+                           {"model", "Person detector"},
+                           {"sw_version", s.version}};
+  if (!s.configurationUrl.empty()) device["configuration_url"] = s.configurationUrl;
+  nlohmann::json p = {
+      {"unique_id", s.instance + "_status"},
+      {"name", "status"},
+      {"device_class", "connectivity"},
+      {"entity_category", "diagnostic"},
+      {"state_topic", statusTopic(s.topicPrefix)},
+      {"payload_on", "online"},
+      {"payload_off", "offline"},
+      {"json_attributes_topic", statusAttributesTopic(s.topicPrefix)},
+      {"qos", s.qos},
+      {"device", device},
+      {"origin", {{"name", "Vigil"}, {"sw_version", s.version}}},
+  };
+  return {fmt::format("{}/binary_sensor/{}/status/config", s.haPrefix, s.instance), p.dump()};
+}
 
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
                                                 const DiscoveredCamera& camera) {

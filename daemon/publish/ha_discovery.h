@@ -14,6 +14,7 @@ struct DiscoverySettings {
   std::string instance = "vigil";     // the node (Config::node); names the device, [a-z0-9_-]
   std::string version;                // sw_version of the device
   int qos = 1;
+  std::string configurationUrl;  // the status page as Home Assistant can reach it; empty: none
 };
 
 // What one camera offers: its zones (each a binary sensor and a count sensor like the camera's
@@ -50,11 +51,17 @@ std::string zoneEventsTopic(const std::string& prefix);
 std::string loiteringTopic(const std::string& prefix, const std::string& camera,
                            const std::string& zone);
 
+// The node's own device ("Vigil <node>", with the status page as its configuration_url) and
+// its one entity: a connectivity binary_sensor on <topicPrefix>/status, with the backend in
+// its attributes.
+DiscoveryMessage nodeDiscoveryMessage(const DiscoverySettings& settings);
+
 // Per camera: an occupancy binary_sensor and a count sensor, the same per zone, a loitering
-// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. All share
-// one device, are available while both <topicPrefix>/status and <topicPrefix>/<camera>/status say
-// online, and take attributes (the backend in use, its last fallback) from
-// <topicPrefix>/status/attributes.
+// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. They
+// belong to the camera's own device (named after the camera, connected via the node's device,
+// so that each camera can go in its own area), are available while both <topicPrefix>/status
+// and <topicPrefix>/<camera>/status say online, and take attributes (the backend in use, its
+// last fallback) from <topicPrefix>/status/attributes.
 std::vector<DiscoveryMessage> discoveryMessages(const DiscoverySettings& settings,
                                                 const DiscoveredCamera& camera);
 

@@ -1,5 +1,7 @@
 #include "daemon/publish/publishing.h"
 
+#include <unistd.h>
+
 #include "daemon/log.h"
 
 namespace vigil {
@@ -23,13 +25,31 @@ MqttSettings mqttSettings(const MqttConfig& c) {
   return s;
 }
 
-EventPublisherSettings publisherSettings(const MqttConfig& c, const std::string& node) {
+// The status page as another machine (Home Assistant's) reaches it: none while HTTP listens on
+// loopback only; the host name for a wildcard address.
+std::string statusPageUrl(const HttpConfig& http) {
+  if (!http.enabled) return "";
+  const auto colon = http.listen.rfind(':');
+  std::string host = http.listen.substr(0, colon);
+  const std::string port = http.listen.substr(colon + 1);
+  if (host.starts_with("127.") || host == "[::1]" || host == "localhost") return "";
+  if (host == "0.0.0.0" || host == "[::]" || host.empty()) {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "";
+    host = name;
+  }
+  return "http://" + host + ":" + port + "/";
+}
+
+EventPublisherSettings publisherSettings(const MqttConfig& c, const std::string& node,
+                                         const HttpConfig& http) {
   EventPublisherSettings s;
   s.topicPrefix = c.topicPrefix;
   s.haDiscovery = c.enabled && c.haDiscovery;
   s.haPrefix = c.haPrefix;
   s.snapshots = c.enabled && c.snapshots;
   s.instance = node;
+  s.configurationUrl = statusPageUrl(http);
   s.version = VIGIL_VERSION;
   s.qos = c.qos;
   return s;
@@ -55,8 +75,8 @@ void wire(MqttClient& mqtt, EventPublisher& publisher, const MqttConfig& config,
 
 }  // namespace
 
-Expected<Publishing> makePublishing(const MqttConfig& config, const std::string& node,
-                                    const std::filesystem::path& configPath, PostToControl post) {
+Expected<Publishing> makePublishing(const Config& whole, PostToControl post) {
+  const MqttConfig& config = whole.mqtt;
   auto log = logger("daemon");
   Publishing out;
   if (config.enabled) {
@@ -67,9 +87,9 @@ Expected<Publishing> makePublishing(const MqttConfig& config, const std::string&
               config.clientId, config.username.empty() ? "" : " user " + config.username,
               config.topicPrefix, config.haDiscovery ? "under " + config.haPrefix + "/" : "off");
   } else {
-    log->info("MQTT: off (no mqtt section in {})", configPath.string());
+    log->info("MQTT: off (no mqtt section in {})", whole.file.string());
   }
-  out.publisher = std::make_unique<EventPublisher>(publisherSettings(config, node), out.mqtt.get());
+  out.publisher = std::make_unique<EventPublisher>(publisherSettings(config, whole.node, whole.http), out.mqtt.get());
   if (out.mqtt) wire(*out.mqtt, *out.publisher, config, post);
   return out;
 }

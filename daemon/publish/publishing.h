@@ -27,8 +27,8 @@ using PostToControl = std::function<void(std::function<void()>)>;
 // publisher announces again (a restarted broker may have lost the retained state), and Home
 // Assistant's birth message makes it announce too. The client's callbacks come from its own
 // threads and reach the publisher through `post`. The client is not started (MqttClient::start).
-// `node` names the Home Assistant device; `configPath`: for the log line saying MQTT is off.
-Expected<Publishing> makePublishing(const MqttConfig& config, const std::string& node,
-                                    const std::filesystem::path& configPath, PostToControl post);
+// From the configuration's mqtt section, its node (the Home Assistant device) and its http
+// section (the status page's address for Home Assistant).
+Expected<Publishing> makePublishing(const Config& config, PostToControl post);
 
 }  // namespace vigil

@@ -135,7 +135,28 @@ TEST(VigilBinaryTest, UsageErrorsExit2AndHelpExits0) {
   EXPECT_EQ(run.status, 2) << run.output;
   EXPECT_NE(run.output.find("--conf"), std::string::npos) << run.output;
   EXPECT_EQ(runBinary("--help").status, 0);
-  EXPECT_EQ(runBinary("frobnicate").status, 2);
+  auto help = runBinary("detect --help");
+  EXPECT_NE(help.output.find("daemon's detector.min_score, 0.5"), std::string::npos)
+      << "why detect's default differs from the daemon's\n"
+      << help.output;
+  auto unknown = runBinary("frobnicate");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.output.find("vigil: unknown command 'frobnicate'; the commands are run, "
+                                "check-config, cameras, detect"),
+            std::string::npos)
+      << unknown.output;
+}
+
+TEST(VigilBinaryTest, VerboseWorksAfterTheCommandAndRunWithoutAConfigSaysHow) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "cameras.yaml").string();
+  for (const std::string& args : {"run -v --config " + missing, "-v run --config " + missing}) {
+    auto run = runBinary(args);
+    EXPECT_EQ(run.status, 1) << args << "\n" << run.output;
+    EXPECT_NE(run.output.find("cannot open"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("vigil run --config FILE"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("config/demo.yaml"), std::string::npos) << run.output;
+  }
 }
 
 TEST(VigilBinaryTest, MissingImageExit2WithSummary) {

@@ -112,7 +112,10 @@ TEST(FleetTest, ThreeBoxesShareOneBrokerAndOnePrometheusAndAnAlertFiresForTheOne
         << m.topic << " is not under vigil/<node>/";
     topicsByNode[node].insert(m.topic.substr(6 + node.size()));
   }
-  EXPECT_EQ(devices, (std::set<std::string>{"vigil_hall", "vigil_shop", "vigil_office"}));
+  EXPECT_EQ(devices, (std::set<std::string>{"vigil_hall", "vigil_hall_door", "vigil_shop",
+                                            "vigil_shop_door", "vigil_office",
+                                            "vigil_office_door"}))
+      << "a device per box and one per camera";
   EXPECT_EQ(uniqueIds.size(), discoveries) << "a unique_id announced twice";
   for (const std::string& node : kNodes) {
     EXPECT_TRUE(topicsByNode[node].contains("/door/person")) << node;

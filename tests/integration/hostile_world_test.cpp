@@ -16,6 +16,8 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <regex>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -232,6 +234,27 @@ TEST(HostileWorldTest, ACameraPasswordIsNeverShown) {
   VigilDaemon vigil(dir.path(), config);
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.process().waitForLog("[cam=door] source lost")) << vigil.log();
+  // A camera that never connected: its failed opens are counted, not as reconnects; FFmpeg's
+  // own "Connection refused" is said once, not at every retry.
+  ASSERT_TRUE(vigil.waitForStatus([](const nlohmann::json& s) {
+    return s["cameras"][0]["frames"]["open_failures"].get<int>() >= 3;
+  })) << vigil.log();
+  EXPECT_EQ(vigil.camera("door")["frames"]["reconnects"], 0);
+  auto metrics = testing::httpGet(vigil.port(), "/metrics");
+  ASSERT_TRUE(metrics.has_value());
+  EXPECT_TRUE(std::regex_search(
+      metrics->body, std::regex("vigil_camera_open_failures_total\\{camera=\"door\"\\} ([3-9]|[1-9][0-9])")))
+      << metrics->body;
+  std::size_t refusedLines = 0;
+  const std::string soFar = vigil.log();
+  std::istringstream lines(soFar);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("[ffmpeg]") != std::string::npos &&
+        line.find("Connection refused") != std::string::npos) {
+      ++refusedLines;
+    }
+  }
+  EXPECT_LE(refusedLines, 1U) << soFar;
   auto status = testing::httpGet(vigil.port(), "/api/status");
   ASSERT_TRUE(status && status->status == 200);
   const auto door = nlohmann::json::parse(status->body)["cameras"][0];

@@ -153,12 +153,15 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
     if (r.topic.rfind("homeassistant/", 0) != 0) continue;
     ++configs;
     json p = json::parse(r.payload);
-    EXPECT_EQ(p["availability"][0]["topic"], "vigil/test/status") << r.topic;
-    EXPECT_TRUE(hasTopic(received, p["availability"][1]["topic"])) << r.topic;
     std::string state = p.contains("state_topic") ? p["state_topic"] : p["image_topic"];
     EXPECT_TRUE(hasTopic(received, state)) << r.topic << " names " << state;
+    if (r.topic == "homeassistant/binary_sensor/test/status/config") continue;  // the node's
+    EXPECT_EQ(p["availability"][0]["topic"], "vigil/test/status") << r.topic;
+    EXPECT_TRUE(hasTopic(received, p["availability"][1]["topic"])) << r.topic;
+    EXPECT_EQ(p["device"]["via_device"], "vigil_test") << r.topic;
   }
-  EXPECT_EQ(configs, 5);  // camera: occupancy, count, image; zone left: occupancy, count
+  // The node's status; camera: occupancy, count, image; zone left: occupancy, count.
+  EXPECT_EQ(configs, 6);
 }
 
 TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
@@ -176,10 +179,11 @@ TEST(MqttEventsTest, HomeAssistantBirthBrokerRestartAndKill9) {
   {
     Subscriber ha(broker.url(), "homeassistant/binary_sensor/#");
     ASSERT_TRUE(ha.connect());
-    ASSERT_TRUE(ha.waitForCount(2));  // the retained ones: camera and zone occupancy
+    // The retained ones: the node's status, the camera's and the zone's occupancy.
+    ASSERT_TRUE(ha.waitForCount(3));
     ASSERT_TRUE(ha.publish("homeassistant/status", "online", false));
-    EXPECT_TRUE(ha.waitForCount(4)) << vigil.log();
-    EXPECT_FALSE(ha.received()[2].retained) << "sent again, not the broker's retained copy";
+    EXPECT_TRUE(ha.waitForCount(6)) << vigil.log();
+    EXPECT_FALSE(ha.received()[3].retained) << "sent again, not the broker's retained copy";
   }
 
   // The broker restarts empty; Vigil reconnects and publishes its state again.

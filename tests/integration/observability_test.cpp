@@ -93,6 +93,13 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
       << "no NPU here: the series is absent, not 0";
 
   testing::expectPromtoolAccepts(metrics->body, dir.path());
+  const std::string log = vigil.process().log();
+  std::size_t powerLines = 0;
+  for (auto at = log.find("power sources:"); at != std::string::npos;
+       at = log.find("power sources:", at + 1)) {
+    ++powerLines;
+  }
+  EXPECT_EQ(powerLines, 1U) << "the power sources are logged once at start\n" << log;
 
   auto health = httpGet(vigil.port(), "/healthz");
   ASSERT_TRUE(health.has_value());

@@ -427,13 +427,39 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
   TempDir dir;
   std::ofstream(dir.path() / "good.yaml")
       << "version: 1\nnode: hall\nmqtt: {url: 'mqtt://127.0.0.1:1883'}\n"
-         "cameras:\n  - {name: door, source: /dev/video0, detect_fps: 2}\n";
+         "cameras:\n  - {name: door, source: /dev/video0, detect_fps: 2}\n"
+         "  - name: street\n    source: rtsp://192.0.2.7/stream\n    detect_fps: 20\n"
+         "    zones: [{name: gate, polygon: [[0, 0], [1, 0], [1, 1]]}]\n"
+         "    masks: [[[0, 0], [0.1, 0], [0.1, 0.1]]]\n"
+         "    motion: {idle_after: 3}\n";
   std::ofstream(dir.path() / "bad.yaml")
       << "version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 0}\n";
   ChildProcess good({VIGIL_BINARY, "check-config", (dir.path() / "good.yaml").string()},
                     dir.path() / "good.log");
   ASSERT_TRUE(good.wait().value_or(-1) == 0) << good.log();
-  EXPECT_NE(good.log().find("1 camera(s):"), std::string::npos) << good.log();
+  EXPECT_NE(good.log().find("2 camera(s):"), std::string::npos) << good.log();
+  // Everything that changes what Vigil does is in the summary; what a source ignores is not.
+  EXPECT_NE(good.log().find("mqtt: mqtt://127.0.0.1:1883, QoS 1, Home Assistant discovery under "
+                            "homeassistant/, snapshots off"),
+            std::string::npos)
+      << good.log();
+  EXPECT_NE(good.log().find("http: status page, /metrics and /api/status on 127.0.0.1:9842 (this "
+                            "machine only)"),
+            std::string::npos)
+      << good.log();
+  EXPECT_NE(good.log().find("640x480 @ 10 fps, format auto, detect 2 fps"), std::string::npos)
+      << "a V4L2 device is asked for a size and rate\n"
+      << good.log();
+  EXPECT_NE(good.log().find("rtsp://192.0.2.7/stream  detect 20 fps"), std::string::npos)
+      << "detect_fps 20 is no error for RTSP, and its size and rate are its own\n"
+      << good.log();
+  EXPECT_NE(good.log().find("    zones: gate\n"), std::string::npos) << good.log();
+  EXPECT_NE(good.log().find("    masks: 1 (persons standing in them are ignored)"),
+            std::string::npos)
+      << good.log();
+  EXPECT_NE(good.log().find("    motion gating: on (idle after 3 s: one detection every 2 s)"),
+            std::string::npos)
+      << good.log();
   EXPECT_NE(good.log().find("door"), std::string::npos);
   EXPECT_NE(good.log().find("tracking (lost after 1 s)"), std::string::npos) << good.log();
   // The defaults a fleet box starts with, said before anything else.

@@ -241,6 +241,10 @@ TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
   const std::string out = doctor.log();
   EXPECT_NE(out.find("vitisai          NOT USABLE: the ONNX Runtime at"), std::string::npos) << out;
   EXPECT_NE(out.find("vitisai target   unknown: no NPU recognised"), std::string::npos) << out;
+  EXPECT_NE(out.find("verdict          no NPU on this machine: Vigil runs on the CPU"),
+            std::string::npos)
+      << "what the problem lines mean on a CPU-only box\n"
+      << out;
   EXPECT_NE(out.find("for ONNX Runtime's Vitis AI EP (int8 compiler, at least 113 nodes on the "
                      "NPU), canary canary.jpg"),
             std::string::npos)

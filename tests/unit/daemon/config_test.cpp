@@ -166,6 +166,23 @@ TEST(ConfigTest, MqttSectionWithPasswordFileAndDefaults) {
   EXPECT_FALSE(m.snapshots);
 }
 
+TEST(ConfigTest, EveryPartWithAnErrorIsNamedNotOnlyTheFirst) {
+  const std::string message = errorOf(
+      "version: 1\n"
+      "detector: {backend: gpu}\n"
+      "cameras:\n"
+      "  - {name: door, source: /dev/video0, detect_fps: 0}\n"
+      "  - {name: yard, source: /dev/video1}\n"
+      "  - {name: Yard, source: /dev/video2}\n");
+  EXPECT_NE(message.find("3 errors:"), std::string::npos) << message;
+  EXPECT_NE(message.find("detector.backend: must be cpu, cpu-ort, npu or auto, got 'gpu'"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("cameras[0].detect_fps: must be between"), std::string::npos) << message;
+  EXPECT_NE(message.find("cameras[2].name:"), std::string::npos) << message;
+  EXPECT_EQ(message.find("cameras[1]"), std::string::npos) << "yard is right\n" << message;
+}
+
 TEST(ConfigTest, TheNodeNamesTheClientIdAndTheTopicsUnlessTheyAreSet) {
   auto c = parse("version: 1\nnode: hall\nmqtt: {url: 'mqtt://192.0.2.5:1883'}\ncameras: []\n");
   ASSERT_TRUE(c.has_value()) << c.error().message;
@@ -455,6 +472,15 @@ TEST(ConfigTest, ShippedExamplesAreValid) {
     auto c = loadConfig(std::filesystem::path(VIGIL_SOURCE_DIR) / "config" / name);
     ASSERT_TRUE(c.has_value()) << name << ": " << c.error().message;
     EXPECT_FALSE(c->cameras.empty()) << name;
+    // A user who only edits `source` gets the documented defaults: examples that change what
+    // is detected (zones, masks, motion gating) ship commented out.
+    for (const CameraConfig& camera : c->cameras) {
+      EXPECT_TRUE(camera.zones.empty()) << name;
+      EXPECT_TRUE(camera.masks.empty()) << name << ": a shipped mask hides persons";
+      EXPECT_FALSE(camera.motion.enabled) << name;
+      EXPECT_EQ(camera.presence, PresenceSettings{}) << name;
+      EXPECT_EQ(camera.tracking, TrackingSettings{}) << name;
+    }
   }
 }
 

@@ -218,6 +218,7 @@ TEST(EventPublisherTest, PresenceTimelineGivesOnNewUpdateEndOff) {
   EXPECT_EQ(end["end"], "2023-11-14T22:13:21.300Z");
   EXPECT_EQ(end["count"], 0);
   EXPECT_TRUE(end["latency_ms"].is_null());
+  EXPECT_EQ(end["backend"], "cpu") << "an event ended by time names the backend that saw it";
   EXPECT_TRUE(end["boxes"].empty());
   EXPECT_EQ(rig.sink.last("vigil/door/person")->payload, "OFF");
   EXPECT_EQ(rig.sink.last("vigil/door/person/count")->payload, "0");
@@ -259,16 +260,30 @@ TEST(EventPublisherTest, AnnounceRepublishesCurrentStateAndHomeAssistantBirthTri
   EXPECT_TRUE(rig.sink.events().empty()) << "announcing is not an event";
 }
 
-TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDeviceWithAvailability) {
+TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDevicePerCameraViaTheNode) {
   EventPublisherSettings settings;
   settings.instance = "garage-box";
   settings.version = "1.2.3";
   settings.snapshots = true;
+  settings.configurationUrl = "http://garage-box:9842/";
   PublisherRig rig(settings, {door({leftHalf()})});
   std::set<std::string> uniqueIds;
   std::map<std::string, json> byTopic;
+  // The node's device: named after the node, the status page one click away, its connectivity.
+  const Message* node = rig.sink.last("homeassistant/binary_sensor/garage-box/status/config");
+  ASSERT_NE(node, nullptr);
+  EXPECT_TRUE(node->retained);
+  const json n = json::parse(node->payload);
+  EXPECT_EQ(n["device"]["identifiers"], json::array({"vigil_garage-box"}));
+  EXPECT_EQ(n["device"]["name"], "Vigil garage-box");
+  EXPECT_EQ(n["device"]["configuration_url"], "http://garage-box:9842/");
+  EXPECT_EQ(n["device_class"], "connectivity");
+  EXPECT_EQ(n["state_topic"], "vigil/status");
+  EXPECT_EQ(n["payload_on"], "online");
+  EXPECT_TRUE(uniqueIds.insert(n["unique_id"].get<std::string>()).second);
   for (const Message& m : rig.sink.messages) {
     if (m.topic.rfind("homeassistant/", 0) != 0) continue;
+    if (m.topic == node->topic) continue;
     json p = json::parse(m.payload);
     byTopic[m.topic] = p;
     EXPECT_TRUE(uniqueIds.insert(p["unique_id"].get<std::string>()).second) << m.topic;
@@ -280,12 +295,18 @@ TEST(EventPublisherTest, DiscoveryPayloadsDescribeOneDeviceWithAvailability) {
       EXPECT_EQ(a["payload_available"], "online");
       EXPECT_EQ(a["payload_not_available"], "offline");
     }
-    EXPECT_EQ(p["device"]["identifiers"], json::array({"vigil_garage-box"}));
-    EXPECT_EQ(p["device"]["sw_version"], "1.2.3");
+    // The camera's own device, so that Home Assistant can put it in its own area.
+    EXPECT_EQ(p["device"]["identifiers"], json::array({"vigil_garage-box_door"}));
+    EXPECT_EQ(p["device"]["name"], "door");
+    EXPECT_EQ(p["device"]["via_device"], "vigil_garage-box");
+    EXPECT_EQ(p["origin"]["sw_version"], "1.2.3");
     EXPECT_FALSE(p["name"].get<std::string>().empty());
+    EXPECT_EQ(p["name"].get<std::string>().find("door"), std::string::npos)
+        << "the device names the camera; the entity says what it is: " << p["name"];
   }
   ASSERT_EQ(byTopic.size(), 5U);  // camera: occupancy, count, image; zone: occupancy, count
   const json& occupancy = byTopic.at("homeassistant/binary_sensor/garage-box/door_person/config");
+  EXPECT_EQ(occupancy["name"], "person");
   EXPECT_EQ(occupancy["device_class"], "occupancy");
   EXPECT_EQ(occupancy["state_topic"], "vigil/door/person");
   EXPECT_EQ(occupancy["payload_on"], "ON");
@@ -313,7 +334,7 @@ TEST(EventPublisherTest, StatusAttributesAreRetainedAndEveryEntityNamesThem) {
         << m.topic;
     ++entities;
   }
-  EXPECT_EQ(entities, 5);
+  EXPECT_EQ(entities, 6) << "the node's status and the camera's five";
 
   const std::string cpu = R"({"name":"cpu","last_fallback_reason":"canary_failed"})";
   rig.publisher.setStatusAttributes(cpu);

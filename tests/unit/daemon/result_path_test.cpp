@@ -34,14 +34,17 @@ class ResultPathRig {
                 : nullptr);
   }
 
-  ResultPath::StageHistograms stageHistograms() {
-    HistogramFamily& f = registry.histogram("stages", "s", {"stage"});
-    return {f.labels({"a"}), f.labels({"b"}), f.labels({"c"}), f.labels({"d"}), f.labels({"e"})};
+  ResultPath::StageHistogramsFor stageHistograms() {
+    HistogramFamily* f = &registry.histogram("stages", "s", {"stage", "backend"});
+    return [f](const std::string& backend) -> ResultPath::StageHistograms {
+      return {f->labels({"a", backend}), f->labels({"b", backend}), f->labels({"c", backend}),
+              f->labels({"d", backend}), f->labels({"e", backend})};
+    };
   }
 
   // A result of `camera` captured 100 ms ago, with the picture when `withFrame`.
   void result(std::vector<Detection> detections, bool withFrame = false,
-              const std::string& camera = "door") {
+              const std::string& camera = "door", const std::string& backend = "cpu") {
     FrameResult r;
     r.camera = camera;
     r.sequence = ++sequence_;
@@ -52,7 +55,7 @@ class ResultPathRig {
     r.doneTime = r.captureTime + 50ms;
     r.detections = std::move(detections);
     r.timings = {10, 20, 10};  // 40 ms of detector time per frame
-    r.backend = "cpu";
+    r.backend = backend;
     if (withFrame) {
       r.frame = std::move(*pool->acquire());
       r.frame->image = cv::Mat(480, 640, CV_8UC3, cv::Scalar(1, 2, 3));
@@ -93,6 +96,17 @@ TEST(ResultPathTest, APersonReachesThePublisherTheGateTheHistogramsAndTheView) {
   EXPECT_TRUE(view->lastPerson);
   EXPECT_EQ(count(*view->captureToPublish), 2U);
   EXPECT_EQ(rig.pool->available(), 2U) << "the frame went back to its pool";
+}
+
+TEST(ResultPathTest, EachBackendHasItsOwnStageHistograms) {
+  ResultPathRig rig;
+  rig.result({person()}, false, "door", "npu");
+  rig.result({person()}, false, "door", "npu");
+  rig.result({person()}, false, "door", "cpu-ort");  // auto fell back to the CPU
+  const std::string text = rig.registry.render();
+  EXPECT_NE(text.find("stages_count{stage=\"c\",backend=\"npu\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("stages_count{stage=\"c\",backend=\"cpu-ort\"} 1"), std::string::npos)
+      << text;
 }
 
 TEST(ResultPathTest, AnEmptyFrameDuringAnEventKeepsTheGateAtTheFullRate) {
