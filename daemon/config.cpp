@@ -622,6 +622,12 @@ std::string nodeNameOf(std::string_view hostName) {
   return name.empty() ? "vigil" : name;
 }
 
+std::vector<std::string> zoneNames(const CameraConfig& camera) {
+  std::vector<std::string> names;
+  for (const ZoneSpec& zone : camera.zones) names.push_back(zone.name);
+  return names;
+}
+
 std::string hostNodeName() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) return "vigil";

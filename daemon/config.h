@@ -124,6 +124,9 @@ std::string nodeNameOf(std::string_view hostName);
 // nodeNameOf(this machine's host name).
 std::string hostNodeName();
 
+// The names of the camera's zones, in the file's order.
+std::vector<std::string> zoneNames(const CameraConfig& camera);
+
 std::string_view sourceKindName(SourceKind kind);
 std::string_view pixelFormatName(PixelFormatChoice format);
 

@@ -87,7 +87,8 @@ class Daemon {
                                     name, camera.channel(),
                                     results_->addCamera(name, camera.channel(),
                                                         metrics_->cameraHistograms(name),
-                                                        personTracksFor(camera.config())));
+                                                        personTracksFor(camera.config())),
+                                    zoneNames(camera.config()));
                               },
                               [this](const std::string& name) {
                                 metrics_->removeCamera(name);
@@ -207,9 +208,9 @@ class Daemon {
     HttpServerSettings settings;
     settings.listen = config.listen;
     http_ = std::make_unique<HttpServer>(io_, settings);
-    statusApi_ = std::make_unique<StatusApi>(StatusApi::Sources{[this] { return snapshot(); },
-                                                                [this] { return heartbeats(); },
-                                                                registry_, *results_, worker_});
+    statusApi_ = std::make_unique<StatusApi>(
+        StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
+                           registry_, *results_, worker_, publishing_.publisher->recentEvents()});
     statusApi_->addRoutes(*http_);
     if (auto ok = http_->start(); !ok) {
       log_->error("{}", ok.error().message);

@@ -51,8 +51,7 @@ std::string cameraLines(const CameraConfig& c) {
                                 sourceKindName(c.kind), redactCredentials(c.location), capture,
                                 c.detectFps, tracking, c.loop ? ", loop" : "",
                                 c.enabled ? "" : ", DISABLED");
-  std::vector<std::string> zones;
-  for (const ZoneSpec& z : c.zones) zones.push_back(z.name);
+  const std::vector<std::string> zones = zoneNames(c);
   if (!zones.empty()) out += fmt::format("    zones: {}\n", fmt::join(zones, ", "));
   if (!c.masks.empty()) {
     out += fmt::format("    masks: {} (persons standing in them are ignored)\n", c.masks.size());

@@ -56,6 +56,8 @@ enum class Series : std::size_t {
   kCameraUp,
   kPersonPresent,
   kPersons,
+  kZonePersonPresent,
+  kZonePersons,
   kMotionState,
   kGatedSeconds,
   kTracksActive,
@@ -240,6 +242,16 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_persons",
      {"camera"},
      "Persons counted in the current presence event"},
+    {Series::kZonePersonPresent,
+     kGauge,
+     "vigil_zone_person_present",
+     {"camera", "zone"},
+     "1 while a person is present in the zone (after its min_frames)"},
+    {Series::kZonePersons,
+     kGauge,
+     "vigil_zone_persons",
+     {"camera", "zone"},
+     "Persons counted in the zone's current presence event"},
     {Series::kMotionState,
      kGauge,
      "vigil_camera_motion_state",
@@ -424,8 +436,8 @@ void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
 }
 
 void DaemonMetrics::addCamera(const std::string& name,
-                              const std::shared_ptr<CameraChannel>& channel,
-                              const CameraView& view) {
+                              const std::shared_ptr<CameraChannel>& channel, const CameraView& view,
+                              const std::vector<std::string>& zones) {
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).add({name}, [channel, field = field]() {
       return count((channel->counters().*field).load());
@@ -444,6 +456,19 @@ void DaemonMetrics::addCamera(const std::string& name,
     auto state = publisher.state(name);
     return state ? std::optional<double>(state->count) : std::nullopt;
   });
+  for (const std::string& zone : zones) {
+    callbacks(registry_, Series::kZonePersonPresent)
+        .add({name, zone}, [&publisher, name, zone]() -> std::optional<double> {
+          auto state = publisher.state(name, zone);
+          return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
+        });
+    callbacks(registry_, Series::kZonePersons)
+        .add({name, zone}, [&publisher, name, zone]() -> std::optional<double> {
+          auto state = publisher.state(name, zone);
+          return state ? std::optional<double>(state->count) : std::nullopt;
+        });
+  }
+  zonesOf_[name] = zones;
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState)
         .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
@@ -474,6 +499,11 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
   }
+  for (const std::string& zone : zonesOf_[name]) {
+    callbacks(registry_, Series::kZonePersonPresent).remove({name, zone});
+    callbacks(registry_, Series::kZonePersons).remove({name, zone});
+  }
+  zonesOf_.erase(name);
   histograms(registry_, Series::kCaptureToPublish).remove({name});
   histograms(registry_, Series::kTrackDuration).remove({name});
 }

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "daemon/capture/frame.h"
 #include "daemon/observe/http_server.h"
@@ -40,10 +42,10 @@ class DaemonMetrics {
 
   // The HTTP server's counters, which outlive this object's use of them.
   void addHttp(const HttpServerCounters& counters);
-  // One camera's series (its counters, presence, gating, tracks); removeCamera() takes them away,
-  // before `view` goes.
+  // One camera's series (its counters, presence and its zones', gating, tracks); removeCamera()
+  // takes them away, before `view` goes.
   void addCamera(const std::string& name, const std::shared_ptr<CameraChannel>& channel,
-                 const CameraView& view);
+                 const CameraView& view, const std::vector<std::string>& zones);
   void removeCamera(const std::string& name);
 
   // Package joules per detected frame over the last window (every presence tick).
@@ -58,6 +60,7 @@ class DaemonMetrics {
   std::shared_ptr<PowerMonitor> power_;
   std::optional<double> energyPerInference_;
   std::optional<double> energyBase_;
+  std::map<std::string, std::vector<std::string>> zonesOf_;  // each camera's zone series
   std::uint64_t inferencesBase_ = 0;
   SteadyClock::time_point energySince_{};
 };

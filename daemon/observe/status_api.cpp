@@ -51,13 +51,35 @@ nlohmann::json tracksJson(const CameraSnapshot& c) {
   return out;
 }
 
+nlohmann::json polygonJson(const Polygon& polygon) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const Point& p : polygon) points.push_back({p.x, p.y});
+  return points;
+}
+
+nlohmann::json areasJson(const CameraSnapshot& c, nlohmann::json& masks) {
+  nlohmann::json zones = nlohmann::json::array();
+  for (const CameraSnapshot::Zone& z : c.zones) {
+    zones.push_back({{"name", z.name},
+                     {"polygon", polygonJson(z.polygon)},
+                     {"present", z.present},
+                     {"persons", z.persons}});
+  }
+  masks = nlohmann::json::array();
+  for (const Polygon& m : c.masks) masks.push_back(polygonJson(m));
+  return zones;
+}
+
 nlohmann::json cameraJson(const CameraSnapshot& c) {
+  nlohmann::json masks;
+  nlohmann::json zones = areasJson(c, masks);
   return {
       {"name", c.name},
       {"source", c.source},
       {"state", cameraStateName(c.state)},
       {"up", c.up},
       {"last_error", nullIfEmpty(c.lastError)},
+      {"detect_fps", c.detectFps},
       {"fps_captured", c.fpsCaptured},
       {"fps_detected", c.fpsDetected},
       {"present", c.present},
@@ -71,8 +93,12 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"motion",
        {{"enabled", c.motionEnabled},
         {"state", motionStateName(c.motion)},
+        {"idle_detect_interval_s", c.idleDetectIntervalS},
+        {"still_detect_interval_s", c.stillDetectIntervalS},
         {"gated_detector_seconds_estimate", c.gatedSeconds}}},
       {"tracks", c.tracking ? tracksJson(c) : nlohmann::json(nullptr)},
+      {"zones", zones},
+      {"masks", masks},
   };
 }
 
@@ -165,6 +191,10 @@ void StatusApi::addRoutes(HttpServer& server) {
   });
   server.routePrefix("GET", "/api/cameras/",
                      [this](const HttpRequest& request) { return latestJpeg(request.subpath); });
+  server.route("GET", "/api/events",
+               [this](const HttpRequest&) { return jsonResponse(sources_.events.json()); });
+  server.routePrefix("GET", "/api/events/",
+                     [this](const HttpRequest& request) { return events(request.subpath); });
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;
     r.contentType = "text/html; charset=utf-8";
@@ -195,34 +225,59 @@ HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
   if (!view->hasFrame) {
     return plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
   }
-  view->latest.copyTo(annotated_);
-  if (view->tracks) {
+  auto& [version, jpeg] = encoded_[name];
+  if (version != view->frameVersion || jpeg.empty()) {
+    annotate(*view);
+    std::vector<unsigned char> bytes;
+    if (!cv::imencode(".jpg", annotated_, bytes, {cv::IMWRITE_JPEG_QUALITY, 80})) {
+      return plainResponse(500, "cannot encode the frame\n");
+    }
+    jpeg.assign(bytes.begin(), bytes.end());
+    version = view->frameVersion;
+  }
+  HttpResponse r;
+  r.contentType = "image/jpeg";
+  r.body = jpeg;
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpResponse StatusApi::events(const std::string& subpath) {
+  constexpr std::string_view kSuffix = "/snapshot.jpg";
+  if (!subpath.ends_with(kSuffix)) return plainResponse(404, "try /api/events/<id>/snapshot.jpg\n");
+  const std::string id = subpath.substr(0, subpath.size() - kSuffix.size());
+  const RecentEvents::Entry* event = sources_.events.find(id);
+  if (event == nullptr) return plainResponse(404, fmt::format("no recent event '{}'\n", id));
+  if (event->snapshotJpeg.empty()) {
+    return plainResponse(404, fmt::format("event '{}' has no snapshot\n", id));
+  }
+  HttpResponse r;
+  r.contentType = "image/jpeg";
+  r.body = event->snapshotJpeg;
+  r.headers.emplace_back("Cache-Control", "max-age=60");
+  return r;
+}
+
+void StatusApi::annotate(const CameraView& view) {
+  view.latest.copyTo(annotated_);
+  if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
     // other classes as detected.
     otherClasses_.clear();
-    for (const Detection& d : view->latestDetections) {
+    for (const Detection& d : view.latestDetections) {
       if (d.classId != 0) otherClasses_.push_back(d);
     }
     drawDetections(annotated_, otherClasses_,
                    sources_.worker->detector().manifest().postprocess.classNames);
-    for (const TrackedPerson& p : view->latestTracks) {
+    for (const TrackedPerson& p : view.latestTracks) {
       drawLabelledBox(annotated_, p.box,
                       p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
                       fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : ""));
     }
   } else {
-    drawDetections(annotated_, view->latestDetections,
+    drawDetections(annotated_, view.latestDetections,
                    sources_.worker->detector().manifest().postprocess.classNames);
   }
-  std::vector<unsigned char> jpeg;
-  if (!cv::imencode(".jpg", annotated_, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80})) {
-    return plainResponse(500, "cannot encode the frame\n");
-  }
-  HttpResponse r;
-  r.contentType = "image/jpeg";
-  r.body.assign(jpeg.begin(), jpeg.end());
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
 }
 
 }  // namespace vigil

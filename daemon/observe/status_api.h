@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
@@ -11,6 +13,7 @@
 #include "daemon/observe/status_snapshot.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/result_path.h"
+#include "daemon/publish/recent_events.h"
 
 namespace vigil {
 
@@ -38,6 +41,7 @@ class StatusApi {
     const Registry& metrics;
     const ResultPath& results;                       // the latest frames
     const std::unique_ptr<InferenceWorker>& worker;  // the daemon's slot (class names)
+    const RecentEvents& events;                      // /api/events
   };
 
   explicit StatusApi(Sources sources);
@@ -46,11 +50,17 @@ class StatusApi {
  private:
   HttpResponse metricsText();
   HttpResponse latestJpeg(const std::string& subpath);
+  HttpResponse events(const std::string& subpath);
+  // Draws the view's latest frame with its persons into annotated_.
+  void annotate(const CameraView& view);
 
   Sources sources_;
   std::string metricsText_;
   SteadyClock::time_point metricsRenderedAt_{};
   cv::Mat annotated_;                    // reused by latestJpeg()
+  // Each camera's latest frame encoded once, whoever asks for it and however often:
+  // (CameraView::frameVersion, the JPEG).
+  std::map<std::string, std::pair<std::uint64_t, std::string>, std::less<>> encoded_;
   std::vector<Detection> otherClasses_;  // reused by latestJpeg()
 };
 

@@ -30,6 +30,19 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     s.present = presence->present;
     s.persons = presence->count;
   }
+  const CameraConfig& config = camera.config();
+  s.detectFps = config.detectFps;
+  for (const ZoneSpec& zone : config.zones) {
+    CameraSnapshot::Zone z{zone.name, zone.polygon, false, 0};
+    if (auto presence = publisher.state(name, zone.name)) {
+      z.present = presence->present;
+      z.persons = presence->count;
+    }
+    s.zones.push_back(std::move(z));
+  }
+  s.masks = config.masks;
+  s.idleDetectIntervalS = std::chrono::duration<double>(config.motion.idleDetectInterval).count();
+  s.stillDetectIntervalS = std::chrono::duration<double>(config.motion.stillDetectInterval).count();
   if (view != nullptr) {
     s.gatedSeconds = view->gatedSeconds;
     s.fpsCaptured = view->fpsCaptured;

@@ -51,6 +51,19 @@ struct CameraSnapshot {
   LatencySummary latencyMs;
   bool tracking = false;
   std::vector<TrackedPerson> tracks;                         // first and last seen in Unix seconds
+  // What the page draws and explains: the configured rate, the zones with their state, the
+  // masks, and the gating intervals that slow detection down.
+  struct Zone {
+    std::string name;
+    Polygon polygon;
+    bool present = false;
+    int persons = 0;
+  };
+  double detectFps = 0;
+  std::vector<Zone> zones;
+  std::vector<Polygon> masks;
+  double idleDetectIntervalS = 0;
+  double stillDetectIntervalS = 0;
   std::optional<Heartbeat::Clock::duration> captureOverdue;  // the capture thread's heartbeat
 };
 

@@ -68,6 +68,9 @@ struct CameraView {
   std::vector<TrackedPerson> latestTracks;
   double trackedAt = 0;  // the tracks' last update, steady-clock seconds
   bool hasFrame = false;
+  // Changes with every new `latest` frame, never repeats (across cameras and restarts): what
+  // the status page's encoded copy is keyed by.
+  std::uint64_t frameVersion = 0;
   std::optional<std::chrono::system_clock::time_point> lastPerson;
   // Rates over the last window of about 2 s.
   SteadyClock::time_point rateSince{};

@@ -118,6 +118,7 @@ void ResultPath::onResult(const FrameResult& r) {
   if (r.frame) {
     r.frame->image.copyTo(view.latest);
     view.hasFrame = true;
+    view.frameVersion = ++frameVersions_;
   }
 }
 

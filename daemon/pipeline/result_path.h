@@ -93,6 +93,7 @@ class ResultPath {
 
   EventPublisher& publisher_;
   StageHistogramsFor stagesFor_;
+  std::uint64_t frameVersions_ = 0;  // CameraView::frameVersion, unique across cameras
   std::map<std::string, StageHistograms> stages_;  // by backend
   float reportedScore_;
   TrackRecorder* recorder_ = nullptr;

@@ -207,7 +207,8 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
                                          frame.height, frame.detections},
                             events_);
   }
-  if (settings_.snapshots && frame.image != nullptr && !frame.image->empty() &&
+  // The best frame is kept (boxes drawn) for the events list, and for MQTT with snapshots on.
+  if (frame.image != nullptr && !frame.image->empty() &&
       camera.tracker->bestFrame() == frame.sequence && camera.candidateSequence != frame.sequence) {
     frame.image->copyTo(camera.candidate);  // reuses the buffer
     if (frame.detections != nullptr) {
@@ -287,6 +288,11 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
            true);
     }
     send(countTopic(prefix, name, e.zone), std::to_string(e.count), true);
+    recent_.onEvent(name, e);
+    // A zone's event shows the camera event's best frame (zones keep no frames of their own).
+    if (!e.zone.empty() && e.type == PresenceEventType::kNew && !camera.snapshotJpeg.empty()) {
+      recent_.setSnapshot(e.eventId, camera.snapshotJpeg);
+    }
     send(eventsTopic(prefix),
          presenceEventJson(name, e, camera.backend, latencyMs, frame != nullptr ? frame->persons : nullptr),
          false);
@@ -302,14 +308,14 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
       log->info("[cam={}]{} person gone ({}), max score {:.2f}", name, where, e.eventId,
                 e.maxScore);
     }
-    if (e.zone.empty() && e.type != PresenceEventType::kEnd && settings_.snapshots &&
+    if (e.zone.empty() && e.type != PresenceEventType::kEnd &&
         camera.candidateSequence == e.bestFrame && camera.publishedSequence != e.bestFrame) {
-      publishSnapshot(camera);
+      publishSnapshot(camera, e.eventId);
     }
   }
 }
 
-void EventPublisher::publishSnapshot(CameraState& camera) {
+void EventPublisher::publishSnapshot(CameraState& camera, const std::string& eventId) {
   std::vector<unsigned char> jpeg;
   try {
     if (!cv::imencode(".jpg", camera.candidate, jpeg,
@@ -323,6 +329,8 @@ void EventPublisher::publishSnapshot(CameraState& camera) {
   }
   camera.snapshotJpeg.assign(jpeg.begin(), jpeg.end());
   camera.publishedSequence = camera.candidateSequence;
+  recent_.setSnapshot(eventId, camera.snapshotJpeg);
+  if (!settings_.snapshots) return;
   send(snapshotTopic(settings_.topicPrefix, camera.spec.name), camera.snapshotJpeg, true);
   ++snapshotsPublished_;
 }

@@ -16,6 +16,7 @@
 #include "daemon/publish/event_json.h"
 #include "daemon/publish/ha_discovery.h"
 #include "daemon/publish/message_sink.h"
+#include "daemon/publish/recent_events.h"
 #include "detector/box.h"
 
 namespace vigil {
@@ -131,6 +132,8 @@ class EventPublisher {
                                               std::string_view zone = {}) const;
   std::uint64_t eventsPublished() const { return eventsPublished_; }
   std::uint64_t snapshotsPublished() const { return snapshotsPublished_; }
+  // The last events of every camera and zone with their best frames (the page, /api/events).
+  const RecentEvents& recentEvents() const { return recent_; }
   std::uint64_t zoneEventsPublished() const { return zoneEventsPublished_; }
 
  private:
@@ -154,7 +157,9 @@ class EventPublisher {
   void endAll(CameraState& camera, TimePoint now);
   void publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now);
   void publishState(const CameraState& camera, const std::string& zone);
-  void publishSnapshot(CameraState& camera);
+  // Encodes the camera's best frame for the event's entry in the events list and, with
+  // snapshots on, publishes it.
+  void publishSnapshot(CameraState& camera, const std::string& eventId);
   void publishZoneEvents(CameraState& camera, const std::vector<ZoneEvent>& events,
                          const std::vector<TrackedPerson>& persons, TimePoint time);
   static bool hasLoiter(const PublishedCamera& spec, std::string_view zone);
@@ -174,6 +179,7 @@ class EventPublisher {
   std::string statusAttributes_;  // empty: none set yet
   std::uint64_t eventsPublished_ = 0;
   std::uint64_t snapshotsPublished_ = 0;
+  RecentEvents recent_;
   std::uint64_t zoneEventsPublished_ = 0;
 };
 

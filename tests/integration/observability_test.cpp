@@ -262,41 +262,91 @@ TEST(ObservabilityTest, AbusiveClientsDoNotStopDetectionOrHealth) {
 
 // Headless Chromium as root on a machine without network: the flags keep it from phoning home
 // and from needing a sandbox or a GPU.
-std::vector<std::string> chromium(const TempDir& dir, const std::string& profile) {
+std::vector<std::string> chromium(const TempDir& dir, const std::string& profile,
+                                  int width = 1280) {
   return {kChromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
           "--no-first-run", "--disable-background-networking", "--disable-component-update",
           "--disable-sync", "--user-data-dir=" + (dir.path() / profile).string(),
-          "--window-size=1280,720",
+          "--window-size=" + std::to_string(width) + ",720",
           // Runs the page's timers (its first /api/status poll) before dumping or shooting.
           "--virtual-time-budget=5000"};
 }
 
-TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
+// The page as Chromium rendered it at `width` pixels, after 5 s of its scripts (the DOM).
+std::string renderedPage(const TempDir& dir, const std::string& url, int width) {
+  auto args = chromium(dir, "profile-dom-" + std::to_string(width), width);
+  args.insert(args.end(), {"--dump-dom", url});
+  ChildProcess dump(args, dir.path() / ("dom-" + std::to_string(width) + ".html"));
+  if (!dump.wait().has_value()) return "";
+  std::ifstream in(dir.path() / ("dom-" + std::to_string(width) + ".html"));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEvents) {
   VIGIL_REQUIRE_CLIP();
   if (access(kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
   TempDir dir;
-  RunningDaemon vigil(dir);
-  ASSERT_NE(vigil.port(), 0) << vigil.process().log();
-  ASSERT_TRUE(vigil.waitDetected(0)) << vigil.process().log();
-  // A tracked person to show: the clip's walkers are confirmed on their second detection.
+  testing::VigilDaemon vigil(
+      dir.path(),
+      "version: 1\ndetector:\n  model: " + testing::modelDir().string() +
+          "\nhttp:\n  listen: 127.0.0.1:0\ncameras:\n"
+          "  - name: campus\n    source: 'file:" +
+          campusClip().string() +
+          "'\n    loop: true\n    detect_fps: 4\n"
+          "    zones: [{name: walkway, polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]}]\n"
+          "    masks: [[[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2]]]\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("campus", 0)) << vigil.log();
+  // A tracked person and an event with its snapshot to show.
   ASSERT_TRUE(vigil.waitForStatus([](const json& s) { return !s["cameras"][0]["tracks"].empty(); }))
-      << vigil.process().log();
+      << vigil.log();
+  json events;
+  ASSERT_TRUE(testing::waitUntil([&] {
+    auto reply = httpGet(vigil.port(), "/api/events");
+    events = reply ? json::parse(reply->body, nullptr, false) : json();
+    return events.is_array() && !events.empty() && events.back()["snapshot"].is_string();
+  })) << events.dump();
+  const std::string snapshot = events.back()["snapshot"];
+  auto jpeg = httpGet(vigil.port(), "/" + snapshot);
+  ASSERT_TRUE(jpeg.has_value());
+  EXPECT_EQ(jpeg->status, 200);
+  EXPECT_EQ(jpeg->headers.find("image/jpeg") != std::string::npos, true);
   const std::string url = "http://127.0.0.1:" + std::to_string(vigil.port()) + "/";
+  auto metrics = httpGet(vigil.port(), "/metrics");
+  ASSERT_TRUE(metrics.has_value());
+  EXPECT_NE(metrics->body.find("vigil_zone_person_present{camera=\"campus\",zone=\"walkway\"}"),
+            std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("vigil_zone_persons{camera=\"campus\",zone=\"walkway\"}"),
+            std::string::npos);
 
-  auto dumpArgs = chromium(dir, "profile-dom");
-  dumpArgs.insert(dumpArgs.end(), {"--dump-dom", url});
-  ChildProcess dump(dumpArgs, dir.path() / "dom.html");
-  ASSERT_TRUE(dump.wait().has_value());
-  std::ifstream in(dir.path() / "dom.html");
-  std::string dom((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dom = renderedPage(dir, url, 1280);
   // The tile is built by the page's script from /api/status, so it proves the whole loop.
   EXPECT_NE(dom.find("data-camera=\"campus\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
-  EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"tracks\">#"), std::string::npos) << "track ids\n" << dom;
   EXPECT_NE(dom.find(testing::autoCpuBackend() == "cpu" ? "OpenCV DNN" : "ONNX Runtime"),
             std::string::npos)
       << "the backend's device is shown";
+  // The live picture kept coming: the page counts the frames it received.
+  std::smatch frames;
+  ASSERT_TRUE(std::regex_search(dom, frames, std::regex("data-frames=\"(\\d+)\"")));
+  EXPECT_GE(std::stoi(frames[1]), 3) << "frames received in 5 s at 4 a second";
+  EXPECT_NE(dom.find("api/cameras/campus/latest.jpg"), std::string::npos) << dom;
+  // Zones and masks are drawn over it; the gating state is explained.
+  EXPECT_NE(dom.find("data-zone=\"walkway\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("class=\"mask\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<span data-k=\"gating\">off: detects at the full detect_fps"),
+            std::string::npos)
+      << dom;
+  // The recent events, with the snapshot of the best frame.
+  EXPECT_NE(dom.find("data-event=\"" + events.back()["id"].get<std::string>() + "\""),
+            std::string::npos)
+      << dom;
+  EXPECT_NE(dom.find("src=\"" + snapshot + "\""), std::string::npos) << dom;
+  // Usable on a phone: nothing wider than 390 px.
+  const std::string narrow = renderedPage(dir, url, 390);
+  EXPECT_NE(narrow.find("data-fits=\"true\""), std::string::npos) << narrow;
 
   auto shotArgs = chromium(dir, "profile-shot");
   const auto png = dir.path() / "status-page.png";
@@ -306,6 +356,10 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsEveryCamera) {
   cv::Mat image = cv::imread(png.string());
   ASSERT_FALSE(image.empty()) << shot.log();
   EXPECT_EQ(image.cols, 1280);
+  // Kept beside the test binary for CI to show (build/tests/status-page.png).
+  std::error_code ec;
+  std::filesystem::copy_file(png, "status-page.png",
+                             std::filesystem::copy_options::overwrite_existing, ec);
   EXPECT_TRUE(vigil.stop().status.has_value());
 }
 

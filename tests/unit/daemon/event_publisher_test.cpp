@@ -405,6 +405,68 @@ TEST(EventPublisherTest, NoSnapshotsWhenOff) {
   for (const Message& m : rig.sink.messages) {
     EXPECT_EQ(m.topic.find("/image/"), std::string::npos) << "no image entity: " << m.topic;
   }
+  EXPECT_EQ(rig.publisher.snapshotsPublished(), 0U);
+}
+
+TEST(EventPublisherTest, RecentEventsListEachEventNewestFirstWithItsBestFrame) {
+  PublisherRig rig({}, {door({leftHalf()})});  // snapshots off: the list has them all the same
+  cv::Mat image(kHeight, kWidth, CV_8UC3, cv::Scalar(200, 200, 200));
+  rig.frame(0, {personAt(0.3F, 0.6F)}, &image);
+  rig.frame(200, {personAt(0.3F, 0.9F)}, &image);
+  json list = rig.publisher.recentEvents().json();
+  ASSERT_EQ(list.size(), 2U) << list.dump() << ": the camera's event and the zone's";
+  const json* camera = nullptr;
+  for (const json& e : list) {
+    if (e["zone"].is_null()) camera = &e;
+  }
+  ASSERT_NE(camera, nullptr) << list.dump();
+  EXPECT_EQ((*camera)["camera"], "door");
+  EXPECT_EQ((*camera)["start"], "2023-11-14T22:13:20.000Z");
+  EXPECT_TRUE((*camera)["end"].is_null()) << "going on";
+  EXPECT_EQ((*camera)["max_count"], 1);
+  EXPECT_NEAR((*camera)["max_score"].get<double>(), 0.9, 1e-4);
+  const std::string id = (*camera)["id"];
+  EXPECT_EQ((*camera)["snapshot"], "api/events/" + id + "/snapshot.jpg");
+  const RecentEvents::Entry* entry = rig.publisher.recentEvents().find(id);
+  ASSERT_NE(entry, nullptr);
+  cv::Mat decoded = cv::imdecode(
+      std::vector<unsigned char>(entry->snapshotJpeg.begin(), entry->snapshotJpeg.end()),
+      cv::IMREAD_COLOR);
+  EXPECT_EQ(decoded.cols, kWidth) << "the best frame, as JPEG";
+
+  rig.frame(400, {personAt(0.3F), personAt(0.7F)}, &image);
+  rig.frame(1600, {personAt(0.3F), personAt(0.7F)}, &image);
+  rig.frame(1800, {}, &image);
+  rig.publisher.tick(at(5000));
+  list = rig.publisher.recentEvents().json();
+  for (const json& e : list) {
+    EXPECT_FALSE(e["end"].is_null()) << "ended: " << e.dump();
+  }
+  const RecentEvents::Entry* ended = rig.publisher.recentEvents().find(id);
+  ASSERT_NE(ended, nullptr);
+  EXPECT_EQ(ended->maxCount, 2);
+  EXPECT_EQ(ended->count, 0);
+}
+
+TEST(EventPublisherTest, RecentEventsKeepOnlyTheNewest) {
+  RecentEvents recent(2);
+  for (int i = 1; i <= 3; ++i) {
+    PresenceEvent e{};
+    e.type = PresenceEventType::kNew;
+    e.eventId = "door-" + std::to_string(i);
+    e.count = 1;
+    recent.onEvent("door", e);
+  }
+  const json list = recent.json();
+  ASSERT_EQ(list.size(), 2U);
+  EXPECT_EQ(list[0]["id"], "door-3") << "newest first";
+  EXPECT_EQ(list[1]["id"], "door-2");
+  EXPECT_EQ(recent.find("door-1"), nullptr) << "the oldest went";
+  PresenceEvent update{};
+  update.type = PresenceEventType::kUpdate;
+  update.eventId = "door-1";
+  recent.onEvent("door", update);
+  EXPECT_EQ(recent.json().size(), 2U) << "an update of a forgotten event adds nothing";
 }
 
 TEST(EventPublisherTest, RemovedCameraEndsItsEventAndClearsItsTopics) {
