@@ -109,6 +109,9 @@ struct Config {
   std::vector<std::string> warnings;
 };
 
+// Where the package installs cameras.yaml, and where `vigil run` and `vigil doctor` look first.
+inline constexpr const char* kInstalledConfig = "/etc/vigil/cameras.yaml";
+
 // The environment variable that holds the MQTT password when mqtt.password_file is not set.
 inline constexpr const char* kMqttPasswordEnv = "VIGIL_MQTT_PASSWORD";
 

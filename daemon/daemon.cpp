@@ -88,7 +88,7 @@ class Daemon {
                                     results_->addCamera(name, camera.channel(),
                                                         metrics_->cameraHistograms(name),
                                                         personTracksFor(camera.config())),
-                                    zoneNames(camera.config()));
+                                    camera.config());
                               },
                               [this](const std::string& name) {
                                 metrics_->removeCamera(name);
@@ -259,6 +259,7 @@ class Daemon {
       }
       const auto now = SteadyClock::now();
       metrics_->updateEnergyPerInference(now);
+      metrics_->updateCameraInfo();
       results_->tick(now);
       if (backendStatus_.poll()) onBackendChanged();
       if (auto change = detectorLoad_.observe(now, worker_->busySeconds())) {

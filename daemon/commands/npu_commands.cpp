@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "daemon/commands/detector_cli.h"
+#include "daemon/commands/setup_checks.h"
+#include "daemon/config.h"
+#include "daemon/model_location.h"
 #include "daemon/observe/power.h"
 #include "detector/backend.h"
 #include "detector/backends/opencv_backend.h"
@@ -151,13 +154,53 @@ bool runDoctorCanary(const ModelManifest& manifest, const VitisAiSettings& vitis
   return true;
 }
 
+// The configuration (given, or the installed one when there is one and no --model says which
+// bundle to check) and what it names:
+// cameras and broker. False when it is invalid or something it names is out of reach; the model
+// bundle it names, if any, goes to `model`.
+bool checkConfiguration(const DoctorCommandOptions& options, const DoctorLine& line,
+                        std::string& model) {
+  const std::filesystem::path file =
+      std::filesystem::path(options.config.empty() ? kInstalledConfig : options.config);
+  if (options.config.empty() && !options.model.empty()) {
+    line("config", "not checked: --model names the bundle (--config FILE checks one)");
+    return true;
+  }
+  if (options.config.empty() && !std::filesystem::exists(file)) {
+    line("config", file.string() + ": absent (--config FILE checks another)");
+    return true;
+  }
+  auto config = loadConfig(file);
+  if (!config) {
+    line("config", "INVALID: " + config.error().message);
+    return false;
+  }
+  line("config", fmt::format("{}: valid, node {}, {} camera(s){}", file.string(), config->node,
+                             config->cameras.size(), config->mqtt.enabled ? ", MQTT" : ""));
+  for (const std::string& warning : config->warnings) line("config", "warning: " + warning);
+  if (!config->detector.model.empty()) model = config->detector.model;
+  bool ok = true;
+  for (const SetupFinding& f : checkSetup(*config)) {
+    line(f.what, f.found);
+    ok = ok && f.ok;
+  }
+  line("setup", ok ? (config->mqtt.enabled ? "every camera and the broker answer"
+                                           : "every camera answers (no mqtt section)")
+                   : "NOT READY: the daemon would retry what is out of reach above");
+  return ok;
+}
+
 }  // namespace
 
 void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
   auto* cmd = app.add_subcommand("doctor",
-                                 "Check the NPU driver, device, XRT, limits, power "
-                                 "sources and a model bundle");
-  cmd->add_option("--model", options.model, "Model bundle directory or model.yaml to validate");
+                                 "Check the NPU driver, device, XRT, limits, power sources, "
+                                 "the configuration's cameras and broker, and a model bundle");
+  cmd->add_option("--config", options.config,
+                  "cameras.yaml to check (default: /etc/vigil/cameras.yaml when it exists)");
+  cmd->add_option("--model", options.model,
+                  "Model bundle directory or model.yaml to validate (default: the "
+                  "configuration's detector.model, else the built-in one)");
   cmd->add_flag("--run-canary", options.runCanary,
                 "Also open the NPU, load the bundle and run its canary");
   cmd->add_option("--onnxruntime", options.onnxRuntime,
@@ -186,7 +229,10 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
                                      : "an NPU is here but not ready: fix the problems above");
   }
 
-  std::string model = options.model.empty() ? defaultModelPath() : options.model;
+  std::string model;
+  const bool setupOk = checkConfiguration(options, line, model);
+  if (!options.model.empty()) model = options.model;
+  if (model.empty()) model = defaultModelPath();
   auto manifest = loadModelManifest(model);
   if (!manifest) {
     line("bundle", "INVALID: " + manifest.error().message);
@@ -196,7 +242,7 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   if (!describeBundleStages(*manifest, line)) ok = false;
   if (ok) line("bundle", "valid: every file matches its sha256");
   if (ok && options.runCanary && !runDoctorCanary(*manifest, vitisai, line)) return 1;
-  return ok ? 0 : 1;
+  return ok && setupOk ? 0 : 1;
 }
 
 void addStageRunCommand(CLI::App& app, StageRunOptions& options) {

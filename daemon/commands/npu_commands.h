@@ -8,9 +8,11 @@
 
 namespace vigil {
 
-// `vigil doctor`: what the NPU path needs and what this machine offers, one line per check.
+// `vigil doctor`: what the NPU path needs and what this machine offers, what the configuration
+// names and whether this box reaches it, one line per check.
 struct DoctorCommandOptions {
-  std::string model;                 // a model bundle to validate; empty: the default model
+  std::string config;  // cameras.yaml; empty: the installed one if it exists, without --model
+  std::string model;   // a model bundle to validate; empty: the config's, else the default model
   bool runCanary = false;            // also create the npu backend (open, load, canary)
   std::string onnxRuntime;           // the ONNX Runtime of the Vitis AI EP (--onnxruntime)
   std::filesystem::path root = "/";  // not an option: tests point it at a fake /dev, /sys
@@ -20,9 +22,11 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options);
 
 // Prints driver, device node and permissions, XRT version and API level, the Vitis AI runtime
 // (ONNX Runtime found, its EP, the NPU target and compile cache), memlock limit, xrt.ini and
-// emulation variables, power sources, and the bundle's validation. Returns 0 when
-// the bundle is valid (and its canary passed with --run-canary), 1 otherwise; problems of the
-// machine are reported but are not an error by themselves (a CPU-only host is fine).
+// emulation variables, power sources; the configuration's validity, each camera's source and the
+// MQTT broker (checkSetup); and the bundle's validation. Returns 0 when the configuration is
+// valid with everything it names in reach and the bundle is valid (and its canary passed with
+// --run-canary), 1 otherwise; problems of the NPU are reported but are not an error by
+// themselves (a CPU-only host is fine).
 int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out);
 
 // `vigil stage-run`: one ONNX file on the CPU reference with raw float32 files in and out. The

@@ -54,6 +54,7 @@ enum class Series : std::size_t {
   kOpenFailures,
   kFramesGated,
   kCameraUp,
+  kCameraInfo,
   kPersonPresent,
   kPersons,
   kZonePersonPresent,
@@ -70,7 +71,7 @@ struct SeriesSpec {
   Series id;
   SeriesType type;
   const char* name;
-  std::array<const char*, 2> labels;  // nullptr: no more labels
+  std::array<const char*, 5> labels;  // nullptr: no more labels
   const char* help;
 };
 
@@ -232,6 +233,13 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_camera_up",
      {"camera"},
      "1 while the camera delivers frames"},
+    {Series::kCameraInfo,
+     kGauge,
+     "vigil_camera_info",
+     {"camera", "source", "resolution", "fps", "detect_fps"},
+     "The camera's facts (value 1): source kind (v4l2, rtsp, http, file), the resolution its "
+     "frames arrive in (empty before the first), the capture rate asked of a V4L2 device (empty "
+     "for streams and files, which keep their own) and detect_fps"},
     {Series::kPersonPresent,
      kGauge,
      "vigil_person_present",
@@ -437,7 +445,8 @@ void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
 
 void DaemonMetrics::addCamera(const std::string& name,
                               const std::shared_ptr<CameraChannel>& channel, const CameraView& view,
-                              const std::vector<std::string>& zones) {
+                              const CameraConfig& config) {
+  const std::vector<std::string> zones = zoneNames(config);
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).add({name}, [channel, field = field]() {
       return count((channel->counters().*field).load());
@@ -468,7 +477,13 @@ void DaemonMetrics::addCamera(const std::string& name,
           return state ? std::optional<double>(state->count) : std::nullopt;
         });
   }
-  zonesOf_[name] = zones;
+  CameraSeries& added = cameras_[name];
+  added.zones = zones;
+  added.view = &view;
+  added.info = {name, std::string(sourceKindName(config.kind)), "",
+                config.kind == SourceKind::kV4l2 ? fmt::format("{}", config.fps) : "",
+                fmt::format("{}", config.detectFps)};
+  addCameraInfo(added);
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState)
         .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
@@ -499,13 +514,35 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
   }
-  for (const std::string& zone : zonesOf_[name]) {
-    callbacks(registry_, Series::kZonePersonPresent).remove({name, zone});
-    callbacks(registry_, Series::kZonePersons).remove({name, zone});
+  if (auto it = cameras_.find(name); it != cameras_.end()) {
+    for (const std::string& zone : it->second.zones) {
+      callbacks(registry_, Series::kZonePersonPresent).remove({name, zone});
+      callbacks(registry_, Series::kZonePersons).remove({name, zone});
+    }
+    callbacks(registry_, Series::kCameraInfo).remove(it->second.info);
+    cameras_.erase(it);
   }
-  zonesOf_.erase(name);
   histograms(registry_, Series::kCaptureToPublish).remove({name});
   histograms(registry_, Series::kTrackDuration).remove({name});
+}
+
+void DaemonMetrics::addCameraInfo(const CameraSeries& camera) {
+  callbacks(registry_, Series::kCameraInfo).add(camera.info, []() -> std::optional<double> {
+    return 1;
+  });
+}
+
+void DaemonMetrics::updateCameraInfo() {
+  for (auto& [name, camera] : cameras_) {
+    const CameraView& view = *camera.view;
+    std::string resolution =
+        view.hasFrame ? fmt::format("{}x{}", view.latest.cols, view.latest.rows) : "";
+    std::string& current = camera.info[kInfoResolution];
+    if (resolution == current) continue;
+    callbacks(registry_, Series::kCameraInfo).remove(camera.info);
+    current = std::move(resolution);
+    addCameraInfo(camera);
+  }
 }
 
 // The whole package (every process on the box), so an upper bound on what one inference costs;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "daemon/capture/frame.h"
+#include "daemon/config.h"
 #include "daemon/observe/http_server.h"
 #include "daemon/observe/metrics.h"
 #include "daemon/observe/power.h"
@@ -42,11 +43,14 @@ class DaemonMetrics {
 
   // The HTTP server's counters, which outlive this object's use of them.
   void addHttp(const HttpServerCounters& counters);
-  // One camera's series (its counters, presence and its zones', gating, tracks); removeCamera()
-  // takes them away, before `view` goes.
+  // One camera's series (its facts, counters, presence and its zones', gating, tracks);
+  // removeCamera() takes them away, before `view` goes.
   void addCamera(const std::string& name, const std::shared_ptr<CameraChannel>& channel,
-                 const CameraView& view, const std::vector<std::string>& zones);
+                 const CameraView& view, const CameraConfig& config);
   void removeCamera(const std::string& name);
+  // vigil_camera_info follows the resolution each camera's frames arrive in (every presence
+  // tick: a stream says its size only with its first frame, and may change it on reconnect).
+  void updateCameraInfo();
 
   // Package joules per detected frame over the last window (every presence tick).
   void updateEnergyPerInference(SteadyClock::time_point now);
@@ -55,12 +59,21 @@ class DaemonMetrics {
   void addGlobalSeries();
   void addMqttSeries();
 
+  // What removeCamera() and updateCameraInfo() need of a camera added.
+  struct CameraSeries {
+    std::vector<std::string> zones;
+    const CameraView* view = nullptr;
+    LabelValues info;  // vigil_camera_info's labels now
+  };
+  static constexpr std::size_t kInfoResolution = 2;  // its place in `info`
+  void addCameraInfo(const CameraSeries& camera);
+
   Registry& registry_;
   Sources sources_;
   std::shared_ptr<PowerMonitor> power_;
   std::optional<double> energyPerInference_;
   std::optional<double> energyBase_;
-  std::map<std::string, std::vector<std::string>> zonesOf_;  // each camera's zone series
+  std::map<std::string, CameraSeries> cameras_;
   std::uint64_t inferencesBase_ = 0;
   SteadyClock::time_point energySince_{};
 };

@@ -8,23 +8,6 @@ namespace vigil {
 
 namespace {
 
-MqttSettings mqttSettings(const MqttConfig& c) {
-  MqttSettings s;
-  s.url = c.url;
-  s.clientId = c.clientId;
-  s.username = c.username;
-  s.password = c.password;
-  s.caFile = c.caFile;
-  s.certFile = c.certFile;
-  s.keyFile = c.keyFile;
-  s.qos = c.qos;
-  s.keepAlive = std::chrono::seconds(c.keepAlive);
-  s.bufferMessages = c.bufferMessages;
-  s.willTopic = statusTopic(c.topicPrefix);
-  s.willPayload = "offline";
-  return s;
-}
-
 // The status page as another machine (Home Assistant's) reaches it: none while HTTP listens on
 // loopback only; the host name for a wildcard address.
 std::string statusPageUrl(const HttpConfig& http) {
@@ -74,6 +57,23 @@ void wire(MqttClient& mqtt, EventPublisher& publisher, const MqttConfig& config,
 }
 
 }  // namespace
+
+MqttSettings mqttSettings(const MqttConfig& c) {
+  MqttSettings s;
+  s.url = c.url;
+  s.clientId = c.clientId;
+  s.username = c.username;
+  s.password = c.password;
+  s.caFile = c.caFile;
+  s.certFile = c.certFile;
+  s.keyFile = c.keyFile;
+  s.qos = c.qos;
+  s.keepAlive = std::chrono::seconds(c.keepAlive);
+  s.bufferMessages = c.bufferMessages;
+  s.willTopic = statusTopic(c.topicPrefix);
+  s.willPayload = "offline";
+  return s;
+}
 
 Expected<Publishing> makePublishing(const Config& whole, PostToControl post) {
   const MqttConfig& config = whole.mqtt;

@@ -23,6 +23,10 @@ struct Publishing {
 // Runs a function on the control (io_context) thread.
 using PostToControl = std::function<void(std::function<void()>)>;
 
+// The client's settings from the configuration's mqtt section (its last will: the status
+// topic, "offline").
+MqttSettings mqttSettings(const MqttConfig& config);
+
 // Validates the settings and makes both, wired: on every reconnect after the first the
 // publisher announces again (a restarted broker may have lost the retained state), and Home
 // Assistant's birth message makes it announce too. The client's callbacks come from its own

@@ -11,7 +11,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <sstream>
 
+#include "tests/free_port.h"
 #include "tests/model_paths.h"
+#include "tests/mosquitto_broker.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {
@@ -166,6 +168,52 @@ TEST(VigilBinaryTest, MissingImageExit2WithSummary) {
   EXPECT_NE(run.output.find("/nonexistent/p.jpg: no such file or directory"), std::string::npos)
       << run.output;
   EXPECT_NE(run.output.find("1 input(s) failed"), std::string::npos) << run.output;
+}
+
+// Beyond the NPU: the configuration, and whether this box reaches what it names. The broker is
+// a real one with a login, so the check is a real MQTT connect, not only a TCP one.
+TEST(VigilBinaryTest, DoctorChecksTheConfigurationsCamerasAndBroker) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_MOSQUITTO();
+  testing::MosquittoBroker broker({.username = "hall", .password = "right"});
+  ASSERT_TRUE(broker.start());
+  TempDir dir;
+  std::ofstream(dir.path() / "right") << "right\n";
+  std::ofstream(dir.path() / "wrong") << "wrong\n";
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  const int closed = testing::freeLoopbackPort();  // free now: nothing listens there
+  auto config = [&](const std::string& password, const std::string& extraCamera) {
+    return "version: 1\nnode: hall\ndetector:\n  model: " + testing::modelDir().string() +
+           "\nmqtt:\n  url: " + broker.url() + "\n  username: hall\n  password_file: " + password +
+           "\ncameras:\n  - name: door\n    source: 'file:door.mp4'\n" + extraCamera;
+  };
+  std::ofstream(dir.path() / "good.yaml") << config("right", "");
+  std::ofstream(dir.path() / "bad.yaml") << config(
+      "wrong", "  - name: gate\n    source: rtsp://admin:secret@127.0.0.1:" +
+                   std::to_string(closed) + "/live\n  - name: yard\n    source: /dev/video-none\n");
+
+  auto good = runBinary("doctor --config " + (dir.path() / "good.yaml").string());
+  EXPECT_EQ(good.status, 0) << good.output;
+  for (const std::string& line :
+       {"config           " + (dir.path() / "good.yaml").string() +
+            ": valid, node hall, 1 camera(s), MQTT",
+        "camera door      file " + (dir.path() / "door.mp4").string() + ": readable",
+        "mqtt             " + broker.url() + ": connected with user hall (as vigil-hall-doctor)",
+        std::string("setup            every camera and the broker answer")}) {
+    EXPECT_NE(good.output.find(line), std::string::npos) << line << "\n" << good.output;
+  }
+
+  auto bad = runBinary("doctor --config " + (dir.path() / "bad.yaml").string());
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  for (const std::string& line : {"camera gate      rtsp 127.0.0.1:" + std::to_string(closed) +
+                                      ": UNREACHABLE: Connection refused",
+                                  std::string("camera yard      v4l2 /dev/video-none: ABSENT"),
+                                  "mqtt             " + broker.url() +
+                                      ": NOT CONNECTED: not authorized (bad user name or password)",
+                                  std::string("setup            NOT READY")}) {
+    EXPECT_NE(bad.output.find(line), std::string::npos) << line << "\n" << bad.output;
+  }
+  EXPECT_EQ(bad.output.find("secret"), std::string::npos) << "a camera's password is never shown";
 }
 
 }  // namespace

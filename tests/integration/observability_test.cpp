@@ -13,6 +13,7 @@
 #include <regex>
 #include <thread>
 
+#include "tests/free_port.h"
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
@@ -91,6 +92,17 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   }
   EXPECT_EQ(metrics->body.find("vigil_npu_power_watts "), std::string::npos)
       << "no NPU here: the series is absent, not 0";
+
+  // The camera's facts; the resolution follows the first frame within a presence tick.
+  const std::regex info(
+      R"(vigil_camera_info\{camera="campus",source="file",resolution="[0-9]+x[0-9]+",)"
+      R"(fps="",detect_fps="[0-9.]+"\} 1)");
+  std::string withInfo;
+  EXPECT_TRUE(testing::waitUntil([&] {
+    auto reply = httpGet(vigil.port(), "/metrics");
+    withInfo = reply ? reply->body : "";
+    return std::regex_search(withInfo, info);
+  })) << withInfo;
 
   testing::expectPromtoolAccepts(metrics->body, dir.path());
   const std::string log = vigil.process().log();
@@ -294,7 +306,10 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
           campusClip().string() +
           "'\n    loop: true\n    detect_fps: 4\n"
           "    zones: [{name: walkway, polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]}]\n"
-          "    masks: [[[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2]]]\n");
+          "    masks: [[[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2]]]\n"
+          // A camera that never answers: its tile says so instead of a broken image.
+          "  - name: gate\n    source: rtsp://127.0.0.1:" +
+          std::to_string(testing::freeLoopbackPort()) + "/live\n");
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.waitDetected("campus", 0)) << vigil.log();
   // A tracked person and an event with its snapshot to show.
@@ -344,6 +359,12 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
             std::string::npos)
       << dom;
   EXPECT_NE(dom.find("src=\"" + snapshot + "\""), std::string::npos) << dom;
+  // The camera that is down: its tile is marked and says why, with no image element showing.
+  const auto gateAt = dom.find("<section class=\"camera down\" data-camera=\"gate\"");
+  ASSERT_NE(gateAt, std::string::npos) << dom;
+  const std::string gate = dom.substr(gateAt, dom.find("</section>", gateAt) - gateAt);
+  EXPECT_NE(gate.find("<div class=\"placeholder\">camera down: "), std::string::npos) << gate;
+  EXPECT_NE(gate.find("Connection refused"), std::string::npos) << gate;
   // Usable on a phone: nothing wider than 390 px.
   const std::string narrow = renderedPage(dir, url, 390);
   EXPECT_NE(narrow.find("data-fits=\"true\""), std::string::npos) << narrow;
