@@ -1,10 +1,7 @@
 #include "daemon/commands/setup_checks.h"
 
-#include <fcntl.h>
-#include <linux/videodev2.h>
 #include <netdb.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "daemon/capture/v4l2_device.h"
 #include "daemon/log.h"
 #include "daemon/publish/mqtt_client.h"
 #include "daemon/publish/publishing.h"
@@ -37,40 +35,17 @@ struct Fd {
   }
 };
 
-std::string_view text(const char* bytes, std::size_t size) {
-  return {bytes, ::strnlen(bytes, size)};
-}
-
+// The daemon's own open of the node (V4l2Device: a character device, V4L2, capture with
+// streaming I/O), so doctor says what `vigil run` would meet, in its words.
 SetupFinding checkV4l2(const CameraConfig& camera) {
-  SetupFinding f{"camera " + camera.name, "v4l2 " + camera.location + ": ", false};
-  Fd device{::open(camera.location.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC)};
-  if (device.fd < 0) {
-    const int e = errno;
-    f.found +=
-        e == ENOENT ? std::string("ABSENT (`vigil cameras` lists the devices here)")
-        : e == EACCES || e == EPERM
-            ? fmt::format("NO ACCESS ({}; the service's user is in group video)", std::strerror(e))
-            : fmt::format("CANNOT OPEN ({})", std::strerror(e));
+  SetupFinding f{"camera " + camera.name, "v4l2 ", false};
+  V4l2Device device;
+  auto opened = device.open(camera.location, camera.name, *logger("camera"));
+  if (!opened) {
+    f.found += "NOT USABLE: " + opened.error().message;
     return f;
   }
-  v4l2_capability cap{};
-  if (::ioctl(device.fd, VIDIOC_QUERYCAP, &cap) != 0) {
-    f.found += fmt::format("NOT A V4L2 DEVICE ({})", std::strerror(errno));
-    return f;
-  }
-  const std::uint32_t caps =
-      (cap.capabilities & V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities;
-  const std::string_view card = text(reinterpret_cast<const char*>(cap.card), sizeof cap.card);
-  const std::string_view driver =
-      text(reinterpret_cast<const char*>(cap.driver), sizeof cap.driver);
-  if ((caps & V4L2_CAP_VIDEO_CAPTURE) == 0 || (caps & V4L2_CAP_STREAMING) == 0) {
-    f.found += fmt::format(
-        "'{}' ({}) is NOT A CAPTURE NODE (a webcam's second node is often "
-        "metadata: `vigil cameras` marks the capture one)",
-        card, driver);
-    return f;
-  }
-  f.found += fmt::format("'{}' ({}) opens, captures and streams", card, driver);
+  f.found += fmt::format("{}: {} opens for capture", camera.location, device.description());
   f.ok = true;
   return f;
 }

@@ -341,6 +341,24 @@ constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCamer
     {Series::kOpenFailures, &CameraCounters::openFailures},
     {Series::kFramesGated, &CameraCounters::gated}};
 
+// vigil_person_present and vigil_persons of a camera (`zone` empty), or their vigil_zone_
+// twins of one of its zones: both read the publisher's presence state.
+void addPresenceSeries(Registry& registry, const EventPublisher& publisher,
+                       const std::string& camera, const std::string& zone) {
+  const bool wholeCamera = zone.empty();
+  const LabelValues labels = wholeCamera ? LabelValues{camera} : LabelValues{camera, zone};
+  callbacks(registry, wholeCamera ? Series::kPersonPresent : Series::kZonePersonPresent)
+      .add(labels, [&publisher, camera, zone]() -> std::optional<double> {
+        auto state = publisher.state(camera, zone);
+        return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
+      });
+  callbacks(registry, wholeCamera ? Series::kPersons : Series::kZonePersons)
+      .add(labels, [&publisher, camera, zone]() -> std::optional<double> {
+        auto state = publisher.state(camera, zone);
+        return state ? std::optional<double>(state->count) : std::nullopt;
+      });
+}
+
 constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
                                          MotionState::kPerson, MotionState::kIdle};
 
@@ -446,7 +464,9 @@ void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
 void DaemonMetrics::addCamera(const std::string& name,
                               const std::shared_ptr<CameraChannel>& channel, const CameraView& view,
                               const CameraConfig& config) {
-  const std::vector<std::string> zones = zoneNames(config);
+  CameraSeries& added = cameras_[name];
+  added.zones = zoneNames(config);
+  added.view = &view;
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).add({name}, [channel, field = field]() {
       return count((channel->counters().*field).load());
@@ -455,31 +475,10 @@ void DaemonMetrics::addCamera(const std::string& name,
   callbacks(registry_, Series::kCameraUp).add({name}, [channel]() -> std::optional<double> {
     return channel->counters().up.load() ? 1 : 0;
   });
-  const EventPublisher& publisher = sources_.publisher;
-  callbacks(registry_, Series::kPersonPresent)
-      .add({name}, [&publisher, name]() -> std::optional<double> {
-        auto state = publisher.state(name);
-        return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
-      });
-  callbacks(registry_, Series::kPersons).add({name}, [&publisher, name]() -> std::optional<double> {
-    auto state = publisher.state(name);
-    return state ? std::optional<double>(state->count) : std::nullopt;
-  });
-  for (const std::string& zone : zones) {
-    callbacks(registry_, Series::kZonePersonPresent)
-        .add({name, zone}, [&publisher, name, zone]() -> std::optional<double> {
-          auto state = publisher.state(name, zone);
-          return state ? std::optional<double>(state->present ? 1 : 0) : std::nullopt;
-        });
-    callbacks(registry_, Series::kZonePersons)
-        .add({name, zone}, [&publisher, name, zone]() -> std::optional<double> {
-          auto state = publisher.state(name, zone);
-          return state ? std::optional<double>(state->count) : std::nullopt;
-        });
+  addPresenceSeries(registry_, sources_.publisher, name, "");
+  for (const std::string& zone : added.zones) {
+    addPresenceSeries(registry_, sources_.publisher, name, zone);
   }
-  CameraSeries& added = cameras_[name];
-  added.zones = zones;
-  added.view = &view;
   added.info = {name, std::string(sourceKindName(config.kind)), "",
                 config.kind == SourceKind::kV4l2 ? fmt::format("{}", config.fps) : "",
                 fmt::format("{}", config.detectFps)};

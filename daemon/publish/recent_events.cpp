@@ -1,6 +1,7 @@
 #include "daemon/publish/recent_events.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "daemon/publish/event_json.h"
 
@@ -40,10 +41,7 @@ const RecentEvents::Entry* RecentEvents::find(const std::string& eventId) const 
 }
 
 RecentEvents::Entry* RecentEvents::findMutable(const std::string& eventId) {
-  for (Entry& e : entries_) {
-    if (e.id == eventId) return &e;
-  }
-  return nullptr;
+  return const_cast<Entry*>(std::as_const(*this).find(eventId));
 }
 
 nlohmann::json RecentEvents::json() const {

@@ -205,12 +205,13 @@ TEST(VigilBinaryTest, DoctorChecksTheConfigurationsCamerasAndBroker) {
 
   auto bad = runBinary("doctor --config " + (dir.path() / "bad.yaml").string());
   EXPECT_EQ(bad.status, 1) << bad.output;
-  for (const std::string& line : {"camera gate      rtsp 127.0.0.1:" + std::to_string(closed) +
-                                      ": UNREACHABLE: Connection refused",
-                                  std::string("camera yard      v4l2 /dev/video-none: ABSENT"),
-                                  "mqtt             " + broker.url() +
-                                      ": NOT CONNECTED: not authorized (bad user name or password)",
-                                  std::string("setup            NOT READY")}) {
+  for (const std::string& line :
+       {"camera gate      rtsp 127.0.0.1:" + std::to_string(closed) +
+            ": UNREACHABLE: Connection refused",
+        std::string("camera yard      v4l2 NOT USABLE: /dev/video-none: no such device"),
+        "mqtt             " + broker.url() +
+            ": NOT CONNECTED: not authorized (bad user name or password)",
+        std::string("setup            NOT READY")}) {
     EXPECT_NE(bad.output.find(line), std::string::npos) << line << "\n" << bad.output;
   }
   EXPECT_EQ(bad.output.find("secret"), std::string::npos) << "a camera's password is never shown";
