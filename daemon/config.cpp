@@ -416,6 +416,14 @@ void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
   }
 }
 
+void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) {
+  YAML::Node node = root["capture"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  r.expectMap(node, "capture");
+  r.rejectUnknownKeys(node, "capture", {"scaled_decode"});
+  c.scaledDecode = r.getBool(node, "capture", "scaled_decode", c.scaledDecode);
+}
+
 void readCalibrationSamples(const YamlReader& r, const YAML::Node& camera,
                             const std::string& cameraPath, const std::filesystem::path& base,
                             CameraConfig& c) {
@@ -592,7 +600,8 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "", {"version", "node", "detector", "mqtt", "http", "cameras"});
+  r.rejectUnknownKeys(root, "",
+                      {"version", "node", "detector", "mqtt", "http", "capture", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
@@ -602,6 +611,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   collectError(errors, [&] { readDetector(r, root, base, config.detector); });
   collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
   collectError(errors, [&] { readHttp(r, root, config.http); });
+  collectError(errors, [&] { readCapture(r, root, config.capture); });
   collectError(errors, [&] { readCameras(r, base, config, errors); });
   if (errors.size() == 1) throw YamlError(errors.front());
   if (!errors.empty()) {

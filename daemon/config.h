@@ -93,6 +93,15 @@ struct HttpConfig {
   bool operator==(const HttpConfig&) const = default;
 };
 
+// The top-level `capture:` section: how every camera's pictures become pixels.
+struct CaptureConfig {
+  // The detector's pictures decoded at the smallest size that covers its input (a JPEG at 1/2,
+  // 1/4 or 1/8 scale, an FFmpeg picture scaled in its colour conversion); false: at full size.
+  bool scaledDecode = true;
+
+  bool operator==(const CaptureConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path file;
   int version = 1;
@@ -103,6 +112,7 @@ struct Config {
   DetectorConfig detector;
   MqttConfig mqtt;
   HttpConfig http;
+  CaptureConfig capture;
   std::vector<CameraConfig> cameras;
   // What works but should be fixed, e.g. a secret other users can read; each says where
   // ("cameras.yaml:8:18: mqtt.password_file: ..."). Logged at warn by check-config and run.

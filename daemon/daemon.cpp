@@ -162,6 +162,7 @@ class Daemon {
     if (!startWorker(config->detector)) return false;
     if (!startHttp(config->http)) return false;
     config_ = *config;
+    worker_->setScaledDecode(config_.capture.scaledDecode);
     // The retained state is OFF and queued before the first frame is even captured.
     publishing_.publisher->setCameras(publishedCameras(config_));
     if (publishing_.mqtt) publishing_.mqtt->start();
@@ -317,6 +318,7 @@ class Daemon {
       next->mqtt = config_.mqtt;
     }
     config_ = *next;
+    worker_->setScaledDecode(config_.capture.scaledDecode);
     publishing_.publisher->setCameras(publishedCameras(config_));
     log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running",
                changes.restarted, changes.added, changes.removed, cameras_.size());

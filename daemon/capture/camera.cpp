@@ -4,6 +4,7 @@
 
 #include "daemon/capture/file_source.h"
 #include "daemon/capture/network_source.h"
+#include "daemon/capture/thread_cpu.h"
 #include "daemon/capture/v4l2_source.h"
 #include "daemon/log.h"
 #include "daemon/url_credentials.h"
@@ -141,17 +142,21 @@ struct Camera::Supervision {
   bool everStreamed = false;
   Frame scratch;                  // receives frames that are dropped because the pool is empty
   std::uint64_t lostCounted = 0;  // of the source's framesLost(), already in the counters
+  std::int64_t cpuCharged = 0;    // the thread's CPU clock when last added to the counters
 };
 
 void Camera::run() {
+  CapturedPicture::markCaptureThread();
   std::unique_ptr<FrameSource> source = factory_(config_);
   shareSource(source.get());
   CameraCounters& counters = channel_->counters();
   Supervision supervision;
   supervision.delay = backoff_.initial;
+  supervision.cpuCharged = threadCpuNanos();
   while (!stopping_) {
     counters.heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
     auto info = source->open();
+    chargeCpu(supervision);
     if (!info) {
       if (info.error().code == ErrorCode::kInvalidArgument ||
           info.error().code == ErrorCode::kUnsupported) {
@@ -178,7 +183,15 @@ void Camera::run() {
   }
   source->close();
   shareSource(nullptr);
+  chargeCpu(supervision);
   counters.heartbeat.idle();
+}
+
+void Camera::chargeCpu(Supervision& supervision) {
+  const std::int64_t now = threadCpuNanos();
+  channel_->counters().captureThreadCpuNanos.fetch_add(now - supervision.cpuCharged,
+                                                       std::memory_order_relaxed);
+  supervision.cpuCharged = now;
 }
 
 void Camera::shareSource(FrameSource* source) {
@@ -204,11 +217,14 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
       counters.dropped.fetch_add(1, std::memory_order_relaxed);
       (void)source.read(supervision.scratch, kReadTimeout);
       countLost(source, supervision);
+      chargeCpu(supervision);
       continue;
     }
     auto ok = source.read(**handle, kReadTimeout);
     countLost(source, supervision);
+    chargeCpu(supervision);
     if (ok) {
+      (*handle)->picture.billTo(counters.decoding);
       lastFrame = SteadyClock::now();
       counters.captured.fetch_add(1, std::memory_order_relaxed);
       if (!announced) {
@@ -253,12 +269,12 @@ void Camera::announceStreaming(const SourceInfo& info, Supervision& supervision)
 
 void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
   CameraCounters& counters = channel_->counters();
-  if (sampler_) sampler_->offer(frame->image, captured);
+  if (sampler_) sampler_->offer(frame->picture, captured);
   if (gate_) {
     // Here, not in the scheduler: the analysis costs this camera's thread, never the
     // detector's, and a held-back frame goes straight back to the pool.
     auto decision = gate_->admit(
-        frame->image, captured,
+        frame->picture, captured,
         static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
     counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
     if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);

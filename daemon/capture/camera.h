@@ -76,6 +76,8 @@ class Camera {
   void shareSource(FrameSource* source);
   // Reads frames from an open source and hands them off until it is lost or the camera stops.
   StreamEnd stream(FrameSource& source, const SourceInfo& info, Supervision& supervision);
+  // Adds the capture thread's CPU time since the last call to the camera's counter.
+  void chargeCpu(Supervision& supervision);
   // Adds the source's new lost frames to the camera's counter.
   void countLost(const FrameSource& source, Supervision& supervision);
   // The first frame of a session: state streaming, and the backoff starts over.

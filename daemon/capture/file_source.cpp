@@ -4,52 +4,41 @@
 
 #include <cerrno>
 #include <cstring>
-#include <opencv2/videoio.hpp>
 #include <thread>
 
+#include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/config.h"
 
 namespace vigil {
 
 namespace {
 
-std::string fourccName(double fourcc) {
-  auto code = static_cast<unsigned>(fourcc);
-  std::string s;
-  for (int i = 0; i < 4; ++i) {
-    char c = static_cast<char>((code >> (8 * i)) & 0xFF);
-    if (c >= 32 && c < 127) s += c;
-  }
-  return s.empty() ? "unknown" : s;
-}
+// Opening a local file takes milliseconds; this only bounds a file on a hung network mount.
+constexpr std::chrono::milliseconds kFileOpenTimeout{5000};
+constexpr std::chrono::milliseconds kFileReadTimeout{5000};
 
 class FileSource final : public FrameSource {
  public:
   explicit FileSource(const CameraConfig& camera)
-      : location_(camera.location), loop_(camera.loop) {}
+      : location_(camera.location), loop_(camera.loop), reader_(camera.location) {}
 
   Expected<SourceInfo> open() override {
     close();
-    if (auto opened = openCapture(); !opened) return tl::unexpected(opened.error());
-    SourceInfo source;
-    source.width = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
-    source.height = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
-    source.fps = capture_.get(cv::CAP_PROP_FPS);
-    source.pixelFormat = fourccName(capture_.get(cv::CAP_PROP_FOURCC)) + " (ffmpeg)";
-    source.description = loop_ ? "file, looped" : "file";
+    auto source = openReader();
+    if (!source) return source;
+    source->description = loop_ ? "file, looped" : "file";
     // A file is replayed at its own rate, as a camera would deliver it.
-    period_ = source.fps > 0 && source.fps < 1000
+    period_ = source->fps > 0 && source->fps < 1000
                   ? std::chrono::duration_cast<SteadyClock::duration>(
-                        std::chrono::duration<double>(1.0 / source.fps))
+                        std::chrono::duration<double>(1.0 / source->fps))
                   : SteadyClock::duration::zero();
     nextFrame_ = SteadyClock::now();
     sequence_ = 0;
-    open_ = true;
     return source;
   }
 
   Expected<void> read(Frame& frame, std::chrono::milliseconds timeout) override {
-    if (!open_) return makeError(ErrorCode::kUnavailable, "{}: not open", location_);
+    if (!reader_.isOpen()) return makeError(ErrorCode::kUnavailable, "{}: not open", location_);
     if (period_ != SteadyClock::duration::zero()) {
       auto now = SteadyClock::now();
       if (nextFrame_ > now + timeout) {
@@ -60,44 +49,36 @@ class FileSource final : public FrameSource {
       // After a stall (slow decode, paused process) continue from now instead of racing.
       nextFrame_ = std::max(nextFrame_ + period_, SteadyClock::now() - period_);
     }
-    try {
-      if (!capture_.read(frame.image) || frame.image.empty()) {
-        if (!loop_ || sequence_ == 0) {
-          return makeError(sequence_ == 0 ? ErrorCode::kUnavailable : ErrorCode::kEndOfStream,
-                           "{}: {}", location_,
-                           sequence_ == 0 ? "no decodable frame" : "end of file");
-        }
-        // Loop: back to the first frame. Seeking is unreliable for some containers; reopening
-        // is not, and costs a few milliseconds once per pass.
-        capture_.release();
-        if (auto opened = openCapture(); !opened) return tl::unexpected(opened.error());
-        if (!capture_.read(frame.image) || frame.image.empty()) {
-          return makeError(ErrorCode::kUnavailable, "{}: cannot restart the loop", location_);
-        }
+    auto ok = reader_.read(frame.picture, kFileReadTimeout);
+    if (!ok && ok.error().code == ErrorCode::kEndOfStream) {
+      if (!loop_ || sequence_ == 0) {
+        return makeError(sequence_ == 0 ? ErrorCode::kUnavailable : ErrorCode::kEndOfStream,
+                         "{}: {}", location_,
+                         sequence_ == 0 ? "no decodable frame" : "end of file");
       }
-    } catch (const cv::Exception& e) {
-      return makeError(ErrorCode::kInvalidData, "{}: cannot decode frame: {}", location_, e.what());
+      // Loop: back to the first frame. Seeking is unreliable for some containers; reopening
+      // is not, and costs a few milliseconds once per pass.
+      if (auto reopened = openReader(); !reopened) return tl::unexpected(reopened.error());
+      ok = reader_.read(frame.picture, kFileReadTimeout);
+      if (!ok && ok.error().code == ErrorCode::kEndOfStream) {
+        return makeError(ErrorCode::kUnavailable, "{}: cannot restart the loop", location_);
+      }
     }
-    if (frame.image.type() != CV_8UC3) {
-      return makeError(ErrorCode::kInvalidData, "{}: decoder gave pixel type {}, not BGR",
-                       location_, frame.image.type());
-    }
+    if (!ok) return ok;
     frame.captureTime = SteadyClock::now();
     frame.sequence = sequence_++;
     return {};
   }
 
-  void close() override {
-    if (open_) capture_.release();
-    open_ = false;
-  }
+  void close() override { reader_.close(); }
+  void interrupt() override { reader_.interrupt(); }
 
   ~FileSource() override { close(); }
 
  private:
   // Opens the file for decoding, at the start and at every loop: only a regular file, since
   // FFmpeg's open of a FIFO waits for a writer and nothing could interrupt it.
-  Expected<void> openCapture() {
+  Expected<SourceInfo> openReader() {
     struct stat info {};
     if (::stat(location_.c_str(), &info) != 0) {
       return makeError(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kUnavailable,
@@ -109,21 +90,13 @@ class FileSource final : public FrameSource {
                        "video files",
                        location_);
     }
-    try {
-      if (!capture_.open(location_, cv::CAP_FFMPEG)) {
-        return makeError(ErrorCode::kUnavailable,
-                         "{}: cannot open (missing or not a video FFmpeg can decode)", location_);
-      }
-    } catch (const cv::Exception& e) {
-      return makeError(ErrorCode::kUnavailable, "{}: cannot open: {}", location_, e.what());
-    }
-    return {};
+    // FFmpeg's own reason: "x.mp4: cannot open: Invalid data found when processing input".
+    return reader_.open(kFileOpenTimeout, false);
   }
 
   std::string location_;
   bool loop_;
-  bool open_ = false;
-  cv::VideoCapture capture_;
+  FfmpegReader reader_;
   SteadyClock::duration period_{};
   SteadyClock::time_point nextFrame_{};
   std::uint64_t sequence_ = 0;

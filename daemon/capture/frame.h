@@ -2,16 +2,17 @@
 
 #include <chrono>
 #include <cstdint>
-#include <opencv2/core.hpp>
+
+#include "daemon/capture/captured_picture.h"
 
 namespace vigil {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// One captured picture. `image` is 8-bit BGR; its storage belongs to a FramePool slot and is
-// reused, so a source writes into it (create() keeps the buffer when the size is unchanged).
+// One captured picture, as it arrived (CapturedPicture: decoded only when taken, at the size
+// asked). Its storage belongs to a FramePool slot and is reused, so a source writes into it.
 struct Frame {
-  cv::Mat image;
+  CapturedPicture picture;
   // When the picture was taken, on the monotonic clock (steady_clock is CLOCK_MONOTONIC on
   // Linux, the clock of V4L2 buffer timestamps), so capture-to-result latency is exact.
   SteadyClock::time_point captureTime;

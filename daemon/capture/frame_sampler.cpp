@@ -27,6 +27,12 @@ FrameSampler::FrameSampler(CalibrationSampleSettings settings, std::string camer
   }
 }
 
+bool FrameSampler::offer(const CapturedPicture& picture, SteadyClock::time_point now) {
+  if (failed_ || saved_ >= settings_.maxFrames || picture.empty() || now < next_) return false;
+  auto pixels = picture.bgr();
+  return pixels && offer(*pixels, now);
+}
+
 bool FrameSampler::offer(const cv::Mat& image, SteadyClock::time_point now) {
   if (failed_ || saved_ >= settings_.maxFrames || image.empty()) return false;
   if (now < next_) return false;

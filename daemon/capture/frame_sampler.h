@@ -31,6 +31,8 @@ class FrameSampler {
   // Called with every captured frame; saves it when the interval has passed. Returns true when
   // this frame was saved.
   bool offer(const cv::Mat& image, SteadyClock::time_point now);
+  // The same for a captured picture, decoded at full size only when it is saved.
+  bool offer(const CapturedPicture& picture, SteadyClock::time_point now);
   int saved() const { return saved_; }
 
  private:

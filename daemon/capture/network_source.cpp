@@ -1,26 +1,9 @@
 #include "daemon/capture/network_source.h"
 
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/log.h>
-#include <libswscale/swscale.h>
-}
-
-#include <fmt/format.h>
-
-#include <atomic>
 #include <chrono>
-#include <cstdarg>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <regex>
-#include <string>
-#include <vector>
 
+#include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/config.h"
-#include "daemon/log.h"
 
 namespace vigil {
 
@@ -30,248 +13,38 @@ using namespace std::chrono_literals;
 
 constexpr std::chrono::milliseconds kStreamOpenTimeout = 5s;
 constexpr std::chrono::milliseconds kStreamReadTimeout = 2s;
-// The largest picture decoded: 8K UHD. A stream may declare anything (a JPEG header saying
-// 40000x40000 asks FFmpeg for 2.4 GB); larger pictures are refused before their memory is.
-constexpr std::int64_t kMaxPixels = 7680 * 4320;
-
-std::string describeAvError(int code) {
-  char text[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(code, text, sizeof text);
-  return text;
-}
-
-// FFmpeg's own messages (a refused DESCRIBE, an HTTP 401, a corrupt packet) go to the "ffmpeg"
-// logger instead of raw stderr: the log's formatter redacts URL passwords and escapes control
-// bytes in them like in every other line. Warnings and errors only.
-// A stream can make FFmpeg complain about every packet (10 a second from a camera sending bad
-// pictures): at most kFfmpegBurst lines every kFfmpegWindow reach the log, and how many were
-// held back is said with the next line after the window.
-// A camera that keeps refusing makes FFmpeg say the same thing at every retry ("[tcp @ 0x...]
-// Connection refused"): the same message (object addresses aside) is logged once per
-// kFfmpegRepeatWindow, the camera's own "source lost" line saying the state.
-constexpr int kFfmpegBurst = 5;
-constexpr auto kFfmpegWindow = std::chrono::seconds(10);
-constexpr auto kFfmpegRepeatWindow = std::chrono::minutes(10);
-
-// True when `text` was logged within kFfmpegRepeatWindow; remembers it otherwise. Under the
-// caller's lock.
-bool repeatedFfmpegMessage(const std::string& text, SteadyClock::time_point now) {
-  static std::map<std::string, SteadyClock::time_point> lastLogged;
-  static const std::regex address(" @ 0x[0-9a-fA-F]+");
-  const std::string key = std::regex_replace(text, address, "");
-  auto it = lastLogged.find(key);
-  if (it != lastLogged.end() && now - it->second < kFfmpegRepeatWindow) return true;
-  if (lastLogged.size() >= 256) lastLogged.clear();  // bounded: a stream of distinct messages
-  lastLogged[key] = now;
-  return false;
-}
-
-void logFromFfmpeg(void* object, int level, const char* format, va_list args) {
-  if (level > AV_LOG_WARNING) return;
-  // FFmpeg logs from several threads; the prefix state and the rate limit are shared.
-  static std::mutex mutex;
-  static int printPrefix = 1;
-  static SteadyClock::time_point windowStart{};
-  static int inWindow = 0;
-  static long heldBack = 0;
-  char line[1024];
-  long heldBackBefore = 0;
-  {
-    std::lock_guard lock(mutex);
-    av_log_format_line2(object, level, format, args, line, sizeof line, &printPrefix);
-    const auto now = SteadyClock::now();
-    if (repeatedFfmpegMessage(line, now)) return;
-    if (now - windowStart >= kFfmpegWindow) {
-      windowStart = now;
-      inWindow = 0;
-      heldBackBefore = heldBack;
-      heldBack = 0;
-    }
-    if (++inWindow > kFfmpegBurst) {
-      ++heldBack;
-      return;
-    }
-  }
-  auto log = logger("ffmpeg");
-  if (heldBackBefore > 0) {
-    log->warn("{} more FFmpeg message(s) held back in {} s", heldBackBefore,
-              std::chrono::duration_cast<std::chrono::seconds>(kFfmpegWindow).count());
-  }
-  std::string text(line);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  if (text.empty()) return;
-  if (level <= AV_LOG_ERROR) {
-    log->error("{}", text);
-  } else {
-    log->warn("{}", text);
-  }
-}
 
 class NetworkSource final : public FrameSource {
  public:
-  explicit NetworkSource(const CameraConfig& camera) : location_(camera.location) {
-    static std::once_flag once;
-    std::call_once(once, [] { av_log_set_callback(&logFromFfmpeg); });
-  }
-  ~NetworkSource() override { close(); }
-  NetworkSource(const NetworkSource&) = delete;
-  NetworkSource& operator=(const NetworkSource&) = delete;
+  explicit NetworkSource(const CameraConfig& camera)
+      : location_(camera.location), reader_(camera.location) {}
 
   Expected<SourceInfo> open() override {
-    close();
-    if (interrupted_) return makeError(ErrorCode::kUnavailable, "{}: interrupted", location_);
-    AVFormatContext* format = avformat_alloc_context();
-    if (format == nullptr) return makeError(ErrorCode::kUnavailable, "out of memory");
-    format->interrupt_callback.callback = &NetworkSource::interruptRequested;
-    format->interrupt_callback.opaque = this;
-    setDeadline(kStreamOpenTimeout);
-    AVDictionary* options = nullptr;
-    // RTSP over TCP, as OpenCV's capture asked for it: no UDP ports to open or lose packets on.
-    if (location_.starts_with("rtsp")) av_dict_set(&options, "rtsp_transport", "tcp", 0);
-    // On failure avformat_open_input frees the context itself.
-    const int opened = avformat_open_input(&format, location_.c_str(), nullptr, &options);
-    av_dict_free(&options);
-    if (opened < 0) return failure("cannot open", opened, kStreamOpenTimeout);
-    format_ = format;
-    setDeadline(kStreamOpenTimeout);
-    // The probe decodes a few pictures with decoders of its own: bounded the same way.
-    std::vector<AVDictionary*> probeOptions(format_->nb_streams, nullptr);
-    for (AVDictionary*& probe : probeOptions) av_dict_set_int(&probe, "max_pixels", kMaxPixels, 0);
-    const int probed = avformat_find_stream_info(format_, probeOptions.data());
-    for (AVDictionary*& probe : probeOptions) av_dict_free(&probe);
-    if (probed < 0) return failure("cannot read the stream's format", probed, kStreamOpenTimeout);
-    const AVCodec* codec = nullptr;
-    stream_ = av_find_best_stream(format_, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
-    if (stream_ < 0 || codec == nullptr) {
-      return makeError(ErrorCode::kUnavailable, "{}: no video stream FFmpeg can decode", location_);
-    }
-    AVStream* stream = format_->streams[stream_];
-    if (stream->codecpar->width <= 0 || stream->codecpar->height <= 0) {
-      // The probe decoded no picture in its time: pictures too large (see kMaxPixels), corrupt,
-      // or none at all. Reading on would only count decode errors with the camera "starting".
-      return makeError(ErrorCode::kUnavailable,
-                       "{}: no picture size: FFmpeg decoded no picture of the {} stream in {} ms "
-                       "(too large, corrupt or none)",
-                       location_, codec->name, kStreamOpenTimeout.count());
-    }
-    decoder_ = avcodec_alloc_context3(codec);
-    if (decoder_ == nullptr || avcodec_parameters_to_context(decoder_, stream->codecpar) < 0) {
-      return makeError(ErrorCode::kUnavailable, "{}: cannot set up the {} decoder", location_,
-                       codec->name);
-    }
-    decoder_->max_pixels = kMaxPixels;
-    // Slice threads only: frame threads would hold frames back, one per thread, as latency.
-    decoder_->thread_count = 0;
-    decoder_->thread_type = FF_THREAD_SLICE;
-    if (int rc = avcodec_open2(decoder_, codec, nullptr); rc < 0) {
-      return makeError(ErrorCode::kUnavailable, "{}: cannot open the {} decoder: {}", location_,
-                       codec->name, describeAvError(rc));
-    }
-    picture_ = av_frame_alloc();
-    packet_ = av_packet_alloc();
-    if (picture_ == nullptr || packet_ == nullptr) {
-      return makeError(ErrorCode::kUnavailable, "out of memory");
-    }
-    SourceInfo info;
-    info.width = stream->codecpar->width;
-    info.height = stream->codecpar->height;
-    const AVRational rate = av_guess_frame_rate(format_, stream, nullptr);
-    info.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
-    info.pixelFormat = std::string(codec->name) + " (ffmpeg)";
-    info.description = "network stream";
+    auto info = reader_.open(kStreamOpenTimeout, location_.starts_with("rtsp"));
+    if (!info) return info;
+    info->description = "network stream";
     sequence_ = 0;
     return info;
   }
 
   Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
-    if (format_ == nullptr || decoder_ == nullptr) {
-      return makeError(ErrorCode::kUnavailable, "{}: not open", location_);
+    auto ok = reader_.read(frame.picture, kStreamReadTimeout);
+    if (!ok) {
+      // A camera's stream has no end: one that ends was lost, and is reopened.
+      if (ok.error().code == ErrorCode::kEndOfStream) ok.error().code = ErrorCode::kUnavailable;
+      return ok;
     }
-    setDeadline(kStreamReadTimeout);
-    for (;;) {
-      int rc = avcodec_receive_frame(decoder_, picture_);
-      if (rc == 0) return convert(frame);
-      if (rc != AVERROR(EAGAIN)) {
-        return makeError(ErrorCode::kUnavailable, "{}: the decoder stopped: {}", location_,
-                         describeAvError(rc));
-      }
-      rc = av_read_frame(format_, packet_);
-      if (rc < 0) return failure("stream ended or stalled", rc, kStreamReadTimeout);
-      if (packet_->stream_index == stream_) rc = avcodec_send_packet(decoder_, packet_);
-      av_packet_unref(packet_);
-      if (rc < 0 && rc != AVERROR(EAGAIN)) {
-        // A corrupt packet: this frame is lost, the stream goes on (counted as a decode error).
-        return makeError(ErrorCode::kInvalidData, "{}: the decoder refused a packet: {}", location_,
-                         describeAvError(rc));
-      }
-    }
-  }
-
-  void close() override {
-    sws_freeContext(scaler_);
-    scaler_ = nullptr;
-    av_packet_free(&packet_);
-    av_frame_free(&picture_);
-    avcodec_free_context(&decoder_);
-    avformat_close_input(&format_);
-    stream_ = -1;
-  }
-
-  void interrupt() override { interrupted_ = true; }
-
- private:
-  static int interruptRequested(void* opaque) {
-    auto* self = static_cast<NetworkSource*>(opaque);
-    return self->interrupted_ || SteadyClock::now().time_since_epoch().count() > self->deadline_
-               ? 1
-               : 0;
-  }
-
-  void setDeadline(std::chrono::milliseconds from) {
-    deadline_ = (SteadyClock::now() + from).time_since_epoch().count();
-  }
-
-  // Why a blocking call failed: a stop, its deadline, or FFmpeg's own reason.
-  tl::unexpected<Error> failure(const char* what, int rc, std::chrono::milliseconds limit) const {
-    if (interrupted_)
-      return makeError(ErrorCode::kUnavailable, "{}: interrupted (stop)", location_);
-    if (SteadyClock::now().time_since_epoch().count() > deadline_) {
-      return makeError(ErrorCode::kUnavailable, "{}: {}: nothing for {} ms", location_, what,
-                       limit.count());
-    }
-    return makeError(ErrorCode::kUnavailable, "{}: {}: {}", location_, what, describeAvError(rc));
-  }
-
-  Expected<void> convert(Frame& frame) {
-    const int width = picture_->width;
-    const int height = picture_->height;
-    scaler_ = sws_getCachedContext(scaler_, width, height,
-                                   static_cast<AVPixelFormat>(picture_->format), width, height,
-                                   AV_PIX_FMT_BGR24, SWS_BILINEAR, nullptr, nullptr, nullptr);
-    if (scaler_ == nullptr || width <= 0 || height <= 0) {
-      av_frame_unref(picture_);
-      return makeError(ErrorCode::kInvalidData, "{}: cannot convert a {}x{} frame to BGR",
-                       location_, width, height);
-    }
-    frame.image.create(height, width, CV_8UC3);
-    std::uint8_t* planes[] = {frame.image.data};
-    const int strides[] = {static_cast<int>(frame.image.step)};
-    sws_scale(scaler_, picture_->data, picture_->linesize, 0, height, planes, strides);
-    av_frame_unref(picture_);
     frame.captureTime = SteadyClock::now();
     frame.sequence = sequence_++;
     return {};
   }
 
+  void close() override { reader_.close(); }
+  void interrupt() override { reader_.interrupt(); }
+
+ private:
   std::string location_;
-  std::atomic<bool> interrupted_{false};
-  std::atomic<SteadyClock::rep> deadline_{0};
-  AVFormatContext* format_ = nullptr;
-  AVCodecContext* decoder_ = nullptr;
-  AVFrame* picture_ = nullptr;
-  AVPacket* packet_ = nullptr;
-  SwsContext* scaler_ = nullptr;
-  int stream_ = -1;
+  FfmpegReader reader_;
   std::uint64_t sequence_ = 0;
 };
 

@@ -94,8 +94,8 @@ class V4l2Source final : public FrameSource {
       converted = makeError(ErrorCode::kInvalidData, "{}: corrupt frame (frame {} is empty)",
                             camera_.location, buf.sequence);
     } else {
-      converted = decodeV4l2Frame(format_.pixelFormat, ring_.bytes(buf), format_.width,
-                                  format_.height, format_.bytesPerLine, frame.image);
+      converted = captureV4l2Frame(format_.pixelFormat, ring_.bytes(buf), format_.width,
+                                   format_.height, format_.bytesPerLine, frame.picture);
       if (!converted) converted.error().message.insert(0, camera_.location + ": ");
     }
     // Hand the buffer back before anything else so the driver never runs out, whatever

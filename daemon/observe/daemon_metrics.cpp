@@ -53,6 +53,8 @@ enum class Series : std::size_t {
   kReconnects,
   kOpenFailures,
   kFramesGated,
+  kFramesDecoded,
+  kCaptureCpu,
   kCameraUp,
   kCameraInfo,
   kPersonPresent,
@@ -228,6 +230,18 @@ constexpr SeriesSpec kDaemonSeries[] = {
      {"camera"},
      "Frames motion gating held back from the detector (detections that would have run "
      "without it)"},
+    {Series::kFramesDecoded,
+     kCounter,
+     "vigil_camera_frames_decoded_total",
+     {"camera"},
+     "Frames turned into pixels (decoded on demand: for the detector, the motion check, the "
+     "page or a snapshot); the rest were never decoded or colour-converted"},
+    {Series::kCaptureCpu,
+     kCounter,
+     "vigil_camera_capture_cpu_seconds_total",
+     {"camera"},
+     "CPU time the camera's capture cost: its capture thread's own CPU clock (reading, FFmpeg's "
+     "decoding, the motion check) plus its pictures' decoding on other threads"},
     {Series::kCameraUp,
      kGauge,
      "vigil_camera_up",
@@ -472,6 +486,12 @@ void DaemonMetrics::addCamera(const std::string& name,
       return count((channel->counters().*field).load());
     });
   }
+  callbacks(registry_, Series::kFramesDecoded).add({name}, [channel]() {
+    return count(channel->counters().decoding->frames.load());
+  });
+  callbacks(registry_, Series::kCaptureCpu).add({name}, [channel]() -> std::optional<double> {
+    return channel->counters().captureCpuSeconds();
+  });
   callbacks(registry_, Series::kCameraUp).add({name}, [channel]() -> std::optional<double> {
     return channel->counters().up.load() ? 1 : 0;
   });
@@ -506,8 +526,9 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).remove({name});
   }
-  for (Series s : {Series::kCameraUp, Series::kPersonPresent, Series::kPersons,
-                   Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
+  for (Series s :
+       {Series::kFramesDecoded, Series::kCaptureCpu, Series::kCameraUp, Series::kPersonPresent,
+        Series::kPersons, Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
   }
   for (MotionState s : kMotionStates) {
@@ -535,7 +556,8 @@ void DaemonMetrics::updateCameraInfo() {
   for (auto& [name, camera] : cameras_) {
     const CameraView& view = *camera.view;
     std::string resolution =
-        view.hasFrame ? fmt::format("{}x{}", view.latest.cols, view.latest.rows) : "";
+        view.hasFrame ? fmt::format("{}x{}", view.latest.size().width, view.latest.size().height)
+                      : "";
     std::string& current = camera.info[kInfoResolution];
     if (resolution == current) continue;
     callbacks(registry_, Series::kCameraInfo).remove(camera.info);

@@ -82,6 +82,8 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"detect_fps", c.detectFps},
       {"fps_captured", c.fpsCaptured},
       {"fps_detected", c.fpsDetected},
+      {"capture_cpu_seconds", c.captureCpuSeconds},
+      {"capture_cpu_share", c.captureCpuShare},
       {"present", c.present},
       {"persons", c.persons},
       {"last_person",
@@ -105,15 +107,10 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
 }  // namespace
 
 nlohmann::json frameCountsJson(const FrameCounts& c) {
-  return {{"captured", c.captured},
-          {"detected", c.detected},
-          {"skipped", c.skipped},
-          {"dropped", c.dropped},
-          {"decode_errors", c.decodeErrors},
-          {"lost", c.lost},
-          {"reconnects", c.reconnects},
-          {"open_failures", c.openFailures},
-          {"gated", c.gated}};
+  return {{"captured", c.captured},     {"detected", c.detected},          {"skipped", c.skipped},
+          {"dropped", c.dropped},       {"decode_errors", c.decodeErrors}, {"lost", c.lost},
+          {"reconnects", c.reconnects}, {"open_failures", c.openFailures}, {"gated", c.gated},
+          {"decoded", c.decoded}};
 }
 
 HttpResponse healthResponse(const DaemonSnapshot& s) {
@@ -227,7 +224,11 @@ HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
   }
   auto& [version, jpeg] = encoded_[name];
   if (version != view->frameVersion || jpeg.empty()) {
-    annotate(*view);
+    // The full-size picture is decoded here, when somebody looks, once per frame.
+    if (auto annotated = annotate(*view); !annotated) {
+      return plainResponse(500, fmt::format("[cam={}] cannot decode the frame: {}\n", name,
+                                            annotated.error().message));
+    }
     std::vector<unsigned char> bytes;
     if (!cv::imencode(".jpg", annotated_, bytes, {cv::IMWRITE_JPEG_QUALITY, 80})) {
       return plainResponse(500, "cannot encode the frame\n");
@@ -258,8 +259,10 @@ HttpResponse StatusApi::events(const std::string& subpath) {
   return r;
 }
 
-void StatusApi::annotate(const CameraView& view) {
-  view.latest.copyTo(annotated_);
+Expected<void> StatusApi::annotate(const CameraView& view) {
+  auto pixels = view.latest.bgr();
+  if (!pixels) return tl::unexpected(pixels.error());
+  pixels->copyTo(annotated_);
   if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
     // other classes as detected.
@@ -278,6 +281,7 @@ void StatusApi::annotate(const CameraView& view) {
     drawDetections(annotated_, view.latestDetections,
                    sources_.worker->detector().manifest().postprocess.classNames);
   }
+  return {};
 }
 
 }  // namespace vigil

@@ -52,7 +52,7 @@ class StatusApi {
   HttpResponse latestJpeg(const std::string& subpath);
   HttpResponse events(const std::string& subpath);
   // Draws the view's latest frame with its persons into annotated_.
-  void annotate(const CameraView& view);
+  Expected<void> annotate(const CameraView& view);
 
   Sources sources_;
   std::string metricsText_;

@@ -112,6 +112,7 @@ function tile(name) {
     '<span class="label">persons</span><span data-k="persons"></span>' +
     '<span class="label">tracks</span><span data-k="tracks"></span>' +
     '<span class="label">rate</span><span data-k="fps"></span>' +
+    '<span class="label">CPU</span><span data-k="capture"></span>' +
     '<span class="label">gating</span><span data-k="gating"></span>' +
     '<span class="label">zones</span><span data-k="zones"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
@@ -179,6 +180,8 @@ function showCamera(c) {
                         (t.zones.length ? " in " + t.zones.join(", ") : "")).join("; "));
   set(el, "fps", c.fps_captured.toFixed(1) + " captured, " + c.fps_detected.toFixed(1) +
       " detected of " + c.detect_fps + " asked");
+  set(el, "capture", "capture " + (100 * c.capture_cpu_share).toFixed(0) + "% of a core (" +
+      c.frames.decoded + " of " + c.frames.captured + " frames decoded)");
   set(el, "gating", gating(c.motion));
   set(el, "zones", c.zones.length ? c.zones.map(z => z.name + (z.present ? " (" + z.persons +
       ")" : "")).join(", ") : "-");

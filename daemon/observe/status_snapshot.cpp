@@ -7,9 +7,10 @@ namespace vigil {
 namespace {
 
 FrameCounts readFrameCounts(const CameraCounters& c) {
-  return {c.captured.load(),     c.detected.load(),   c.skipped.load(),
-          c.dropped.load(),      c.decodeErrors.load(), c.lost.load(),
-          c.reconnects.load(),   c.gated.load(),     c.openFailures.load()};
+  return {c.captured.load(),        c.detected.load(),     c.skipped.load(),
+          c.dropped.load(),         c.decodeErrors.load(), c.lost.load(),
+          c.reconnects.load(),      c.gated.load(),        c.openFailures.load(),
+          c.decoding->frames.load()};
 }
 
 CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, const CameraView* view,
@@ -23,6 +24,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
   if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
   s.up = c.up.load();
   s.frames = readFrameCounts(c);
+  s.captureCpuSeconds = c.captureCpuSeconds();
   s.motionEnabled = camera.config().motion.enabled;
   s.motion = static_cast<MotionState>(c.motionState.load());
   s.captureOverdue = c.heartbeat.overdueBy();
@@ -46,6 +48,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
   if (view != nullptr) {
     s.gatedSeconds = view->gatedSeconds;
     s.fpsCaptured = view->fpsCaptured;
+    s.captureCpuShare = view->captureCpuShare;
     s.fpsDetected = view->fpsDetected;
     s.lastPerson = view->lastPerson;
     s.hasFrame = view->hasFrame;

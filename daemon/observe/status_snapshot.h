@@ -30,6 +30,7 @@ struct FrameCounts {
   std::uint64_t reconnects = 0;
   std::uint64_t gated = 0;
   std::uint64_t openFailures = 0;
+  std::uint64_t decoded = 0;  // turned into pixels (decoded on demand)
 };
 
 struct CameraSnapshot {
@@ -44,6 +45,8 @@ struct CameraSnapshot {
   double gatedSeconds = 0;
   double fpsCaptured = 0;
   double fpsDetected = 0;
+  double captureCpuSeconds = 0;  // so far (CameraCounters::captureCpuSeconds)
+  double captureCpuShare = 0;    // of one core, over the last rate window
   bool present = false;
   int persons = 0;
   std::optional<std::chrono::system_clock::time_point> lastPerson;

@@ -60,7 +60,7 @@ struct CameraView {
   std::shared_ptr<CameraChannel> channel;  // the camera's counters
   std::shared_ptr<Histogram> captureToPublish;
   std::shared_ptr<Histogram> trackDuration;
-  cv::Mat latest;  // buffer reused from frame to frame
+  CapturedPicture latest;                   // as it arrived; storage reused from frame to frame
   std::vector<Detection> latestDetections;  // those at detector.min_score or above
   // Tracking (nullptr: off for this camera) and its persons after the latest frame, their
   // first and last seen in Unix seconds.
@@ -78,6 +78,8 @@ struct CameraView {
   std::uint64_t detectedSince = 0;
   double fpsCaptured = 0;
   double fpsDetected = 0;
+  double captureCpuSince = 0;  // CameraCounters::captureCpuSeconds() at rateSince
+  double captureCpuShare = 0;  // of one core
   // Motion gating: the last result showed a person; the gated frames already priced; the
   // estimated detector seconds they saved.
   bool lastHadPerson = false;

@@ -4,9 +4,30 @@
 
 namespace vigil {
 
+namespace {
+
+// Detections on a picture decoded smaller than `full`, in `full`'s pixels.
+void scaleDetections(DetectionResult& result, cv::Size full) {
+  const float sx = static_cast<float>(full.width) / static_cast<float>(result.width);
+  const float sy = static_cast<float>(full.height) / static_cast<float>(result.height);
+  for (Detection& d : result.detections) {
+    d.box.x *= sx;
+    d.box.width *= sx;
+    d.box.y *= sy;
+    d.box.height *= sy;
+  }
+  result.width = full.width;
+  result.height = full.height;
+}
+
+}  // namespace
+
 InferenceWorker::InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler,
                                  ResultHandler onResult)
-    : detector_(std::move(detector)), scheduler_(scheduler), onResult_(std::move(onResult)) {}
+    : detector_(std::move(detector)),
+      scheduler_(scheduler),
+      onResult_(std::move(onResult)),
+      input_(detector_->manifest().input.width, detector_->manifest().input.height) {}
 
 InferenceWorker::~InferenceWorker() { stop(); }
 
@@ -40,7 +61,21 @@ void InferenceWorker::run() {
     heartbeat_.expectWithin(kInferenceLimit);
     const Frame& frame = *job->frame;
     auto start = SteadyClock::now();
-    auto ok = detector_->detect(frame.image, result);
+    // The picture becomes pixels here, when the camera is due, at the size the letterbox needs.
+    const cv::Size full = frame.picture.size();
+    auto pixels = frame.picture.bgr(scaledDecode_.load(std::memory_order_relaxed)
+                                        ? letterboxCovering(full, input_)
+                                        : cv::Size());
+    const auto decoded = SteadyClock::now();
+    if (!pixels) {
+      // A picture that does not decode is a corrupt frame of its camera, never a detection.
+      busyNanos_.fetch_add(std::chrono::nanoseconds(decoded - start).count(),
+                           std::memory_order_relaxed);
+      job->camera->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
+      log->debug("[cam={}] frame skipped: {}", job->camera->name(), pixels.error().message);
+      continue;
+    }
+    auto ok = detector_->detect(*pixels, result);
     busyNanos_.fetch_add(
         std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
         std::memory_order_relaxed);
@@ -66,8 +101,10 @@ void InferenceWorker::run() {
     FrameResult out;
     out.camera = job->camera->name();
     out.sequence = frame.sequence;
+    if (pixels->size() != full) scaleDetections(result, full);
     out.width = result.width;
     out.height = result.height;
+    out.decodeMs = std::chrono::duration<double, std::milli>(decoded - start).count();
     out.captureTime = frame.captureTime;
     out.startTime = start;
     out.doneTime = SteadyClock::now();

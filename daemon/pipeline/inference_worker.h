@@ -28,6 +28,7 @@ struct FrameResult {
   SteadyClock::time_point doneTime;     // when the detections were ready
   std::vector<Detection> detections;
   StageTimings timings;
+  double decodeMs = 0;  // the picture turned into the detector's pixels (on the worker thread)
   std::string backend;
   // The picture itself (snapshots, the status page's latest frame). It goes back to its
   // camera's pool when the result is destroyed, so whoever keeps pixels copies them.
@@ -52,6 +53,9 @@ class InferenceWorker {
   void stop();
 
   const Detector& detector() const { return *detector_; }
+  // capture.scaled_decode: pictures decoded at the smallest size covering the detector's input
+  // (the default), or at full size. Any thread; the next frame follows it.
+  void setScaledDecode(bool scaled) { scaledDecode_ = scaled; }
   std::uint64_t failures() const { return failures_.load(); }
   std::uint64_t inferences() const { return inferences_.load(); }  // successful detections
   // Failures whose output was checked and rejected (NaN/Inf, wrong shape): the backend ran
@@ -72,6 +76,8 @@ class InferenceWorker {
   std::unique_ptr<Detector> detector_;
   Scheduler& scheduler_;
   ResultHandler onResult_;
+  cv::Size input_;  // the detector's input, which a decoded picture must cover
+  std::atomic<bool> scaledDecode_{true};
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> failures_{0};
   std::atomic<std::uint64_t> inferences_{0};

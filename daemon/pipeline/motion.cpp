@@ -43,17 +43,21 @@ void MotionDetector::prepare(cv::Size small) {
   kernel_ = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3));
 }
 
-std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& bgr,
+std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& image,
                                                              std::chrono::nanoseconds sinceLast) {
-  if (bgr.empty() || bgr.type() != CV_8UC3) return std::nullopt;
+  if (image.empty() || (image.type() != CV_8UC3 && image.type() != CV_8UC1)) return std::nullopt;
   try {
     const int height = std::max(
-        1, static_cast<int>(std::lround(static_cast<double>(kWidth) * bgr.rows / bgr.cols)));
+        1, static_cast<int>(std::lround(static_cast<double>(kWidth) * image.rows / image.cols)));
     const cv::Size small(kWidth, height);
     const bool fresh = small != size_ || background_.empty();
     if (small != size_) prepare(small);
-    cv::resize(bgr, small_, small, 0, 0, cv::INTER_AREA);
-    cv::cvtColor(small_, grey_, cv::COLOR_BGR2GRAY);
+    if (image.type() == CV_8UC3) {
+      cv::resize(image, small_, small, 0, 0, cv::INTER_AREA);
+      cv::cvtColor(small_, grey_, cv::COLOR_BGR2GRAY);
+    } else {
+      cv::resize(image, grey_, small, 0, 0, cv::INTER_AREA);
+    }
     cv::GaussianBlur(grey_, grey_, cv::Size(5, 5), 0);
     if (fresh) {
       grey_.convertTo(background_, CV_32F);
@@ -84,7 +88,8 @@ MotionGate::MotionGate(const MotionSettings& settings, std::vector<Polygon> came
                 settings.masks ? *settings.masks : std::move(cameraMasks)),
       detectPeriod_(detectPeriod) {}
 
-MotionGate::Decision MotionGate::admit(const cv::Mat& bgr, Clock::time_point now, Person person) {
+MotionGate::Decision MotionGate::admit(const CapturedPicture& picture, Clock::time_point now,
+                                       Person person) {
   using std::chrono::nanoseconds;
   // Frames arrive with jitter: a frame a quarter period early still counts as on time, or a
   // 10 fps source analysed at 5 fps would often wait for the third frame instead of the second.
@@ -98,7 +103,10 @@ MotionGate::Decision MotionGate::admit(const cv::Mat& bgr, Clock::time_point now
   const nanoseconds since = lastAnalysis_ ? now - *lastAnalysis_ : nanoseconds::zero();
   lastAnalysis_ = now;
   d.analysed = true;
-  auto result = detector_.update(bgr, since);
+  // Decoded only here, once per detect period, small and grey (a JPEG at 1/4 or 1/8 scale,
+  // FFmpeg's luma plane): never a full-size colour picture.
+  auto grey = picture.grey(MotionDetector::kWidth);
+  auto result = grey ? detector_.update(*grey, since) : std::nullopt;
   // A frame that cannot be analysed counts as motion: better a detection too many.
   if (!result || result->motion) lastMotion_ = now;
   changedFraction_ = result ? result->changedFraction : 0;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/capture/captured_picture.h"
 #include "daemon/pipeline/presence_tracker.h"
 
 namespace vigil {
@@ -47,9 +48,10 @@ class MotionDetector {
     double changedFraction = 0;  // of the unmasked pixels
   };
 
-  // `bgr`: an 8-bit BGR frame; `sinceLast`: time since the previous call (background update).
-  // nullopt when the frame could not be analysed (empty, wrong type, OpenCV error).
-  std::optional<Result> update(const cv::Mat& bgr, std::chrono::nanoseconds sinceLast);
+  // `image`: an 8-bit BGR or grey frame of any size (shrunk to kWidth here); `sinceLast`: time
+  // since the previous call (background update). nullopt when the frame could not be analysed
+  // (empty, wrong type, OpenCV error).
+  std::optional<Result> update(const cv::Mat& image, std::chrono::nanoseconds sinceLast);
 
  private:
   void prepare(cv::Size small);
@@ -102,7 +104,8 @@ class MotionGate {
     kSeen,     // the latest detected frame showed a person
   };
 
-  Decision admit(const cv::Mat& bgr, Clock::time_point now, Person person);
+  // `picture` is decoded (small and grey) only when this frame is analysed.
+  Decision admit(const CapturedPicture& picture, Clock::time_point now, Person person);
 
   MotionState state() const { return state_; }
   double changedFraction() const { return changedFraction_; }

@@ -114,9 +114,10 @@ void ResultPath::onResult(const FrameResult& r) {
           ? detectorSeconds
           : meanDetectorSeconds_ + 0.05 * (detectorSeconds - meanDetectorSeconds_);
   observeStages(r, view, received);
-  // The status page's picture: copied into a reused buffer, encoded only when asked for.
+  // The status page's picture: kept as it arrived (its compressed bytes, or FFmpeg's picture
+  // by reference), decoded and encoded only when asked for.
   if (r.frame) {
-    r.frame->image.copyTo(view.latest);
+    view.latest.assign(r.frame->picture);
     view.hasFrame = true;
     view.frameVersion = ++frameVersions_;
   }
@@ -203,7 +204,7 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
     frame.zoneEvents = &zoneEvents_;
   }
   frame.backend = r.backend;
-  frame.image = r.frame ? &r.frame->image : nullptr;
+  frame.picture = r.frame ? &r.frame->picture : nullptr;
   publisher_.onFrame(frame, now);
   const bool hasPerson = std::any_of(view.latestDetections.begin(), view.latestDetections.end(),
                                      [](const Detection& d) { return d.classId == 0; });
@@ -247,12 +248,16 @@ void ResultPath::updateRates(CameraView& view, SteadyClock::time_point now) {
     view.rateSince = now;
     view.capturedSince = c.captured.load();
     view.detectedSince = c.detected.load();
+    view.captureCpuSince = c.captureCpuSeconds();
     return;
   }
   double dt = std::chrono::duration<double>(now - view.rateSince).count();
   if (dt < std::chrono::duration<double>(kRateWindow).count()) return;
   view.fpsCaptured = static_cast<double>(c.captured.load() - view.capturedSince) / dt;
   view.fpsDetected = static_cast<double>(c.detected.load() - view.detectedSince) / dt;
+  const double cpu = c.captureCpuSeconds();
+  view.captureCpuShare = (cpu - view.captureCpuSince) / dt;
+  view.captureCpuSince = cpu;
   view.rateSince = now;
   view.capturedSince = c.captured.load();
   view.detectedSince = c.detected.load();

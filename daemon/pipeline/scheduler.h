@@ -28,6 +28,18 @@ struct CameraCounters {
   std::atomic<std::uint64_t> openFailures{0};  // opens that failed (never connected counts here)
   std::atomic<std::uint64_t> gated{0};  // held back by motion gating (would have been detected)
   std::atomic<bool> up{false};          // the source is open and delivering
+  // Where the CPU of capture goes: the capture thread's own CPU clock, and the camera's
+  // pictures decoded on demand (frames turned into pixels; their decoding on other threads).
+  std::atomic<std::int64_t> captureThreadCpuNanos{0};
+  std::shared_ptr<DecodeAccount> decoding = std::make_shared<DecodeAccount>();
+
+  // The CPU this camera's capture cost so far: its thread's, and its pictures' decoding on
+  // other threads (the detector's, the status page's).
+  double captureCpuSeconds() const {
+    return static_cast<double>(captureThreadCpuNanos.load(std::memory_order_relaxed) +
+                               decoding->cpuNanosElsewhere.load(std::memory_order_relaxed)) *
+           1e-9;
+  }
   // Motion gating: the gate's state (a MotionState, written by the capture thread), and what the
   // detector says of persons (a MotionGate::Person, written by the control thread).
   std::atomic<int> motionState{0};

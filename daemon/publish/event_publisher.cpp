@@ -208,15 +208,14 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
                             events_);
   }
   // The best frame is kept (boxes drawn) for the events list, and for MQTT with snapshots on.
-  if (frame.image != nullptr && !frame.image->empty() &&
+  if (frame.picture != nullptr && !frame.picture->empty() &&
       camera.tracker->bestFrame() == frame.sequence && camera.candidateSequence != frame.sequence) {
-    frame.image->copyTo(camera.candidate);  // reuses the buffer
+    camera.candidate.assign(*frame.picture);  // reuses the storage
+    camera.candidatePersons.clear();
     if (frame.detections != nullptr) {
-      std::vector<Detection> persons;
       for (const Detection& d : *frame.detections) {
-        if (d.classId == 0) persons.push_back(d);
+        if (d.classId == 0) camera.candidatePersons.push_back(d);
       }
-      drawDetections(camera.candidate, persons, {"person"});
     }
     camera.candidateSequence = frame.sequence;
   }
@@ -317,9 +316,16 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
 
 void EventPublisher::publishSnapshot(CameraState& camera, const std::string& eventId) {
   std::vector<unsigned char> jpeg;
+  auto pixels = camera.candidate.bgr();
+  if (!pixels) {
+    logger("events")->warn("[cam={}] cannot decode the snapshot's frame: {}", camera.spec.name,
+                           pixels.error().message);
+    return;
+  }
   try {
-    if (!cv::imencode(".jpg", camera.candidate, jpeg,
-                      {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality})) {
+    cv::Mat drawn = pixels->clone();
+    drawDetections(drawn, camera.candidatePersons, {"person"});
+    if (!cv::imencode(".jpg", drawn, jpeg, {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality})) {
       logger("events")->warn("[cam={}] cannot encode the snapshot", camera.spec.name);
       return;
     }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/capture/captured_picture.h"
 #include "daemon/pipeline/person_tracks.h"
 #include "daemon/pipeline/presence_tracker.h"
 #include "daemon/publish/event_json.h"
@@ -52,7 +53,8 @@ struct ObservedFrame {
   std::chrono::system_clock::time_point captureTime;   // wall-clock time of the capture
   const std::vector<Detection>* detections = nullptr;  // pixels; nullptr: none
   std::string_view backend;                            // which backend produced them
-  const cv::Mat* image = nullptr;  // the frame (BGR) for snapshots; nullptr: none
+  // The frame for snapshots (decoded only when one is published); nullptr: none.
+  const CapturedPicture* picture = nullptr;
   // A tracked camera: its tracked persons after this frame (pixels; first seen in Unix seconds),
   // who count for presence instead of the detections, and the frame's zone events. nullptr:
   // the camera is not tracked.
@@ -140,8 +142,10 @@ class EventPublisher {
   struct CameraState {
     PublishedCamera spec;
     std::unique_ptr<PresenceTracker> tracker;
-    // The best frame of the open event or streak, kept for the snapshot (buffer reused).
-    cv::Mat candidate;
+    // The best frame of the open event or streak as it arrived, and its persons, kept for the
+    // snapshot (storage reused); decoded, drawn on and encoded only when a snapshot is made.
+    CapturedPicture candidate;
+    std::vector<Detection> candidatePersons;
     std::optional<std::uint64_t> candidateSequence;
     std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
     std::string snapshotJpeg;                        // the last one published, for announce()

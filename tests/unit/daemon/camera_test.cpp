@@ -45,7 +45,7 @@ class ScriptedSource final : public FrameSource {
       script_->reads.pop_front();
       return makeError(code, "scripted read failure");
     }
-    frame.image.create(24, 32, CV_8UC3);
+    frame.picture.bgrForWriting(cv::Size(32, 24));
     frame.sequence = script_->delivered++;
     frame.captureTime = SteadyClock::now();
     return {};
@@ -81,7 +81,7 @@ TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   auto job = scheduler.next(2000ms);
   ASSERT_TRUE(job.has_value());
   EXPECT_EQ(job->camera->name(), "test");
-  EXPECT_EQ(job->frame->image.cols, 32);
+  EXPECT_EQ(job->frame->picture.size().width, 32);
   EXPECT_TRUE(camera.channel()->counters().up.load());
   camera.stop();
   EXPECT_EQ(camera.state(), CameraState::kStopped);

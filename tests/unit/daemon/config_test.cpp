@@ -27,6 +27,22 @@ const char* kMinimal =
     "  - name: front\n"
     "    source: /dev/video0\n";
 
+TEST(ConfigTest, CaptureScaledDecodeIsOnByDefaultAndCanBeTurnedOff) {
+  auto c = parse(kMinimal);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_TRUE(c->capture.scaledDecode);
+  auto off = parse(std::string(kMinimal) + "capture: {scaled_decode: false}\n");
+  ASSERT_TRUE(off.has_value()) << off.error().message;
+  EXPECT_FALSE(off->capture.scaledDecode);
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "capture:\n  scaled: false\n"),
+            "/etc/vigil/cameras.yaml:6:3: capture.scaled: unknown key (allowed here: "
+            "scaled_decode)");
+  EXPECT_NE(
+      errorOf(std::string(kMinimal) + "capture: {scaled_decode: sometimes}\n")
+          .find("/etc/vigil/cameras.yaml:5:26: capture.scaled_decode: expected true or false"),
+      std::string::npos);
+}
+
 TEST(ConfigTest, MinimalFileGetsDocumentedDefaults) {
   auto c = parse(kMinimal);
   ASSERT_TRUE(c.has_value()) << c.error().message;

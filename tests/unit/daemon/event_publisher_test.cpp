@@ -89,7 +89,10 @@ class PublisherRig {
   void frame(int ms, std::vector<Detection> detections, const cv::Mat* image = nullptr) {
     detections_ = std::move(detections);
     ObservedFrame f = observed(ms);
-    f.image = image;
+    if (image != nullptr) {
+      image->copyTo(picture_.bgrForWriting(image->size()));
+      f.picture = &picture_;
+    }
     publisher.onFrame(f, at(ms + 100));
   }
 
@@ -123,6 +126,7 @@ class PublisherRig {
   }
 
   std::vector<Detection> detections_;
+  CapturedPicture picture_;  // the frame a test gives, as a BGR source delivers it
   std::vector<TrackedPerson> persons_;
   std::vector<ZoneEvent> zoneEvents_;
 };

@@ -102,7 +102,15 @@ TEST(MotionDetectorTest, PersonStandingStillFadesIntoTheBackground) {
 TEST(MotionDetectorTest, UnusableFrameIsNotAnalysed) {
   MotionDetector detector(25, 0.005F, {});
   EXPECT_FALSE(detector.update(cv::Mat(), 100ms).has_value());
-  EXPECT_FALSE(detector.update(cv::Mat(10, 10, CV_8UC1), 100ms).has_value());
+  EXPECT_FALSE(detector.update(cv::Mat(10, 10, CV_8UC2), 100ms).has_value());
+  EXPECT_FALSE(detector.update(cv::Mat(10, 10, CV_16UC3), 100ms).has_value());
+}
+
+// A clip frame as a source that delivers BGR pixels hands it over.
+CapturedPicture pictureOf(const cv::Mat& bgr) {
+  CapturedPicture picture;
+  bgr.copyTo(picture.bgrForWriting(bgr.size()));
+  return picture;
 }
 
 // Feeds the gate every frame of [from, to) at the clip's rate on a replayed clock.
@@ -117,7 +125,7 @@ GateRun feed(MotionGate& gate, int from, int to, MotionGate::Person person,
              MotionGate::Clock::time_point& now) {
   GateRun run;
   for (int i = from; i < to; ++i) {
-    auto d = gate.admit(clipFrames()[static_cast<std::size_t>(i)], now, person);
+    auto d = gate.admit(pictureOf(clipFrames()[static_cast<std::size_t>(i)]), now, person);
     run.offered += d.offer;
     run.gated += d.gated;
     run.analysed += d.analysed;
@@ -185,7 +193,7 @@ TEST(MotionGateTest, StillPersonKeepsTheFullRateUnlessAStillIntervalIsSet) {
 TEST(MotionGateTest, UnusableFrameCountsAsMotion) {
   MotionGate gate(gating(), {}, 200ms);
   MotionGate::Clock::time_point now{};
-  cv::Mat empty;
+  const CapturedPicture empty;
   for (int i = 0; i < 100; ++i, now += 200ms) {
     auto d = gate.admit(empty, now, MotionGate::Person::kNone);
     EXPECT_TRUE(d.offer) << i;

@@ -58,7 +58,7 @@ class ResultPathRig {
     r.backend = backend;
     if (withFrame) {
       r.frame = std::move(*pool->acquire());
-      r.frame->image = cv::Mat(480, 640, CV_8UC3, cv::Scalar(1, 2, 3));
+      r.frame->picture.bgrForWriting(cv::Size(640, 480)).setTo(cv::Scalar(1, 2, 3));
     }
     results.onResult(r);
   }
@@ -91,7 +91,9 @@ TEST(ResultPathTest, APersonReachesThePublisherTheGateTheHistogramsAndTheView) {
   EXPECT_EQ(view->latency.samples(), 2U);
   EXPECT_DOUBLE_EQ(view->latency.percentile(0.5), 50.0) << "capture to detections ready";
   EXPECT_TRUE(view->hasFrame);
-  EXPECT_EQ(view->latest.at<cv::Vec3b>(0, 0), cv::Vec3b(1, 2, 3)) << "the pixels were copied";
+  auto latest = view->latest.bgr();
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->at<cv::Vec3b>(0, 0), cv::Vec3b(1, 2, 3)) << "the picture was kept";
   EXPECT_EQ(view->latestDetections.size(), 1U);
   EXPECT_TRUE(view->lastPerson);
   EXPECT_EQ(count(*view->captureToPublish), 2U);

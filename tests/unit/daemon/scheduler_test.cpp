@@ -37,12 +37,10 @@ TEST(FramePoolTest, FrameStorageIsReused) {
   const void* data = nullptr;
   {
     auto h = pool->acquire();
-    (*h)->image.create(48, 64, CV_8UC3);
-    data = (*h)->image.data;
+    data = (*h)->picture.bgrForWriting(cv::Size(64, 48)).data;
   }
   auto h = pool->acquire();
-  (*h)->image.create(48, 64, CV_8UC3);
-  EXPECT_EQ((*h)->image.data, data);
+  EXPECT_EQ((*h)->picture.bgrForWriting(cv::Size(64, 48)).data, data);
 }
 
 TEST(SchedulerTest, NewestFrameWinsAndReplacedOnesAreCountedSkipped) {

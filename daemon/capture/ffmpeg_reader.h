@@ -1,0 +1,68 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/frame_source.h"
+#include "detector/error.h"
+
+struct AVFormatContext;
+struct AVCodecContext;
+struct AVFrame;
+struct AVPacket;
+
+namespace vigil {
+
+// One video read with FFmpeg's libavformat and libavcodec directly, for network streams and
+// files: open and read are bounded by deadlines, and interrupt() ends either at once, from any
+// thread, through FFmpeg's interrupt callback.
+// What a read delivers is the picture as it arrived, not pixels (CapturedPicture): a JPEG of an
+// MJPEG stream as its bytes (not decoded at all unless taken, and then at the size needed), any
+// other codec's picture decoded by FFmpeg (H.264 and H.265 pictures depend on each other, so
+// every packet is decoded) and kept by reference, colour-converted only when taken.
+// Ownership and threads: as FrameSource (one capture thread; interrupt() from any).
+// Failure: open() and read() return kUnavailable when the video cannot be read (refused, gone,
+// nothing before the deadline, interrupted), kEndOfStream at its end (the decoder's last
+// pictures delivered first), and kInvalidData for a picture that is lost but the video goes on
+// (a corrupt packet, a JPEG cut short); never throw.
+class FfmpegReader {
+ public:
+  explicit FfmpegReader(std::string location);
+  ~FfmpegReader();
+  FfmpegReader(const FfmpegReader&) = delete;
+  FfmpegReader& operator=(const FfmpegReader&) = delete;
+
+  // `rtspOverTcp`: RTSP's interleaved TCP transport (no UDP ports to open or lose packets on).
+  Expected<SourceInfo> open(std::chrono::milliseconds timeout, bool rtspOverTcp);
+  // The next picture into `picture`, within `timeout`.
+  Expected<void> read(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  void close();
+  void interrupt() { interrupted_ = true; }
+  bool isOpen() const { return format_ != nullptr; }
+
+ private:
+  static int interruptRequested(void* opaque);
+  void setDeadline(std::chrono::milliseconds from);
+  // Why a blocking call failed: a stop, its deadline, or FFmpeg's own reason.
+  tl::unexpected<Error> failure(const char* what, int rc, std::chrono::milliseconds limit) const;
+  Expected<void> openDecoder();
+  Expected<void> readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  Expected<void> readDecoded(CapturedPicture& picture, std::chrono::milliseconds timeout);
+
+  std::string location_;
+  std::atomic<bool> interrupted_{false};
+  std::atomic<std::int64_t> deadline_{0};
+  AVFormatContext* format_ = nullptr;
+  AVCodecContext* decoder_ = nullptr;  // nullptr for an MJPEG stream: its JPEGs are kept as bytes
+  AVFrame* picture_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  int stream_ = -1;
+  int width_ = 0;
+  int height_ = 0;
+  bool flushing_ = false;  // the input ended: the decoder gives its last pictures
+};
+
+}  // namespace vigil

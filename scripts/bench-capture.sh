@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Capture's CPU: the whole daemon's CPU per second (getrusage in the daemon over the run, model
+# loading excluded: --summary-json's cpu_seconds) for cameras of each kind at 1080p and 30 frames
+# a second, detect_fps 5, cpu-ort on one thread; beside the floors measured in the same run:
+#   - FFmpeg's software decode of every frame of the H.264 clip (ffmpeg -threads 1 -f null, CPU
+#     from /usr/bin/time), times 30 frames a second;
+#   - a full-size JPEG decode of one frame (libjpeg-turbo through OpenCV, as the daemon links it,
+#     process CPU), times the frames detected a second;
+#   - inference alone (vigil bench, cpu-ort, 1 thread, process CPU per frame of a picture already
+#     at the detector's size), times the frames detected a second.
+# With --before BIN the same runs are made with an earlier vigil binary too, in alternation
+# (before, after, before, ...), so a busy machine weighs on both alike; tables give medians over
+# the rounds.
+#   scripts/bench-capture.sh [--before BIN] [--rounds 3] [--seconds 40] [--out DIR]
+#                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264"]
+# Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
+# stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
+# four-h264 (four H.264 file cameras at once), idle-mjpeg and idle-h264 (an empty still scene
+# under motion gating: idle_after 1 s, idle_detect_interval 2 s).
+# Needs ffmpeg (Debian's package) for making the clips and serving the streams; the clips are
+# made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
+# frame) into .cache/bench-capture.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+source scripts/lib/options.sh
+
+before="" rounds=3 seconds=40 out=""
+cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264"
+parse_options bench-capture "before rounds seconds out cases" "$@"
+command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
+build=${VIGIL_BUILD_DIR:-build}
+after=$(realpath "$build/vigil")
+[[ -z $before ]] || before=$(realpath "$before")
+videos=${VIGIL_VIDEOS:-../shared/data/videos}
+model=$(realpath models/yolox-nano)
+out=${out:-$(mktemp -d)}
+mkdir -p "$out"
+media=.cache/bench-capture
+mkdir -p "$media"
+
+# The clips: 1920x1080 at 30 frames a second, 20 s.
+if [[ ! -s $media/h264.mp4 ]]; then
+  ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
+    -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p -an \
+    "$media/h264.mp4"
+fi
+if [[ ! -s $media/mjpeg.avi ]]; then
+  ffmpeg -v error -y -i "$media/h264.mp4" -c:v mjpeg -q:v 4 -an "$media/mjpeg.avi"
+fi
+if [[ ! -s $media/still.png ]]; then
+  ffmpeg -v error -y -i "$videos/one-by-one-person-detection.mp4" -frames:v 1 \
+    -vf scale=1920:1080 "$media/still.png"
+fi
+if [[ ! -s $media/still-h264.mp4 ]]; then
+  ffmpeg -v error -y -loop 1 -i "$media/still.png" -t 20 -r 30 -c:v libx264 -preset veryfast \
+    -bf 0 -g 60 -pix_fmt yuv420p "$media/still-h264.mp4"
+fi
+if [[ ! -s $media/still-mjpeg.avi ]]; then
+  ffmpeg -v error -y -i "$media/still-h264.mp4" -c:v mjpeg -q:v 4 -an "$media/still-mjpeg.avi"
+fi
+if [[ ! -d $media/jpeg ]]; then
+  mkdir -p "$media/jpeg.part"
+  ffmpeg -v error -y -i "$media/mjpeg.avi" -frames:v 60 -c copy -f image2 "$media/jpeg.part/%03d.jpg"
+  mv "$media/jpeg.part" "$media/jpeg"
+fi
+if [[ ! -s $media/detector-input.png ]]; then
+  ffmpeg -v error -y -i "$media/h264.mp4" -frames:v 1 -vf scale=416:234 "$media/detector-input.png"
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# serve KIND FILE: an ffmpeg serving FILE over HTTP in real time (-c copy), looped; prints
+# "PID PORT".
+serve() {
+  local kind=$1 file=$2 port format
+  port=$(free_port)
+  format=$([[ $kind == mjpeg ]] && echo mpjpeg || echo mpegts)
+  ffmpeg -v error -re -stream_loop -1 -i "$file" -c copy -f "$format" -listen 1 \
+    "http://127.0.0.1:$port/" > /dev/null 2>&1 &
+  echo "$! $port"
+}
+
+# run_case BIN CASE DIR: one daemon run; writes DIR/summary.json and DIR/vigil.log.
+run_case() {
+  local bin=$1 case=$2 dir=$3 server="" port="" cameras="" motion="" i rate="detect_fps: 5"
+  mkdir -p "$dir"
+  case $case in
+    h264-file) cameras="  - {name: cam0, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}" ;;
+    four-h264)
+      for i in 0 1 2 3; do
+        cameras+="  - {name: cam$i, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}"$'\n'
+      done
+      ;;
+    idle-h264)
+      motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
+      cameras="  - {name: cam0, source: 'file:$(realpath "$media/still-h264.mp4")', loop: true, $rate$motion}"
+      ;;
+    h264-http | mjpeg-http | idle-mjpeg)
+      local kind=h264 file=$media/h264.mp4
+      [[ $case == mjpeg-http ]] && kind=mjpeg file=$media/mjpeg.avi
+      [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi &&
+        motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
+      read -r server port < <(serve "$kind" "$file")
+      cameras="  - {name: cam0, source: 'http://127.0.0.1:$port/', $rate$motion}"
+      ;;
+    *) echo "bench-capture: unknown case $case" >&2; exit 2 ;;
+  esac
+  {
+    echo "version: 1"
+    echo "detector: {model: '$model', backend: cpu-ort, threads: 1, min_score: 0.5}"
+    echo "cameras:"
+    echo "${cameras%$'\n'}"
+  } > "$dir/cameras.yaml"
+  "$bin" run --config "$dir/cameras.yaml" --duration "$seconds" \
+    --summary-json "$dir/summary.json" > "$dir/vigil.log" 2>&1 ||
+    { echo "bench-capture: run failed, see $dir/vigil.log" >&2; [[ -z $server ]] || kill "$server"; exit 1; }
+  [[ -z $server ]] || { kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; }
+}
+
+# Floors, measured in every round.
+floor_h264_ms() {  # CPU ms per frame of FFmpeg's decode of every frame, one thread
+  local t frames
+  frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+    -of csv=p=0 "$media/h264.mp4")
+  t=$( { /usr/bin/time -f "%U %S" ffmpeg -v error -threads 1 -i "$media/h264.mp4" -an -f null - ; } 2>&1 | tail -1)
+  python3 -c "import sys; u, s = map(float, '$t'.split()); print(1000 * (u + s) / $frames)"
+}
+floor_jpeg_ms() {  # CPU ms of one full-size 1080p JPEG decode (libjpeg-turbo through OpenCV)
+  python3 - "$media/jpeg" <<'PY'
+import cv2, glob, sys, time, numpy as np
+files = sorted(glob.glob(sys.argv[1] + "/*.jpg"))
+data = [np.fromfile(f, np.uint8) for f in files]
+for d in data[:5]: cv2.imdecode(d, cv2.IMREAD_COLOR)
+t = time.process_time()
+for _ in range(3):
+    for d in data: cv2.imdecode(d, cv2.IMREAD_COLOR)
+print(1000 * (time.process_time() - t) / (3 * len(data)))
+PY
+}
+floor_inference_ms() {  # CPU ms per detection of a picture already at the detector's size
+  "$after" bench --model "$model" --backend cpu-ort --threads 1 --warmup 5 --iterations 40 --json \
+    "$media/detector-input.png" 2> /dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["cpu_ms_per_frame"]["median"])'
+}
+
+{
+  echo "started $(date -u +%FT%TZ) on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "after: $after${before:+; before: $before}"
+} | tee "$out/machine.txt"
+: > "$out/runs.tsv"
+: > "$out/floors.tsv"
+for ((round = 1; round <= rounds; round++)); do
+  echo "round $round: floors ($(date -u +%T))"
+  echo "$round $(floor_h264_ms) $(floor_jpeg_ms) $(floor_inference_ms)" >> "$out/floors.tsv"
+  for case in $cases; do
+    for side in ${before:+before} after; do
+      bin=$after
+      [[ $side == before ]] && bin=$before
+      dir="$out/r$round-$case-$side"
+      echo "round $round: $case, $side ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
+      run_case "$bin" "$case" "$dir"
+      echo "$round $case $side $dir" >> "$out/runs.tsv"
+    done
+  done
+done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
+
+python3 - "$out" <<'PY'
+import json, statistics, sys, collections
+out = sys.argv[1]
+floors = [tuple(map(float, l.split()[1:])) for l in open(f"{out}/floors.tsv")]
+h264_ms = statistics.median(f[0] for f in floors)
+jpeg_ms = statistics.median(f[1] for f in floors)
+infer_ms = statistics.median(f[2] for f in floors)
+print(f"floors (median of {len(floors)}): FFmpeg H.264 1080p decode {h264_ms:.2f} ms/frame, "
+      f"JPEG 1080p full decode {jpeg_ms:.2f} ms, inference {infer_ms:.2f} ms CPU/detection")
+runs = collections.defaultdict(list)
+for line in open(f"{out}/runs.tsv"):
+    rnd, case, side, d = line.split()
+    s = json.load(open(f"{d}/summary.json"))
+    cams = s["cameras"]
+    detected = sum(c["detected"] for c in cams.values()) / s["seconds"]
+    captured = sum(c["captured"] for c in cams.values()) / s["seconds"]
+    runs[(case, side)].append((1000 * s["cpu_seconds"] / s["seconds"], detected, captured, len(cams)))
+print()
+print("| case | side | cameras | captured/s | detected/s | daemon CPU ms/s | per camera | floor ms/s | CPU / floor |")
+print("|---|---|---|---|---|---|---|---|---|")
+for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] != "before")):
+    cpu = statistics.median(r[0] for r in rs)
+    det = statistics.median(r[1] for r in rs)
+    cap = statistics.median(r[2] for r in rs)
+    n = rs[0][3]
+    if case.startswith("mjpeg") or case == "idle-mjpeg":
+        floor = det * (jpeg_ms + infer_ms)
+    else:
+        floor = cap * h264_ms + det * infer_ms
+    print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | "
+          f"{floor:.0f} | {cpu / floor:.2f}x |")
+print()
+print("runs per configuration:", {f"{k[0]}/{k[1]}": len(v) for k, v in runs.items()})
+PY
+echo "bench-capture: files in $out"

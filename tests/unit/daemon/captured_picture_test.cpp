@@ -1,0 +1,280 @@
+// Pictures kept as they arrived and decoded on demand (CapturedPicture, FfmpegReader): the
+// same pixels as decoding everything at once, at the size asked, once however many ask, and a
+// picture that does not decode is a corrupt frame, never the previous one again.
+#include "daemon/capture/captured_picture.h"
+
+#include <gtest/gtest.h>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <thread>
+#include <vector>
+
+#include "daemon/capture/ffmpeg_reader.h"
+#include "daemon/capture/jpeg_frame.h"
+#include "daemon/capture/thread_cpu.h"
+#include "tests/model_paths.h"
+#include "tests/temp_dir.h"
+
+namespace vigil {
+namespace {
+
+// A picture with detail at every scale (noise over gradients), as a camera's would have.
+cv::Mat texturedPicture(cv::Size size) {
+  cv::Mat picture(size, CV_8UC3);
+  cv::RNG rng(7);
+  rng.fill(picture, cv::RNG::UNIFORM, 0, 256);
+  cv::GaussianBlur(picture, picture, cv::Size(5, 5), 0);
+  for (int y = 0; y < size.height; y += 60) {
+    cv::rectangle(picture, cv::Rect(y % size.width, y, 120, 40), cv::Scalar(20, 200, 90), -1);
+  }
+  return picture;
+}
+
+std::vector<std::uint8_t> jpegOf(const cv::Mat& picture) {
+  std::vector<std::uint8_t> bytes;
+  cv::imencode(".jpg", picture, bytes, {cv::IMWRITE_JPEG_QUALITY, 90});
+  return bytes;
+}
+
+double meanAbsDiff(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat diff;
+  cv::absdiff(a, b, diff);
+  const cv::Scalar m = cv::mean(diff);
+  return (m[0] + m[1] + m[2]) / 3;
+}
+
+bool samePixels(const cv::Mat& a, const cv::Mat& b) {
+  return a.size() == b.size() && a.type() == b.type() && cv::norm(a, b, cv::NORM_INF) == 0;
+}
+
+TEST(CapturedPictureTest, LetterboxCoveringAndJpegReduction) {
+  EXPECT_EQ(letterboxCovering({1920, 1080}, {416, 416}), cv::Size(416, 234));
+  EXPECT_EQ(letterboxCovering({640, 480}, {416, 416}), cv::Size(416, 312));
+  // 1/4 of 1920x1080 is 480x270, which covers 416x234; 1/8 (240x135) does not.
+  EXPECT_EQ(jpegReduction({1920, 1080}, {416, 234}), 4);
+  EXPECT_EQ(jpegReduction({1280, 720}, {416, 234}), 2);
+  EXPECT_EQ(jpegReduction({640, 480}, {416, 312}), 1);
+  EXPECT_EQ(jpegReduction({3840, 2160}, {416, 234}), 8);
+  EXPECT_EQ(jpegReduction({1920, 1080}, {}), 1) << "an empty size asks for the full size";
+}
+
+TEST(CapturedPictureTest, JpegAtFullSizeIsTheEagerDecode) {
+  const auto bytes = jpegOf(texturedPicture({1920, 1080}));
+  CapturedPicture picture;
+  picture.setJpeg(bytes, {1920, 1080});
+  EXPECT_EQ(picture.decodes(), 0U) << "nothing is decoded until taken";
+  auto pixels = picture.bgr();
+  ASSERT_TRUE(pixels.has_value()) << pixels.error().message;
+  EXPECT_TRUE(samePixels(*pixels, cv::imdecode(bytes, cv::IMREAD_COLOR)));
+}
+
+TEST(CapturedPictureTest, JpegForTheDetectorIsDecodedAtAQuarterAndCoversTheLetterbox) {
+  const cv::Mat full = texturedPicture({1920, 1080});
+  const auto bytes = jpegOf(full);
+  CapturedPicture picture;
+  picture.setJpeg(bytes, full.size());
+  const cv::Size needed = letterboxCovering(full.size(), {416, 416});
+  auto pixels = picture.bgr(needed);
+  ASSERT_TRUE(pixels.has_value()) << pixels.error().message;
+  EXPECT_EQ(pixels->size(), cv::Size(480, 270));
+  EXPECT_GE(pixels->cols, needed.width);
+  EXPECT_GE(pixels->rows, needed.height);
+  // libjpeg's scaled IDCT: exactly what OpenCV's reduced read gives, and close to the full
+  // picture shrunk.
+  EXPECT_TRUE(samePixels(*pixels, cv::imdecode(bytes, cv::IMREAD_REDUCED_COLOR_4)));
+  cv::Mat shrunk;
+  cv::resize(cv::imdecode(bytes, cv::IMREAD_COLOR), shrunk, pixels->size(), 0, 0, cv::INTER_AREA);
+  EXPECT_LT(meanAbsDiff(*pixels, shrunk), 3.0);
+}
+
+TEST(CapturedPictureTest, APictureTakenByTwoThreadsAtOnceIsDecodedOnce) {
+  const auto bytes = jpegOf(texturedPicture({1280, 720}));
+  for (int round = 0; round < 20; ++round) {
+    CapturedPicture picture;
+    picture.setJpeg(bytes, {1280, 720});
+    cv::Mat a, b;
+    std::thread detector([&] { a = *picture.bgr(); });
+    std::thread page([&] { b = *picture.bgr(); });
+    detector.join();
+    page.join();
+    EXPECT_EQ(picture.decodes(), 1U);
+    EXPECT_EQ(a.data, b.data) << "both share the one decoded copy";
+  }
+}
+
+// A JPEG whose markers and size are right but whose Huffman table is bogus: it passes the
+// capture-time check, and only the decoder finds it broken.
+std::vector<std::uint8_t> undecodableJpeg(const cv::Mat& picture) {
+  auto bytes = jpegOf(picture);
+  for (std::size_t i = 2; i + 21 < bytes.size(); ++i) {
+    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC4) {
+      for (std::size_t k = 0; k < 16; ++k) bytes[i + 5 + k] = 0xFF;  // 4080 codes > 256
+      return bytes;
+    }
+  }
+  ADD_FAILURE() << "no Huffman table in the encoded JPEG";
+  return bytes;
+}
+
+TEST(CapturedPictureTest, AJpegThatDoesNotDecodeIsACorruptFrameNeverTheLastPicture) {
+  const cv::Mat full = texturedPicture({640, 480});
+  const auto good = jpegOf(full);
+  const auto bad = undecodableJpeg(full);
+  ASSERT_TRUE(checkJpegFrame(bad, 640, 480)) << "the capture-time check lets it through";
+  CapturedPicture picture;
+  picture.setJpeg(good, full.size());
+  ASSERT_TRUE(picture.bgr().has_value());
+  ASSERT_TRUE(picture.bgr({320, 240}).has_value());
+  ASSERT_TRUE(picture.grey(160).has_value());
+  // The same storage now holds the good picture at three sizes: none may come back.
+  picture.setJpeg(bad, full.size());
+  for (const cv::Size size : {cv::Size(), cv::Size(320, 240)}) {
+    auto pixels = picture.bgr(size);
+    ASSERT_FALSE(pixels.has_value()) << size;
+    EXPECT_EQ(pixels.error().code, ErrorCode::kInvalidData);
+    EXPECT_EQ(pixels.error().message.rfind("corrupt frame", 0), 0U) << pixels.error().message;
+  }
+  EXPECT_FALSE(picture.grey(160).has_value());
+}
+
+TEST(CapturedPictureTest, GreyForTheMotionCheckIsSmallAndLikeTheColourPictureGreyed) {
+  const cv::Mat full = texturedPicture({1920, 1080});
+  CapturedPicture picture;
+  picture.setJpeg(jpegOf(full), full.size());
+  auto grey = picture.grey(160);
+  ASSERT_TRUE(grey.has_value()) << grey.error().message;
+  EXPECT_EQ(grey->type(), CV_8UC1);
+  EXPECT_EQ(grey->size(), cv::Size(240, 135)) << "1/8 scale: the smallest at least 160 wide";
+  cv::Mat expected;
+  cv::resize(full, expected, grey->size(), 0, 0, cv::INTER_AREA);
+  cv::cvtColor(expected, expected, cv::COLOR_BGR2GRAY);
+  cv::Mat diff;
+  cv::absdiff(*grey, expected, diff);
+  EXPECT_LT(cv::mean(diff)[0], 4.0);
+}
+
+TEST(CapturedPictureTest, YuyvIsConvertedOnlyWhenTaken) {
+  const int width = 64, height = 48;
+  std::vector<std::uint8_t> yuyv(static_cast<std::size_t>(width) * 2 * height);
+  for (std::size_t i = 0; i < yuyv.size(); i += 2) {
+    yuyv[i] = static_cast<std::uint8_t>(16 + (i / 2) % width * 3);  // Y: a ramp
+    yuyv[i + 1] = 128;                                              // no colour
+  }
+  CapturedPicture picture;
+  picture.setYuyv(yuyv, {width, height}, width * 2);
+  EXPECT_EQ(picture.decodes(), 0U);
+  auto pixels = picture.bgr();
+  ASSERT_TRUE(pixels.has_value());
+  cv::Mat expected;
+  cv::cvtColor(cv::Mat(height, width, CV_8UC2, yuyv.data()), expected, cv::COLOR_YUV2BGR_YUYV);
+  EXPECT_TRUE(samePixels(*pixels, expected));
+  auto grey = picture.grey(32);
+  ASSERT_TRUE(grey.has_value());
+  EXPECT_EQ(grey->size(), cv::Size(32, 24));
+  EXPECT_EQ(picture.decodes(), 2U);
+}
+
+TEST(CapturedPictureTest, AKeptCopySurvivesTheSlotBeingRefilledAndBillsTheSameCamera) {
+  auto account = std::make_shared<DecodeAccount>();
+  const cv::Mat first = texturedPicture({320, 240});
+  const cv::Mat second = first.clone() * 0.5;
+  CapturedPicture slot;
+  slot.billTo(account);
+  slot.setJpeg(jpegOf(first), first.size());
+  ASSERT_TRUE(slot.bgr({160, 120}).has_value());  // the detector took it at half size
+  CapturedPicture kept;
+  kept.assign(slot);
+  slot.setJpeg(jpegOf(second), second.size());
+  auto pixels = kept.bgr();  // the page, later, at full size
+  ASSERT_TRUE(pixels.has_value());
+  EXPECT_TRUE(samePixels(*pixels, cv::imdecode(jpegOf(first), cv::IMREAD_COLOR)))
+      << "the first picture, not the slot's new one";
+  EXPECT_EQ(account->frames.load(), 1U) << "one frame decoded, at two sizes";
+  EXPECT_GT(account->cpuNanosElsewhere.load(), 0) << "decoded off the capture thread";
+}
+
+TEST(CapturedPictureTest, DecodingOnTheCaptureThreadIsNotBilledAsElsewhere) {
+  auto account = std::make_shared<DecodeAccount>();
+  const auto bytes = jpegOf(texturedPicture({640, 480}));
+  std::thread capture([&] {
+    CapturedPicture::markCaptureThread();
+    CapturedPicture picture;
+    picture.billTo(account);
+    picture.setJpeg(bytes, {640, 480});
+    ASSERT_TRUE(picture.grey(160).has_value());
+  });
+  capture.join();
+  EXPECT_EQ(account->frames.load(), 1U);
+  EXPECT_EQ(account->cpuNanosElsewhere.load(), 0) << "the capture thread's clock counts it";
+}
+
+// The real clips through FfmpegReader: the decoder's pictures (MPEG-4 part 2 here; H.264 alike)
+// kept by reference and converted when taken, against OpenCV's own decode of every frame.
+TEST(FfmpegReaderTest, ClipPicturesConvertedOnDemandMatchOpenCvsDecode) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+  FfmpegReader reader(clip.string());
+  auto info = reader.open(std::chrono::seconds(5), false);
+  ASSERT_TRUE(info.has_value()) << info.error().message;
+  EXPECT_EQ(info->pixelFormat, "mpeg4 (ffmpeg)");
+  cv::VideoCapture eager(clip.string(), cv::CAP_FFMPEG);
+  ASSERT_TRUE(eager.isOpened());
+  CapturedPicture picture;
+  cv::Mat expected;
+  int frames = 0;
+  for (; frames < 30; ++frames) {
+    ASSERT_TRUE(reader.read(picture, std::chrono::seconds(5)).has_value());
+    ASSERT_TRUE(eager.read(expected));
+    EXPECT_EQ(picture.form(), PictureForm::kFfmpeg);
+    EXPECT_EQ(picture.decodes(), 0U);
+    if (frames % 5 != 0) continue;  // as at 5 detections a second of 25: most never converted
+    auto full = picture.bgr();
+    ASSERT_TRUE(full.has_value());
+    ASSERT_EQ(full->size(), expected.size());
+    EXPECT_LT(meanAbsDiff(*full, expected), 1.5) << "frame " << frames;
+    auto small = picture.bgr({320, 240});
+    ASSERT_TRUE(small.has_value());
+    EXPECT_EQ(small->size(), cv::Size(320, 240));
+    cv::Mat shrunk;
+    cv::resize(expected, shrunk, small->size(), 0, 0, cv::INTER_AREA);
+    EXPECT_LT(meanAbsDiff(*small, shrunk), 3.0) << "frame " << frames;
+  }
+}
+
+TEST(FfmpegReaderTest, MjpegFilePicturesStayJpegsUntilTaken) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+  TempDir dir;
+  const auto mjpeg = dir.path() / "campus.avi";
+  cv::VideoCapture eager(clip.string(), cv::CAP_FFMPEG);
+  cv::Mat frame;
+  ASSERT_TRUE(eager.read(frame));
+  {
+    cv::VideoWriter writer(mjpeg.string(), cv::CAP_FFMPEG,
+                           cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 25, frame.size());
+    ASSERT_TRUE(writer.isOpened());
+    for (int i = 0; i < 10 && eager.read(frame); ++i) writer.write(frame);
+  }
+  FfmpegReader reader(mjpeg.string());
+  auto info = reader.open(std::chrono::seconds(5), false);
+  ASSERT_TRUE(info.has_value()) << info.error().message;
+  cv::VideoCapture again(mjpeg.string(), cv::CAP_FFMPEG);
+  CapturedPicture picture;
+  cv::Mat expected;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(reader.read(picture, std::chrono::seconds(5)).has_value()) << i;
+    ASSERT_TRUE(again.read(expected));
+    EXPECT_EQ(picture.form(), PictureForm::kJpeg);
+    auto pixels = picture.bgr();
+    ASSERT_TRUE(pixels.has_value());
+    EXPECT_LT(meanAbsDiff(*pixels, expected), 1.5) << i;
+  }
+  auto end = reader.read(picture, std::chrono::seconds(5));
+  ASSERT_FALSE(end.has_value());
+  EXPECT_EQ(end.error().code, ErrorCode::kEndOfStream);
+}
+
+}  // namespace
+}  // namespace vigil
