@@ -46,6 +46,8 @@ std::string_view pixelFormatName(PixelFormatChoice format) {
   return "unknown";
 }
 
+std::string_view hwAccelName(HwAccel accel) { return accel == HwAccel::kVaapi ? "vaapi" : "none"; }
+
 namespace {
 
 bool validName(const std::string& name) {
@@ -220,12 +222,13 @@ void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string
   r.expectMap(node, path);
   r.rejectUnknownKeys(node, path,
                       {"enabled", "threshold", "min_area", "idle_after", "idle_detect_interval",
-                       "still_detect_interval", "masks"});
+                       "still_detect_interval", "idle_keyframes_only", "masks"});
   MotionSettings& m = c.motion;
   m.enabled = r.getBool(node, path, "enabled", true);
   m.threshold = static_cast<int>(r.getInt(node, path, "threshold", 1, 254, 25));
   m.minArea = static_cast<float>(r.getDouble(node, path, "min_area", 0.0001, 1, 0.005));
   m.idleAfter = seconds(r.getDouble(node, path, "idle_after", 0, 3600, 5));
+  m.idleKeyframesOnly = r.getBool(node, path, "idle_keyframes_only", true);
   const double period = 1.0 / c.detectFps;
   auto interval = [&](const char* key, double min, double fallback) {
     double value = r.getDouble(node, path, key, 0, 3600, fallback);
@@ -416,12 +419,25 @@ void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
   }
 }
 
+// `hwaccel` of a camera or of the capture section; `fallback` when absent.
+HwAccel readHwAccel(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                    HwAccel fallback) {
+  if (!node["hwaccel"].IsDefined()) return fallback;
+  const std::string accel = r.getString(node, path, "hwaccel");
+  if (accel == "none") return HwAccel::kNone;
+  if (accel == "vaapi") return HwAccel::kVaapi;
+  r.fail(node["hwaccel"], YamlReader::join(path, "hwaccel"),
+         fmt::format("must be none or vaapi, got '{}'", accel));
+}
+
 void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) {
   YAML::Node node = root["capture"];
   if (!node.IsDefined() || node.IsNull()) return;
   r.expectMap(node, "capture");
-  r.rejectUnknownKeys(node, "capture", {"scaled_decode"});
+  r.rejectUnknownKeys(node, "capture", {"scaled_decode", "hwaccel", "vaapi_device"});
   c.scaledDecode = r.getBool(node, "capture", "scaled_decode", c.scaledDecode);
+  c.hwDecode.accel = readHwAccel(r, node, "capture", c.hwDecode.accel);
+  c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device);
 }
 
 void readCalibrationSamples(const YamlReader& r, const YAML::Node& camera,
@@ -529,11 +545,12 @@ void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
 }
 
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
-                        const std::filesystem::path& base, std::vector<std::string>& warnings) {
+                        const std::filesystem::path& base, const CaptureConfig& capture,
+                        std::vector<std::string>& warnings) {
   r.rejectUnknownKeys(node, path,
                       {"name", "source", "password_file", "format", "width", "height", "fps",
                        "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
-                       "tracking", "calibration_samples"});
+                       "tracking", "calibration_samples", "hwaccel"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -554,6 +571,8 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readMotion(r, node, path, c);
   readTracking(r, node, path, c);
   readCalibrationSamples(r, node, path, base, c);
+  c.hwDecode = capture.hwDecode;
+  c.hwDecode.accel = readHwAccel(r, node, path, capture.hwDecode.accel);
   return c;
 }
 
@@ -588,7 +607,7 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
   for (std::size_t i = 0; i < cameras.size(); ++i) {
     collectError(errors, [&] {
       std::string path = YamlReader::index("cameras", i);
-      CameraConfig c = readCamera(r, cameras[i], path, base, config.warnings);
+      CameraConfig c = readCamera(r, cameras[i], path, base, config.capture, config.warnings);
       if (!names.insert(c.name).second) {
         r.fail(cameras[i]["name"], YamlReader::join(path, "name"),
                fmt::format("'{}' is already the name of another camera", c.name));

@@ -18,6 +18,18 @@ namespace vigil {
 
 enum class SourceKind { kV4l2, kRtsp, kHttp, kFile };
 enum class PixelFormatChoice { kAuto, kMjpeg, kYuyv };
+// Hardware decoding of the pictures FFmpeg decodes (H.264, H.265 streams and files): none, or
+// VAAPI (AMD's radeonsi on Ryzen AI boxes). A camera whose hardware decode cannot be had decodes
+// in software, and says so.
+enum class HwAccel { kNone, kVaapi };
+
+// FFmpeg's hardware decoding for one camera.
+struct HwDecode {
+  HwAccel accel = HwAccel::kNone;
+  std::string device = "/dev/dri/renderD128";  // VAAPI's DRM render node
+
+  bool operator==(const HwDecode&) const = default;
+};
 
 struct CameraConfig {
   std::string name;    // unique, [a-z0-9_-]+
@@ -40,6 +52,7 @@ struct CameraConfig {
   MotionSettings motion;                         // motion gating; off without a motion section
   TrackingSettings tracking;                     // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
+  HwDecode hwDecode;  // hwaccel, or capture.hwaccel; capture.vaapi_device
 
   bool operator==(const CameraConfig&) const = default;
 };
@@ -98,6 +111,8 @@ struct CaptureConfig {
   // The detector's pictures decoded at the smallest size that covers its input (a JPEG at 1/2,
   // 1/4 or 1/8 scale, an FFmpeg picture scaled in its colour conversion); false: at full size.
   bool scaledDecode = true;
+  // hwaccel: every camera's default (a camera's own hwaccel wins); vaapi_device.
+  HwDecode hwDecode;
 
   bool operator==(const CaptureConfig&) const = default;
 };
@@ -142,5 +157,6 @@ std::vector<std::string> zoneNames(const CameraConfig& camera);
 
 std::string_view sourceKindName(SourceKind kind);
 std::string_view pixelFormatName(PixelFormatChoice format);
+std::string_view hwAccelName(HwAccel accel);
 
 }  // namespace vigil

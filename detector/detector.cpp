@@ -123,4 +123,20 @@ Expected<void> Detector::detect(const cv::Mat& bgr, DetectionResult& result) {
   return {};
 }
 
+Expected<void> Detector::detect(const cv::Mat& bgr, cv::Size sourceSize, DetectionResult& result) {
+  if (auto ok = detect(bgr, result); !ok) return ok;
+  if (sourceSize.empty() || sourceSize == bgr.size()) return {};
+  const float sx = static_cast<float>(sourceSize.width) / static_cast<float>(bgr.cols);
+  const float sy = static_cast<float>(sourceSize.height) / static_cast<float>(bgr.rows);
+  for (Detection& d : result.detections) {
+    d.box.x *= sx;
+    d.box.width *= sx;
+    d.box.y *= sy;
+    d.box.height *= sy;
+  }
+  result.width = sourceSize.width;
+  result.height = sourceSize.height;
+  return {};
+}
+
 }  // namespace vigil

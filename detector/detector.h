@@ -62,6 +62,10 @@ class Detector {
 
   // `result` is reused: its vectors keep their capacity between frames.
   Expected<void> detect(const cv::Mat& bgr, DetectionResult& result);
+  // The same for a picture decoded smaller than it arrived, `sourceSize` (the daemon decodes a
+  // 1080p JPEG at 1/4 scale for the 416x416 input): boxes, width and height are reported in
+  // `sourceSize`'s pixels.
+  Expected<void> detect(const cv::Mat& bgr, cv::Size sourceSize, DetectionResult& result);
 
   const ModelManifest& manifest() const { return manifest_; }
   const InferenceBackend& backend() const { return *backend_; }

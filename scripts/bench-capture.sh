@@ -12,12 +12,15 @@
 # (before, after, before, ...), so a busy machine weighs on both alike; tables give medians over
 # the rounds.
 #   scripts/bench-capture.sh [--before BIN] [--rounds 3] [--seconds 40] [--out DIR]
-#                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264"]
+#                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
+#                                      idle-h264-http"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
 # stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
-# four-h264 (four H.264 file cameras at once), idle-mjpeg and idle-h264 (an empty still scene
-# under motion gating: idle_after 1 s, idle_detect_interval 2 s).
-# Needs ffmpeg (Debian's package) for making the clips and serving the streams; the clips are
+# four-h264 (four H.264 file cameras at once), idle-mjpeg, idle-h264 and idle-h264-http (an empty
+# still scene under motion gating, idle_after 1 s, idle_detect_interval 2 s, as MJPEG over HTTP,
+# an H.264 file, and an H.264 HTTP stream, whose idle camera decodes only its keyframes).
+# Needs ffmpeg (Debian's package) for making the clips and serving the streams, and Debian's
+# python3-opencv (/usr/bin/python3) for the JPEG floor; the clips are
 # made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
 # frame) into .cache/bench-capture.
 set -euo pipefail
@@ -26,7 +29,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/options.sh
 
 before="" rounds=3 seconds=40 out=""
-cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264"
+cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http"
 parse_options bench-capture "before rounds seconds out cases" "$@"
 command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
 build=${VIGIL_BUILD_DIR:-build}
@@ -96,11 +99,12 @@ run_case() {
       motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
       cameras="  - {name: cam0, source: 'file:$(realpath "$media/still-h264.mp4")', loop: true, $rate$motion}"
       ;;
-    h264-http | mjpeg-http | idle-mjpeg)
+    h264-http | mjpeg-http | idle-mjpeg | idle-h264-http)
       local kind=h264 file=$media/h264.mp4
       [[ $case == mjpeg-http ]] && kind=mjpeg file=$media/mjpeg.avi
-      [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi &&
-        motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
+      [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi
+      [[ $case == idle-h264-http ]] && file=$media/still-h264.mp4
+      [[ $case == idle-* ]] && motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
       read -r server port < <(serve "$kind" "$file")
       cameras="  - {name: cam0, source: 'http://127.0.0.1:$port/', $rate$motion}"
       ;;
@@ -127,7 +131,11 @@ floor_h264_ms() {  # CPU ms per frame of FFmpeg's decode of every frame, one thr
   python3 -c "import sys; u, s = map(float, '$t'.split()); print(1000 * (u + s) / $frames)"
 }
 floor_jpeg_ms() {  # CPU ms of one full-size 1080p JPEG decode (libjpeg-turbo through OpenCV)
-  python3 - "$media/jpeg" <<'PY'
+  # Python's imdecode allocates a new 6 MB picture each time, which glibc maps and unmaps, and
+  # page faults then cost 3-5 times the decode here; the daemon decodes into reused storage.
+  # The allocator is told to keep its memory, so that only the decode is measured.
+  MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=1073741824 \
+    /usr/bin/python3 - "$media/jpeg" <<'PY'
 import cv2, glob, sys, time, numpy as np
 files = sorted(glob.glob(sys.argv[1] + "/*.jpg"))
 data = [np.fromfile(f, np.uint8) for f in files]
@@ -141,7 +149,8 @@ PY
 floor_inference_ms() {  # CPU ms per detection of a picture already at the detector's size
   "$after" bench --model "$model" --backend cpu-ort --threads 1 --warmup 5 --iterations 40 --json \
     "$media/detector-input.png" 2> /dev/null |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["cpu_ms_per_frame"]["median"])'
+    python3 -c 'import json, sys; j = json.load(sys.stdin); j = j[0] if isinstance(j, list) else j
+print(j["cpu_ms_per_frame"]["median"])'
 }
 
 {
@@ -192,7 +201,7 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
     det = statistics.median(r[1] for r in rs)
     cap = statistics.median(r[2] for r in rs)
     n = rs[0][3]
-    if case.startswith("mjpeg") or case == "idle-mjpeg":
+    if "mjpeg" in case:
         floor = det * (jpeg_ms + infer_ms)
     else:
         floor = cap * h264_ms + det * infer_ms

@@ -143,6 +143,7 @@ struct Camera::Supervision {
   Frame scratch;                  // receives frames that are dropped because the pool is empty
   std::uint64_t lostCounted = 0;  // of the source's framesLost(), already in the counters
   std::int64_t cpuCharged = 0;    // the thread's CPU clock when last added to the counters
+  std::string hwFallbackLogged;   // why hardware decoding is not used, as last logged
 };
 
 void Camera::run() {
@@ -209,6 +210,7 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
   const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
   auto lastFrame = SteadyClock::now();
   bool announced = false;
+  bool keyframesOnly = false;  // told to the source: the camera is idle under motion gating
   while (!stopping_) {
     counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
     auto handle = pool_->acquire();
@@ -232,6 +234,11 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
         announced = true;
       }
       handOff(std::move(*handle), lastFrame);
+      if (gate_ && config_.motion.idleKeyframesOnly &&
+          (gate_->state() == MotionState::kIdle) != keyframesOnly) {
+        keyframesOnly = !keyframesOnly;
+        source.setKeyframesOnly(keyframesOnly);
+      }
       continue;
     }
     const Error& e = ok.error();
@@ -260,6 +267,17 @@ void Camera::countLost(const FrameSource& source, Supervision& supervision) {
 }
 
 void Camera::announceStreaming(const SourceInfo& info, Supervision& supervision) {
+  std::string decoder = info.decoder;
+  if (!info.hwFallback.empty()) {
+    decoder +=
+        fmt::format(" (hwaccel {}: {})", hwAccelName(config_.hwDecode.accel), info.hwFallback);
+    if (info.hwFallback != supervision.hwFallbackLogged) {
+      logger("capture")->warn("[cam={}] hwaccel {} not used: {}; decoding in software",
+                              config_.name, hwAccelName(config_.hwDecode.accel), info.hwFallback);
+      supervision.hwFallbackLogged = info.hwFallback;
+    }
+  }
+  channel_->setDecoder(std::move(decoder));
   setState(CameraState::kStreaming,
            fmt::format("{}x{} {} at {:.1f} fps ({})", info.width, info.height, info.pixelFormat,
                        info.fps, info.description));

@@ -2,11 +2,13 @@
 
 extern "C" {
 #include <libavutil/frame.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/pixfmt.h>
 #include <libswscale/swscale.h>
 }
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <mutex>
@@ -64,7 +66,10 @@ struct CapturedPicture::State {
     // The storage to decode into: a Mat someone still holds (a taker of an earlier size) is let go
     // rather than overwritten under them.
     cv::Mat& target() {
-      if (pixels.u != nullptr && pixels.u->refcount > 1) pixels.release();
+      // Another thread may let go of its copy meanwhile (OpenCV counts atomically).
+      if (pixels.u != nullptr && std::atomic_ref<int>(pixels.u->refcount).load() > 1) {
+        pixels.release();
+      }
       valid = false;
       return pixels;
     }
@@ -76,6 +81,8 @@ struct CapturedPicture::State {
   std::vector<std::uint8_t> bytes;  // kJpeg, kYuyv
   std::size_t bytesPerLine = 0;     // kYuyv
   AVFrame* ffmpeg = nullptr;        // kFfmpeg (allocated on first use, then reused)
+  AVFrame* downloaded = nullptr;    // a VAAPI picture's pixels, fetched from the GPU when taken
+  bool isDownloaded = false;
   cv::Mat pixels;                   // kBgr
 
   // What was made of it, on demand.
@@ -103,28 +110,49 @@ struct CapturedPicture::State {
   ~State() {
     sws_freeContext(scaler);
     av_frame_free(&ffmpeg);
+    av_frame_free(&downloaded);
   }
 
   void forget() {
     full.valid = reduced.valid = grey.valid = false;
     decodes = 0;
     frameBilled = false;
+    isDownloaded = false;
+    if (downloaded != nullptr) av_frame_unref(downloaded);
     if (ffmpeg != nullptr) av_frame_unref(ffmpeg);
+  }
+
+  // The FFmpeg picture in main memory: itself, or a VAAPI picture downloaded from the GPU (once,
+  // and only when something takes it).
+  Expected<const AVFrame*> softwareFrame() {
+    if (ffmpeg->hw_frames_ctx == nullptr) return ffmpeg;
+    if (isDownloaded) return downloaded;
+    if (downloaded == nullptr) downloaded = av_frame_alloc();
+    if (downloaded == nullptr) return makeError(ErrorCode::kInvalidData, "out of memory");
+    if (int rc = av_hwframe_transfer_data(downloaded, ffmpeg, 0); rc < 0) {
+      return makeError(ErrorCode::kInvalidData,
+                       "corrupt frame: cannot download the hardware-decoded picture ({})", rc);
+    }
+    isDownloaded = true;
+    return downloaded;
   }
 
   // An FFmpeg picture converted, and scaled to `to`, in one pass of swscale.
   Expected<void> convertFfmpeg(cv::Size to, AVPixelFormat into, cv::Mat& out) {
-    const auto from = static_cast<AVPixelFormat>(ffmpeg->format);
-    scaler = sws_getCachedContext(scaler, ffmpeg->width, ffmpeg->height, from, to.width, to.height,
-                                  into, SWS_BILINEAR, nullptr, nullptr, nullptr);
+    auto frame = softwareFrame();
+    if (!frame) return tl::unexpected(frame.error());
+    const AVFrame* f = *frame;
+    const auto from = static_cast<AVPixelFormat>(f->format);
+    scaler = sws_getCachedContext(scaler, f->width, f->height, from, to.width, to.height, into,
+                                  SWS_BILINEAR, nullptr, nullptr, nullptr);
     if (scaler == nullptr) {
       return makeError(ErrorCode::kInvalidData, "corrupt frame: cannot convert a {}x{} {} picture",
-                       ffmpeg->width, ffmpeg->height, static_cast<int>(from));
+                       f->width, f->height, static_cast<int>(from));
     }
     out.create(to, into == AV_PIX_FMT_GRAY8 ? CV_8UC1 : CV_8UC3);
     std::uint8_t* planes[] = {out.data};
     const int strides[] = {static_cast<int>(out.step)};
-    sws_scale(scaler, ffmpeg->data, ffmpeg->linesize, 0, ffmpeg->height, planes, strides);
+    sws_scale(scaler, f->data, f->linesize, 0, f->height, planes, strides);
     return {};
   }
 
@@ -172,14 +200,18 @@ struct CapturedPicture::State {
         cv::resize(scratch, out, small, 0, 0, cv::INTER_AREA);
         return {};
       }
-      case PictureForm::kFfmpeg:
-        if (lumaFirst(ffmpeg->format)) {
-          const cv::Mat luma(ffmpeg->height, ffmpeg->width, CV_8UC1, ffmpeg->data[0],
-                             static_cast<std::size_t>(ffmpeg->linesize[0]));
+      case PictureForm::kFfmpeg: {
+        auto frame = softwareFrame();
+        if (!frame) return tl::unexpected(frame.error());
+        const AVFrame* f = *frame;
+        if (lumaFirst(f->format)) {
+          const cv::Mat luma(f->height, f->width, CV_8UC1, f->data[0],
+                             static_cast<std::size_t>(f->linesize[0]));
           cv::resize(luma, out, small, 0, 0, cv::INTER_AREA);
           return {};
         }
         return convertFfmpeg(small, AV_PIX_FMT_GRAY8, out);
+      }
       case PictureForm::kBgr:
         // As the motion check always did it: shrink, then drop the colour.
         cv::resize(pixels, scratch, small, 0, 0, cv::INTER_AREA);

@@ -3,12 +3,16 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/log.h>
 }
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdarg>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -101,6 +105,34 @@ void logFromFfmpeg(void* object, int level, const char* format, va_list args) {
 
 }  // namespace
 
+namespace {
+
+// FFmpeg's VAAPI device on `device`, or why not. FFmpeg says only "Invalid argument" for a node
+// that is not there, so that is told first.
+Expected<AVBufferRef*> openVaapiDevice(const std::string& device) {
+  struct stat node {};
+  if (::stat(device.c_str(), &node) != 0) {
+    return makeError(ErrorCode::kUnavailable,
+                     "VAAPI device {}: {} (no GPU, or its driver not loaded)", device,
+                     std::strerror(errno));
+  }
+  AVBufferRef* context = nullptr;
+  if (int rc = av_hwdevice_ctx_create(&context, AV_HWDEVICE_TYPE_VAAPI, device.c_str(), nullptr, 0);
+      rc < 0) {
+    return makeError(ErrorCode::kUnavailable, "VAAPI device {}: {}", device, describeAvError(rc));
+  }
+  return context;
+}
+
+}  // namespace
+
+Expected<void> probeVaapi(const std::string& device) {
+  auto context = openVaapiDevice(device);
+  if (!context) return tl::unexpected(context.error());
+  av_buffer_unref(&*context);
+  return {};
+}
+
 FfmpegReader::FfmpegReader(std::string location) : location_(std::move(location)) {
   static std::once_flag once;
   std::call_once(once, [] { av_log_set_callback(&logFromFfmpeg); });
@@ -128,7 +160,8 @@ tl::unexpected<Error> FfmpegReader::failure(const char* what, int rc,
   return makeError(ErrorCode::kUnavailable, "{}: {}: {}", location_, what, describeAvError(rc));
 }
 
-Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool rtspOverTcp) {
+Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool rtspOverTcp,
+                                        const HwDecode& hw) {
   close();
   if (interrupted_) return makeError(ErrorCode::kUnavailable, "{}: interrupted", location_);
   AVFormatContext* format = avformat_alloc_context();
@@ -168,12 +201,16 @@ Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool 
   }
   packet_ = av_packet_alloc();
   if (packet_ == nullptr) return makeError(ErrorCode::kUnavailable, "out of memory");
+  SourceInfo info;
   // An MJPEG stream's pictures stand alone: each is kept as its JPEG and decoded only when
   // taken, at the size needed, instead of every one at full size here.
   if (codec->id != AV_CODEC_ID_MJPEG) {
-    if (auto decoder = openDecoder(); !decoder) return tl::unexpected(decoder.error());
+    if (auto decoder = openDecoder(hw, info); !decoder) return tl::unexpected(decoder.error());
+  } else {
+    // Not subject to hwaccel: a JPEG at 1/4 scale on the CPU costs less than a hardware
+    // decode and its download.
+    info.decoder = "libjpeg, on demand";
   }
-  SourceInfo info;
   info.width = width_;
   info.height = height_;
   const AVRational rate = av_guess_frame_rate(format_, stream, nullptr);
@@ -182,7 +219,50 @@ Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool 
   return info;
 }
 
-Expected<void> FfmpegReader::openDecoder() {
+namespace {
+
+// Picks VAAPI surfaces when the decoder offers them for this stream, else its first software
+// format (FFmpeg's own fallback for a stream the hardware cannot decode).
+enum AVPixelFormat pickVaapi(AVCodecContext*, const enum AVPixelFormat* formats) {
+  for (const enum AVPixelFormat* f = formats; *f != AV_PIX_FMT_NONE; ++f) {
+    if (*f == AV_PIX_FMT_VAAPI) return *f;
+  }
+  return formats[0];
+}
+
+}  // namespace
+
+bool FfmpegReader::attachVaapi(const AVCodec* codec, const HwDecode& hw, SourceInfo& info) {
+  if (hw.accel != HwAccel::kVaapi) return false;
+  if (!hwFailed_.empty()) {
+    info.hwFallback = hwFailed_;
+    return false;
+  }
+  bool supported = false;
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* config = avcodec_get_hw_config(codec, i);
+    if (config == nullptr) break;
+    if (config->device_type == AV_HWDEVICE_TYPE_VAAPI &&
+        (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) != 0) {
+      supported = true;
+    }
+  }
+  if (!supported) {
+    info.hwFallback = fmt::format("FFmpeg's {} decoder has no VAAPI support", codec->name);
+    return false;
+  }
+  auto device = openVaapiDevice(hw.device);
+  if (!device) {
+    info.hwFallback = device.error().message;
+    return false;
+  }
+  hwDevice_ = *device;
+  decoder_->hw_device_ctx = av_buffer_ref(hwDevice_);
+  decoder_->get_format = &pickVaapi;
+  return decoder_->hw_device_ctx != nullptr;
+}
+
+Expected<void> FfmpegReader::openDecoder(const HwDecode& hw, SourceInfo& info) {
   AVStream* stream = format_->streams[stream_];
   const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
   if (codec == nullptr) {
@@ -197,6 +277,8 @@ Expected<void> FfmpegReader::openDecoder() {
   // Slice threads only: frame threads would hold frames back, one per thread, as latency.
   decoder_->thread_count = 0;
   decoder_->thread_type = FF_THREAD_SLICE;
+  const bool vaapi = attachVaapi(codec, hw, info);
+  info.decoder = fmt::format("FFmpeg {}, {}", codec->name, vaapi ? "VAAPI" : "software");
   if (int rc = avcodec_open2(decoder_, codec, nullptr); rc < 0) {
     return makeError(ErrorCode::kUnavailable, "{}: cannot open the {} decoder: {}", location_,
                      codec->name, describeAvError(rc));
@@ -244,6 +326,11 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
   for (;;) {
     int rc = avcodec_receive_frame(decoder_, picture_);
     if (rc == 0) {
+      if (picture_->format == AV_PIX_FMT_VAAPI && picture_->hw_frames_ctx == nullptr) {
+        av_frame_unref(picture_);
+        return makeError(ErrorCode::kInvalidData, "{}: a VAAPI picture without its frames",
+                         location_);
+      }
       if (picture_->width <= 0 || picture_->height <= 0) {
         av_frame_unref(picture_);
         return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture",
@@ -257,6 +344,10 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                        describeAvError(rc));
     }
     if (rc != AVERROR(EAGAIN)) {
+      if (hwDevice_ != nullptr) {
+        // The hardware failed: the camera reopens, and from then on decodes in software.
+        hwFailed_ = fmt::format("VAAPI decoding failed: {}", describeAvError(rc));
+      }
       return makeError(ErrorCode::kUnavailable, "{}: the decoder stopped: {}", location_,
                        describeAvError(rc));
     }
@@ -271,7 +362,12 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
       continue;
     }
     if (rc < 0) return failure("stream ended or stalled", rc, timeout);
-    if (packet_->stream_index == stream_) rc = avcodec_send_packet(decoder_, packet_);
+    // Packets arriving are no stall, even when none of them makes a picture (keyframes only).
+    setDeadline(timeout);
+    if (packet_->stream_index == stream_) {
+      if (awaitingKeyframe_) resumeAtKeyframe();
+      rc = avcodec_send_packet(decoder_, packet_);
+    }
     av_packet_unref(packet_);
     if (rc < 0 && rc != AVERROR(EAGAIN)) {
       // A corrupt packet: this frame is lost, the stream goes on (counted as a decode error).
@@ -281,14 +377,38 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
   }
 }
 
+void FfmpegReader::setKeyframesOnly(bool keyframesOnly) {
+  if (decoder_ == nullptr || keyframesOnly == keyframesOnly_) return;
+  keyframesOnly_ = keyframesOnly;
+  if (keyframesOnly) {
+    decoder_->skip_frame = AVDISCARD_NONKEY;
+    awaitingKeyframe_ = false;
+  } else {
+    // Every picture is decoded again from the next keyframe on: the ones before it refer to
+    // pictures that were skipped, and would come out damaged.
+    awaitingKeyframe_ = true;
+    packetsAwaiting_ = 0;
+  }
+}
+
+void FfmpegReader::resumeAtKeyframe() {
+  // A stream that never flags its keyframes resumes anyway after a while.
+  constexpr int kMostPacketsAwaited = 600;
+  if ((packet_->flags & AV_PKT_FLAG_KEY) == 0 && ++packetsAwaiting_ < kMostPacketsAwaited) return;
+  decoder_->skip_frame = AVDISCARD_DEFAULT;
+  awaitingKeyframe_ = false;
+}
+
 void FfmpegReader::close() {
   av_packet_free(&packet_);
   av_frame_free(&picture_);
   avcodec_free_context(&decoder_);
+  av_buffer_unref(&hwDevice_);
   avformat_close_input(&format_);
   stream_ = -1;
   width_ = height_ = 0;
   flushing_ = false;
+  keyframesOnly_ = awaitingKeyframe_ = false;
 }
 
 }  // namespace vigil

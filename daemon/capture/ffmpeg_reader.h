@@ -7,14 +7,21 @@
 
 #include "daemon/capture/captured_picture.h"
 #include "daemon/capture/frame_source.h"
+#include "daemon/config.h"
 #include "detector/error.h"
 
+struct AVBufferRef;
 struct AVFormatContext;
 struct AVCodecContext;
+struct AVCodec;
 struct AVFrame;
 struct AVPacket;
 
 namespace vigil {
+
+// Whether FFmpeg can open the VAAPI device `device` (a DRM render node) here and now: what a
+// camera with hwaccel vaapi would meet (vigil doctor). The reason when not. Threads: any.
+Expected<void> probeVaapi(const std::string& device);
 
 // One video read with FFmpeg's libavformat and libavcodec directly, for network streams and
 // files: open and read are bounded by deadlines, and interrupt() ends either at once, from any
@@ -36,10 +43,17 @@ class FfmpegReader {
   FfmpegReader& operator=(const FfmpegReader&) = delete;
 
   // `rtspOverTcp`: RTSP's interleaved TCP transport (no UDP ports to open or lose packets on).
-  Expected<SourceInfo> open(std::chrono::milliseconds timeout, bool rtspOverTcp);
+  // `hw`: VAAPI decoding when asked and to be had; otherwise software, and SourceInfo's
+  // hwFallback says why (no device, a decoder without VAAPI, a hardware decode that failed before:
+  // once failed, a reader decodes in software from then on).
+  Expected<SourceInfo> open(std::chrono::milliseconds timeout, bool rtspOverTcp,
+                            const HwDecode& hw = {});
   // The next picture into `picture`, within `timeout`.
   Expected<void> read(CapturedPicture& picture, std::chrono::milliseconds timeout);
   void close();
+  // FrameSource::setKeyframesOnly: FFmpeg's decoder skips every picture but the keyframes
+  // (skip_frame AVDISCARD_NONKEY); told to resume, it goes on so until the next keyframe packet.
+  void setKeyframesOnly(bool keyframesOnly);
   void interrupt() { interrupted_ = true; }
   bool isOpen() const { return format_ != nullptr; }
 
@@ -48,21 +62,31 @@ class FfmpegReader {
   void setDeadline(std::chrono::milliseconds from);
   // Why a blocking call failed: a stop, its deadline, or FFmpeg's own reason.
   tl::unexpected<Error> failure(const char* what, int rc, std::chrono::milliseconds limit) const;
-  Expected<void> openDecoder();
+  Expected<void> openDecoder(const HwDecode& hw, SourceInfo& info);
+  // VAAPI for the decoder about to open; false (and info.hwFallback) when it cannot be had.
+  bool attachVaapi(const AVCodec* codec, const HwDecode& hw, SourceInfo& info);
   Expected<void> readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout);
   Expected<void> readDecoded(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  // While resuming from keyframes only: every picture is decoded again from a keyframe packet.
+  void resumeAtKeyframe();
 
   std::string location_;
   std::atomic<bool> interrupted_{false};
   std::atomic<std::int64_t> deadline_{0};
   AVFormatContext* format_ = nullptr;
   AVCodecContext* decoder_ = nullptr;  // nullptr for an MJPEG stream: its JPEGs are kept as bytes
+  AVBufferRef* hwDevice_ = nullptr;    // the VAAPI device while the decoder uses it
+  std::string hwFailed_;               // why hardware decoding failed mid-stream (sticky)
   AVFrame* picture_ = nullptr;
   AVPacket* packet_ = nullptr;
   int stream_ = -1;
   int width_ = 0;
   int height_ = 0;
   bool flushing_ = false;  // the input ended: the decoder gives its last pictures
+  bool keyframesOnly_ = false;
+  // Told to resume: still keyframes only until a keyframe packet comes (resumeAtKeyframe()).
+  bool awaitingKeyframe_ = false;
+  int packetsAwaiting_ = 0;
 };
 
 }  // namespace vigil

@@ -20,7 +20,10 @@ constexpr std::chrono::milliseconds kFileReadTimeout{5000};
 class FileSource final : public FrameSource {
  public:
   explicit FileSource(const CameraConfig& camera)
-      : location_(camera.location), loop_(camera.loop), reader_(camera.location) {}
+      : location_(camera.location),
+        loop_(camera.loop),
+        hw_(camera.hwDecode),
+        reader_(camera.location) {}
 
   Expected<SourceInfo> open() override {
     close();
@@ -91,11 +94,12 @@ class FileSource final : public FrameSource {
                        location_);
     }
     // FFmpeg's own reason: "x.mp4: cannot open: Invalid data found when processing input".
-    return reader_.open(kFileOpenTimeout, false);
+    return reader_.open(kFileOpenTimeout, false, hw_);
   }
 
   std::string location_;
   bool loop_;
+  HwDecode hw_;
   FfmpegReader reader_;
   SteadyClock::duration period_{};
   SteadyClock::time_point nextFrame_{};

@@ -19,6 +19,8 @@ struct SourceInfo {
   double fps = 0;           // the rate the device or file really delivers (0: unknown)
   std::string pixelFormat;  // e.g. "YUYV", "MJPG", "h264 (ffmpeg)"
   std::string description;  // driver/card or container, free text
+  std::string decoder;      // who makes its pixels, e.g. "FFmpeg h264, software"
+  std::string hwFallback;   // why hardware decoding, asked for, is not used (empty: n/a)
 };
 
 // The seam to a camera: a V4L2 device, a network stream or a video file.
@@ -42,6 +44,12 @@ class FrameSource {
   // free buffer, or dropped them), since this source was made; not reset by close(). 0 for
   // sources without a frame counter of their own.
   virtual std::uint64_t framesLost() const { return 0; }
+  // From the motion gate, on the capture thread: nobody needs every picture now (the camera is
+  // idle) or again. A source whose pictures depend on each other may then decode and deliver
+  // only its keyframes, and after being told to resume, deliver nothing until the next keyframe
+  // (a picture decoded from references it skipped would be damaged). Sources whose pictures
+  // stand alone (JPEG, YUYV) ignore it, as do files (replayed at their frame rate).
+  virtual void setKeyframesOnly(bool /*keyframesOnly*/) {}
   // Called from another thread while open() or read() may be blocked in this one: makes them
   // return soon (kUnavailable) instead of waiting out their own timeouts, now and from then on.
   // Sources whose calls never block longer than the stop promise allows need not override it.

@@ -17,10 +17,10 @@ constexpr std::chrono::milliseconds kStreamReadTimeout = 2s;
 class NetworkSource final : public FrameSource {
  public:
   explicit NetworkSource(const CameraConfig& camera)
-      : location_(camera.location), reader_(camera.location) {}
+      : location_(camera.location), hw_(camera.hwDecode), reader_(camera.location) {}
 
   Expected<SourceInfo> open() override {
-    auto info = reader_.open(kStreamOpenTimeout, location_.starts_with("rtsp"));
+    auto info = reader_.open(kStreamOpenTimeout, location_.starts_with("rtsp"), hw_);
     if (!info) return info;
     info->description = "network stream";
     sequence_ = 0;
@@ -40,10 +40,12 @@ class NetworkSource final : public FrameSource {
   }
 
   void close() override { reader_.close(); }
+  void setKeyframesOnly(bool keyframesOnly) override { reader_.setKeyframesOnly(keyframesOnly); }
   void interrupt() override { reader_.interrupt(); }
 
  private:
   std::string location_;
+  HwDecode hw_;
   FfmpegReader reader_;
   std::uint64_t sequence_ = 0;
 };

@@ -75,6 +75,8 @@ class V4l2Source final : public FrameSource {
     info.fps = format_.fps;
     info.pixelFormat = fourccToString(format_.pixelFormat);
     info.description = device_.description();
+    info.decoder = format_.pixelFormat == V4L2_PIX_FMT_YUYV ? "YUYV, converted on demand"
+                                                            : "libjpeg, on demand";
     log_->info("[cam={}] {}: {}, {} {}x{} at {} fps, {} buffers", camera_.name, camera_.location,
                info.description, info.pixelFormat, info.width, info.height,
                info.fps > 0 ? fmt::format("{:g}", info.fps) : std::string("unknown"), ring_.size());

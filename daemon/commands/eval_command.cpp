@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
+#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/jpeg_frame.h"
 #include "daemon/commands/media_inputs.h"
 #include "daemon/log.h"
 
@@ -18,6 +23,31 @@ constexpr float kEvalNmsIou = 0.65F;
 constexpr int kEvalMaxDetections = 100;
 constexpr int kCocoPersonCategory = 1;
 
+// An image file decoded as the daemon decodes a camera's JPEG: at the smallest libjpeg scale
+// covering the detector's input. `full` is the picture's size.
+Expected<cv::Mat> readScaled(const std::filesystem::path& path, cv::Size input, cv::Size& full) {
+  std::ifstream file(path, std::ios::binary);
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), {}};
+  if (!file && !file.eof()) {
+    return makeError(ErrorCode::kNotFound, "{}: cannot read", path.string());
+  }
+  auto declared = jpegDeclaredSize(bytes);
+  if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0xD8 || !declared) {
+    return makeError(ErrorCode::kInvalidArgument, "{}: not a JPEG (--scaled-decode)",
+                     path.string());
+  }
+  full = *declared;
+  if (auto checked = checkJpegFrame(bytes, full.width, full.height); !checked) {
+    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), checked.error().message);
+  }
+  CapturedPicture picture;
+  picture.setJpeg(bytes, full);
+  auto pixels = picture.bgr(letterboxCovering(full, input));
+  if (!pixels)
+    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), pixels.error().message);
+  return pixels->clone();
+}
+
 }  // namespace
 
 void addEvalCommand(CLI::App& app, EvalCommandOptions& options) {
@@ -30,6 +60,9 @@ void addEvalCommand(CLI::App& app, EvalCommandOptions& options) {
   cmd->add_option("--annotations", options.annotations, "COCO-style annotation file (JSON)")
       ->required();
   cmd->add_flag("--json", options.json, "End with the metrics as one JSON line");
+  cmd->add_flag("--scaled-decode", options.scaledDecode,
+                "Decode each JPEG as the daemon does a camera's: at the smallest size (1/2, 1/4, "
+                "1/8) that covers the detector's input");
 }
 
 int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
@@ -57,13 +90,17 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
   double inferenceMs = 0;
   for (const CocoImage& image : dataset->images) {
     std::filesystem::path path = std::filesystem::path(options.images) / image.fileName;
-    auto bgr = readImage(path);
+    cv::Size full;
+    const InputSpec& input = (*detector)->manifest().input;
+    auto bgr = options.scaledDecode ? readScaled(path, cv::Size(input.width, input.height), full)
+                                    : readImage(path);
     if (!bgr) {
       log->error("{}", bgr.error().message);
       ++failures;
       continue;
     }
-    if (auto ok = (*detector)->detect(*bgr, result); !ok) {
+    if (!options.scaledDecode) full = bgr->size();
+    if (auto ok = (*detector)->detect(*bgr, full, result); !ok) {
       log->error("{}: {}", path.string(), ok.error().message);
       ++failures;
       continue;

@@ -14,6 +14,9 @@ struct EvalCommandOptions {
   std::string images;
   std::string annotations;
   bool json = false;
+  // Each JPEG decoded as the daemon decodes a camera's: at the smallest size covering the
+  // detector's input (capture.scaled_decode), boxes in the full picture's pixels.
+  bool scaledDecode = false;
 };
 
 void addEvalCommand(CLI::App& app, EvalCommandOptions& options);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/capture/v4l2_device.h"
 #include "daemon/log.h"
 #include "daemon/publish/mqtt_client.h"
@@ -81,6 +82,21 @@ SetupFinding checkStream(const CameraConfig& camera, const SetupCheckOptions& op
   return f;
 }
 
+// hwaccel vaapi: the device FFmpeg would open for the camera's decoder.
+SetupFinding checkHwDecode(const CameraConfig& camera) {
+  SetupFinding f{"camera " + camera.name, "hwaccel vaapi, ", false};
+  auto probed = probeVaapi(camera.hwDecode.device);
+  if (probed) {
+    f.found += camera.hwDecode.device +
+               " opens (H.264/H.265 decoded on the GPU when the stream's "
+               "codec and profile allow)";
+    f.ok = true;
+  } else {
+    f.found += "NOT USABLE: " + probed.error().message + "; the camera decodes in software";
+  }
+  return f;
+}
+
 // A real MQTT connect with the configured login and TLS, as another client.
 SetupFinding checkMqtt(const MqttConfig& config, const SetupCheckOptions& options) {
   SetupFinding f{"mqtt", config.url + ": ", false};
@@ -134,6 +150,9 @@ std::vector<SetupFinding> checkSetup(const Config& config, const SetupCheckOptio
       case SourceKind::kHttp:
         findings.push_back(checkStream(camera, options));
         break;
+    }
+    if (camera.kind != SourceKind::kV4l2 && camera.hwDecode.accel == HwAccel::kVaapi) {
+      findings.push_back(checkHwDecode(camera));
     }
   }
   if (config.mqtt.enabled) findings.push_back(checkMqtt(config.mqtt, options));

@@ -57,6 +57,7 @@ enum class Series : std::size_t {
   kCaptureCpu,
   kCameraUp,
   kCameraInfo,
+  kCameraDecoder,
   kPersonPresent,
   kPersons,
   kZonePersonPresent,
@@ -254,6 +255,15 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "The camera's facts (value 1): source kind (v4l2, rtsp, http, file), the resolution its "
      "frames arrive in (empty before the first), the capture rate asked of a V4L2 device (empty "
      "for streams and files, which keep their own) and detect_fps"},
+    {Series::kCameraDecoder,
+     kGauge,
+     "vigil_camera_decoder_info",
+     {"camera", "decoder"},
+     "Who makes the camera's pixels (value 1), as its source said when it last opened: "
+     "\"FFmpeg h264, software\", \"FFmpeg hevc, VAAPI\", \"libjpeg, on demand\", \"YUYV, converted "
+     "on demand\"; "
+     "with hwaccel asked for and not used, why (\"... (hwaccel vaapi: VAAPI device ...: No such "
+     "file or directory)\"); empty before the first open"},
     {Series::kPersonPresent,
      kGauge,
      "vigil_person_present",
@@ -503,6 +513,10 @@ void DaemonMetrics::addCamera(const std::string& name,
                 config.kind == SourceKind::kV4l2 ? fmt::format("{}", config.fps) : "",
                 fmt::format("{}", config.detectFps)};
   addCameraInfo(added);
+  added.decoder = {name, ""};
+  callbacks(registry_, Series::kCameraDecoder).add(added.decoder, []() -> std::optional<double> {
+    return 1;
+  });
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState)
         .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
@@ -540,6 +554,7 @@ void DaemonMetrics::removeCamera(const std::string& name) {
       callbacks(registry_, Series::kZonePersons).remove({name, zone});
     }
     callbacks(registry_, Series::kCameraInfo).remove(it->second.info);
+    callbacks(registry_, Series::kCameraDecoder).remove(it->second.decoder);
     cameras_.erase(it);
   }
   histograms(registry_, Series::kCaptureToPublish).remove({name});
@@ -559,10 +574,18 @@ void DaemonMetrics::updateCameraInfo() {
         view.hasFrame ? fmt::format("{}x{}", view.latest.size().width, view.latest.size().height)
                       : "";
     std::string& current = camera.info[kInfoResolution];
-    if (resolution == current) continue;
-    callbacks(registry_, Series::kCameraInfo).remove(camera.info);
-    current = std::move(resolution);
-    addCameraInfo(camera);
+    if (resolution != current) {
+      callbacks(registry_, Series::kCameraInfo).remove(camera.info);
+      current = std::move(resolution);
+      addCameraInfo(camera);
+    }
+    std::string decoder = view.channel->decoder();
+    if (decoder != camera.decoder[1]) {
+      callbacks(registry_, Series::kCameraDecoder).remove(camera.decoder);
+      camera.decoder[1] = std::move(decoder);
+      callbacks(registry_, Series::kCameraDecoder)
+          .add(camera.decoder, []() -> std::optional<double> { return 1; });
+    }
   }
 }
 

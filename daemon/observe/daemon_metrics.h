@@ -63,7 +63,8 @@ class DaemonMetrics {
   struct CameraSeries {
     std::vector<std::string> zones;
     const CameraView* view = nullptr;
-    LabelValues info;  // vigil_camera_info's labels now
+    LabelValues info;     // vigil_camera_info's labels now
+    LabelValues decoder;  // vigil_camera_decoder_info's: camera, decoder
   };
   static constexpr std::size_t kInfoResolution = 2;  // its place in `info`
   void addCameraInfo(const CameraSeries& camera);

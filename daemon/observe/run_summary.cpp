@@ -17,11 +17,12 @@ namespace {
 void logCamera(const CameraSnapshot& c, double seconds) {
   logger("daemon")->info(
       "[cam={}] {} captured, {} detected ({:.2f}/s), {} skipped, {} dropped, {} gated, {} "
-      "decode errors, {} lost, {} reconnects, latency p50 {:.0f} ms p99 {:.0f} ms",
+      "decoded, {} decode errors, {} lost, {} reconnects, capture CPU {:.1f} s, latency p50 "
+      "{:.0f} ms p99 {:.0f} ms",
       c.name, c.frames.captured, c.frames.detected,
       seconds > 0 ? static_cast<double>(c.frames.detected) / seconds : 0.0, c.frames.skipped,
-      c.frames.dropped, c.frames.gated, c.frames.decodeErrors, c.frames.lost, c.frames.reconnects,
-      c.latencyMs.p50, c.latencyMs.p99);
+      c.frames.dropped, c.frames.gated, c.frames.decoded, c.frames.decodeErrors, c.frames.lost,
+      c.frames.reconnects, c.captureCpuSeconds, c.latencyMs.p50, c.latencyMs.p99);
 }
 
 nlohmann::json cameraSummary(const CameraSnapshot& c, const CameraView* view) {
@@ -34,6 +35,7 @@ nlohmann::json cameraSummary(const CameraSnapshot& c, const CameraView* view) {
   nlohmann::json entry = frameCountsJson(c.frames);
   entry.update(
       {{"gated_detector_seconds_estimate", c.gatedSeconds},
+       {"capture_cpu_seconds", c.captureCpuSeconds},
        {"state", cameraStateName(c.state)},
        {"latency_ms",
         {{"p50", c.latencyMs.p50}, {"p99", c.latencyMs.p99}, {"samples", c.latencyMs.samples}}},

@@ -83,6 +83,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"fps_captured", c.fpsCaptured},
       {"fps_detected", c.fpsDetected},
       {"capture_cpu_seconds", c.captureCpuSeconds},
+      {"decoder", nullIfEmpty(c.decoder)},
       {"capture_cpu_share", c.captureCpuShare},
       {"present", c.present},
       {"persons", c.persons},

@@ -25,6 +25,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
   s.up = c.up.load();
   s.frames = readFrameCounts(c);
   s.captureCpuSeconds = c.captureCpuSeconds();
+  s.decoder = camera.channel()->decoder();
   s.motionEnabled = camera.config().motion.enabled;
   s.motion = static_cast<MotionState>(c.motionState.load());
   s.captureOverdue = c.heartbeat.overdueBy();

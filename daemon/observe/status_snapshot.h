@@ -46,6 +46,7 @@ struct CameraSnapshot {
   double fpsCaptured = 0;
   double fpsDetected = 0;
   double captureCpuSeconds = 0;  // so far (CameraCounters::captureCpuSeconds)
+  std::string decoder;           // CameraChannel::decoder
   double captureCpuShare = 0;    // of one core, over the last rate window
   bool present = false;
   int persons = 0;

@@ -4,24 +4,6 @@
 
 namespace vigil {
 
-namespace {
-
-// Detections on a picture decoded smaller than `full`, in `full`'s pixels.
-void scaleDetections(DetectionResult& result, cv::Size full) {
-  const float sx = static_cast<float>(full.width) / static_cast<float>(result.width);
-  const float sy = static_cast<float>(full.height) / static_cast<float>(result.height);
-  for (Detection& d : result.detections) {
-    d.box.x *= sx;
-    d.box.width *= sx;
-    d.box.y *= sy;
-    d.box.height *= sy;
-  }
-  result.width = full.width;
-  result.height = full.height;
-}
-
-}  // namespace
-
 InferenceWorker::InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler,
                                  ResultHandler onResult)
     : detector_(std::move(detector)),
@@ -75,7 +57,7 @@ void InferenceWorker::run() {
       log->debug("[cam={}] frame skipped: {}", job->camera->name(), pixels.error().message);
       continue;
     }
-    auto ok = detector_->detect(*pixels, result);
+    auto ok = detector_->detect(*pixels, full, result);
     busyNanos_.fetch_add(
         std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
         std::memory_order_relaxed);
@@ -101,7 +83,6 @@ void InferenceWorker::run() {
     FrameResult out;
     out.camera = job->camera->name();
     out.sequence = frame.sequence;
-    if (pixels->size() != full) scaleDetections(result, full);
     out.width = result.width;
     out.height = result.height;
     out.decodeMs = std::chrono::duration<double, std::milli>(decoded - start).count();

@@ -57,12 +57,18 @@ class CameraChannel {
   CameraCounters& counters() { return counters_; }
   const CameraCounters& counters() const { return counters_; }
   std::chrono::nanoseconds detectPeriod() const { return period_; }
+  // Who makes the camera's pixels, as its source said when it last opened ("FFmpeg h264,
+  // software", "libjpeg, on demand"; empty before); set by the capture thread, read by anyone.
+  void setDecoder(std::string decoder);
+  std::string decoder() const;
 
  private:
   friend class Scheduler;
   std::string name_;
   std::chrono::nanoseconds period_;
   CameraCounters counters_;
+  mutable std::mutex decoderMutex_;
+  std::string decoder_;
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;
   std::chrono::steady_clock::time_point due_{};

@@ -143,6 +143,38 @@ void streamMjpeg(int fd, const std::vector<std::uint8_t>& jpeg) {
   }
 }
 
+TEST(HostileWorldTest, HardwareDecodeThatCannotBeHadFallsBackToSoftwareLoudlyAndKeepsRunning) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // This machine has no GPU: VAAPI's render node is missing, as on a box whose amdgpu did not
+  // load. The camera decodes in software, says so once, and detects all the same.
+  TempDir dir;
+  VigilDaemon vigil(dir.path(),
+                    daemonHeader() +
+                        "capture: {hwaccel: vaapi, vaapi_device: /dev/dri/renderD-none}\n"
+                        "cameras:\n  - {name: good, source: 'file:" +
+                        campus() + "', loop: true, detect_fps: 4}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("good", 0, 8)) << vigil.log();  // the clip loops meanwhile
+  const nlohmann::json good = vigil.camera("good");
+  ASSERT_TRUE(good["decoder"].is_string()) << good.dump();
+  const std::string decoder = good["decoder"];
+  EXPECT_EQ(decoder.rfind("FFmpeg mpeg4, software (hwaccel vaapi: ", 0), 0U) << decoder;
+  auto metrics = testing::httpGet(vigil.port(), "/metrics");
+  ASSERT_TRUE(metrics.has_value());
+  EXPECT_NE(metrics->body.find("vigil_camera_decoder_info{camera=\"good\",decoder=\"FFmpeg "
+                               "mpeg4, software (hwaccel vaapi: "),
+            std::string::npos)
+      << metrics->body;
+  const std::string log = vigil.log();
+  const std::string said = "[cam=good] hwaccel vaapi not used: ";
+  const auto first = log.find(said);
+  EXPECT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find(said, first + 1), std::string::npos)
+      << "said once, not at every loop of the file\n"
+      << log;
+  std::printf("hardware decode refused: %s\n", decoder.c_str());
+}
+
 TEST(HostileWorldTest, CamerasWhoseServersAcceptAndNeverAnswerDoNotHoldTheStop) {
   VIGIL_REQUIRE_CAMPUS_CLIP();
   // Accepts, reads nothing, answers nothing: FFmpeg's open waits for an RTSP or HTTP answer.

@@ -77,6 +77,8 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
            "vigil_heap_free_bytes ",
            "vigil_person_present{camera=\"campus\"}",
            "vigil_camera_frames_gated_total{camera=\"campus\"} 0",
+           "vigil_camera_frames_decoded_total{camera=\"campus\"}",
+           "vigil_camera_capture_cpu_seconds_total{camera=\"campus\"}",
            "vigil_camera_motion_state{camera=\"campus\",state=\"off\"} 1",
            "vigil_camera_motion_state{camera=\"campus\",state=\"idle\"} 0",
            "vigil_camera_gated_detector_seconds_estimate_total{camera=\"campus\"} 0",
@@ -130,6 +132,12 @@ TEST(ObservabilityTest, EndpointsAnswerAndPromtoolAcceptsTheMetrics) {
   EXPECT_EQ(s["cameras"][0]["state"], "streaming");
   EXPECT_EQ(s["cameras"][0]["motion"]["state"], "off") << "no motion section: no gating";
   EXPECT_EQ(s["cameras"][0]["frames"]["gated"], 0);
+  // Decoded on demand: the detected frames (each once, whoever else looked), not every one read.
+  const json& frames = s["cameras"][0]["frames"];
+  EXPECT_GE(frames["decoded"].get<int>(), frames["detected"].get<int>()) << frames.dump();
+  EXPECT_LE(frames["decoded"].get<int>(), frames["detected"].get<int>() + 1) << frames.dump();
+  EXPECT_LT(frames["decoded"].get<int>(), frames["captured"].get<int>()) << frames.dump();
+  EXPECT_GT(s["cameras"][0]["capture_cpu_seconds"].get<double>(), 0) << s["cameras"][0].dump();
   EXPECT_TRUE(s["cameras"][0]["tracks"].is_array()) << "tracking is on by default";
   EXPECT_TRUE(s["mqtt"].is_null());
 

@@ -35,7 +35,7 @@ class ScriptedSource final : public FrameSource {
       script_->opens.pop_front();
       return makeError(code, "scripted open failure");
     }
-    return SourceInfo{32, 24, 100, "TEST", "scripted"};
+    return SourceInfo{32, 24, 100, "TEST", "scripted", "scripted pixels", ""};
   }
   Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
     std::this_thread::sleep_for(2ms);

@@ -276,5 +276,61 @@ TEST(FfmpegReaderTest, MjpegFilePicturesStayJpegsUntilTaken) {
   EXPECT_EQ(end.error().code, ErrorCode::kEndOfStream);
 }
 
+// Every picture of a clip as OpenCV decodes it, at once.
+std::vector<cv::Mat> eagerFrames(const std::filesystem::path& clip) {
+  std::vector<cv::Mat> frames;
+  cv::VideoCapture capture(clip.string(), cv::CAP_FFMPEG);
+  for (cv::Mat frame; capture.read(frame);) frames.push_back(frame.clone());
+  return frames;
+}
+
+// TUD-Campus: 71 pictures, a keyframe every 12 (0, 12, ..., 60).
+TEST(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+  const std::vector<cv::Mat> eager = eagerFrames(clip);
+  ASSERT_EQ(eager.size(), 71U);
+  FfmpegReader reader(clip.string());
+  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+  reader.setKeyframesOnly(true);
+  CapturedPicture picture;
+  std::vector<cv::Mat> delivered;
+  auto readOne = [&] {
+    auto ok = reader.read(picture, std::chrono::seconds(5));
+    if (ok) delivered.push_back(picture.bgr()->clone());
+    return ok.has_value();
+  };
+  ASSERT_TRUE(readOne());
+  ASSERT_TRUE(readOne());
+  EXPECT_LT(meanAbsDiff(delivered[0], eager[0]), 1.5);
+  EXPECT_LT(meanAbsDiff(delivered[1], eager[12]), 1.5) << "the second keyframe, nothing between";
+  reader.setKeyframesOnly(false);
+  while (readOne()) {
+  }
+  // Resumed at the next keyframe (24): every picture from there on, none damaged.
+  ASSERT_EQ(delivered.size(), 2U + (71U - 24U));
+  for (std::size_t i = 2; i < delivered.size(); ++i) {
+    EXPECT_LT(meanAbsDiff(delivered[i], eager[24 + i - 2]), 1.5) << "picture " << i;
+  }
+}
+
+TEST(FfmpegReaderTest, AMissingVaapiDeviceMeansSoftwareDecodingAndSaysWhy) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+  FfmpegReader reader(clip.string());
+  auto info = reader.open(std::chrono::seconds(5), false,
+                          HwDecode{HwAccel::kVaapi, "/dev/dri/renderD-none"});
+  ASSERT_TRUE(info.has_value()) << info.error().message;
+  EXPECT_EQ(info->decoder, "FFmpeg mpeg4, software");
+  EXPECT_NE(info->hwFallback.find("/dev/dri/renderD-none"), std::string::npos) << info->hwFallback;
+  CapturedPicture picture;
+  ASSERT_TRUE(reader.read(picture, std::chrono::seconds(5)).has_value());
+  EXPECT_TRUE(picture.bgr().has_value());
+  auto plain = reader.open(std::chrono::seconds(5), false);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->decoder, "FFmpeg mpeg4, software");
+  EXPECT_EQ(plain->hwFallback, "") << "not asked for: nothing to say";
+}
+
 }  // namespace
 }  // namespace vigil

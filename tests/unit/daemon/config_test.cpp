@@ -36,11 +36,28 @@ TEST(ConfigTest, CaptureScaledDecodeIsOnByDefaultAndCanBeTurnedOff) {
   EXPECT_FALSE(off->capture.scaledDecode);
   EXPECT_EQ(errorOf(std::string(kMinimal) + "capture:\n  scaled: false\n"),
             "/etc/vigil/cameras.yaml:6:3: capture.scaled: unknown key (allowed here: "
-            "scaled_decode)");
+            "scaled_decode, hwaccel, vaapi_device)");
   EXPECT_NE(
       errorOf(std::string(kMinimal) + "capture: {scaled_decode: sometimes}\n")
           .find("/etc/vigil/cameras.yaml:5:26: capture.scaled_decode: expected true or false"),
       std::string::npos);
+}
+
+TEST(ConfigTest, HwaccelIsACaptureDefaultThatACameraOverrides) {
+  auto none = parse(kMinimal);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->cameras[0].hwDecode.accel, HwAccel::kNone) << "software unless asked";
+  auto c = parse(
+      "version: 1\n"
+      "capture: {hwaccel: vaapi, vaapi_device: /dev/dri/renderD129}\n"
+      "cameras:\n"
+      "  - {name: a, source: 'rtsp://192.0.2.1/s'}\n"
+      "  - {name: b, source: 'rtsp://192.0.2.2/s', hwaccel: none}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->cameras[0].hwDecode, (HwDecode{HwAccel::kVaapi, "/dev/dri/renderD129"}));
+  EXPECT_EQ(c->cameras[1].hwDecode.accel, HwAccel::kNone);
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "    hwaccel: cuda\n"),
+            "/etc/vigil/cameras.yaml:5:14: cameras[0].hwaccel: must be none or vaapi, got 'cuda'");
 }
 
 TEST(ConfigTest, MinimalFileGetsDocumentedDefaults) {
@@ -107,7 +124,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    fsp: 10\n"),
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
             "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
-            "masks, presence, motion, tracking, calibration_samples)");
+            "masks, presence, motion, tracking, calibration_samples, hwaccel)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {

@@ -111,6 +111,26 @@ TEST(CheckSetupTest, EachCameraSourceIsCheckedForWhatItIs) {
   }
 }
 
+TEST(CheckSetupTest, AVaapiDeviceThatCannotBeOpenedIsSaidWithTheSoftwareFallback) {
+  TempDir dir;
+  const std::string clip = (dir.path() / "clip.mp4").string();
+  std::ofstream(clip) << "0123456789";
+  Config config;
+  config.cameras = {setupCamera("clip", SourceKind::kFile, clip),
+                    setupCamera("usb", SourceKind::kV4l2, "/dev/video-none")};
+  for (CameraConfig& c : config.cameras) c.hwDecode = {HwAccel::kVaapi, "/dev/dri/renderD-none"};
+  const auto findings = checkSetup(config);
+  ASSERT_EQ(findings.size(), 3U) << "the file, its hardware decode, the V4L2 node (never VAAPI)";
+  EXPECT_EQ(findings[1].what, "camera clip");
+  EXPECT_EQ(
+      findings[1].found.rfind("hwaccel vaapi, NOT USABLE: VAAPI device /dev/dri/renderD-none: ", 0),
+      0U)
+      << findings[1].found;
+  EXPECT_NE(findings[1].found.find("; the camera decodes in software"), std::string::npos);
+  EXPECT_FALSE(findings[1].ok);
+  EXPECT_EQ(findings[2].what, "camera usb");
+}
+
 TEST(CheckSetupTest, ABrokerThatIsNotThereIsSaid) {
   Config config;
   config.mqtt.enabled = true;
