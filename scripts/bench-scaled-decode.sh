@@ -83,7 +83,7 @@ for ((round = 1; round <= rounds; round++)); do
     for form in mjpeg.avi h264.mp4; do
       for decode in true false; do
         dir="$out/r$round-$clip-${form%%.*}-$decode"
-        mkdir -p "$dir"
+        mkdir -p "$dir/tracks"
         cat > "$dir/cameras.yaml" << EOF
 version: 1
 detector: {model: '$model', backend: cpu-ort, threads: 1}
