@@ -536,8 +536,9 @@ void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
   c.width = static_cast<int>(r.getInt(node, path, "width", 16, 7680, 640));
   c.height = static_cast<int>(r.getInt(node, path, "height", 16, 4320, 480));
   c.fps = r.getDouble(node, path, "fps", 0.1, 120, 10);
+  c.fpsSet = node["fps"].IsDefined();
   c.detectFps = r.getDouble(node, path, "detect_fps", 0.01, 120, 5);
-  if (c.kind == SourceKind::kV4l2 && c.detectFps > c.fps) {
+  if (c.kind == SourceKind::kV4l2 && c.fpsSet && c.detectFps > c.fps) {
     r.fail(node["detect_fps"].IsDefined() ? node["detect_fps"] : node,
            YamlReader::join(path, "detect_fps"),
            fmt::format("must not exceed fps ({}), got {}", c.fps, c.detectFps));

@@ -42,7 +42,10 @@ struct CameraConfig {
   PixelFormatChoice format = PixelFormatChoice::kAuto;
   int width = 640;
   int height = 480;
-  double fps = 10;       // capture rate asked of the device
+  double fps = 10;  // capture rate asked of the device, when fpsSet
+  // fps was written: without it a V4L2 device is asked for the lowest rate it offers at or
+  // above detect_fps (fps when it offers none).
+  bool fpsSet = false;
   double detectFps = 5;  // how often a frame of this camera goes to the detector
   bool enabled = true;
   bool loop = false;            // file sources: start again at the end

@@ -172,6 +172,22 @@ std::string sizeFpsText(const V4l2SizeInfo& size) {
 
 }  // namespace
 
+V4l2SizeInfo queryFrameRates(int fd, std::uint32_t pixelFormat, int width, int height) {
+  return querySize(fd, pixelFormat, static_cast<std::uint32_t>(width),
+                   static_cast<std::uint32_t>(height));
+}
+
+std::optional<double> lowestRateCovering(const V4l2SizeInfo& offered, double needed) {
+  if (offered.fps.empty()) return std::nullopt;
+  const auto [slowest, fastest] = std::minmax_element(offered.fps.begin(), offered.fps.end());
+  if (offered.fpsRange) return std::clamp(needed, *slowest, *fastest);
+  std::optional<double> best;
+  for (double fps : offered.fps) {
+    if (fps >= needed - 1e-6 && (!best || fps < *best)) best = fps;
+  }
+  return best ? best : std::optional<double>(*fastest);
+}
+
 std::string fourccToString(std::uint32_t fourcc) {
   std::string text;
   for (int shift = 0; shift < 32; shift += 8) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,15 @@ std::vector<V4l2DeviceInfo> listV4l2Devices(const std::filesystem::path& devDir 
 // format with its sizes and frame rates. "no V4L2 devices found in <devDir>" when empty.
 std::string formatV4l2Devices(const std::vector<V4l2DeviceInfo>& devices,
                               const std::filesystem::path& devDir = "/dev");
+
+// The frame rates `fd` offers for `pixelFormat` at width x height (VIDIOC_ENUM_FRAMEINTERVALS),
+// as `vigil cameras` lists them; empty when the driver does not say.
+V4l2SizeInfo queryFrameRates(int fd, std::uint32_t pixelFormat, int width, int height);
+
+// The rate to ask of a camera that needs `needed` frames a second (its detect_fps) and whose
+// `fps` the configuration leaves open: the lowest it offers at or above `needed` (a range: needed
+// itself, within it), its fastest when none is that fast; nullopt when it offers none.
+std::optional<double> lowestRateCovering(const V4l2SizeInfo& offered, double needed);
 
 // "YUYV", "MJPG", "Y10" (trailing blanks dropped), "XR24-BE" for big-endian variants;
 // unprintable bytes become '?'.

@@ -135,8 +135,25 @@ Expected<void> setPixelFormat(int fd, std::uint32_t pixelFormat, const OfferedFo
   return {};
 }
 
+// The rate to ask: camera.fps when the configuration sets it, else the lowest the device offers
+// at this format and size that still serves detect_fps (frames nobody takes cost USB bandwidth
+// and, for MJPEG, the copy out of the driver's buffer).
+double rateToAsk(int fd, const CameraConfig& camera, const V4l2Format& format,
+                 spdlog::logger& log) {
+  if (camera.fpsSet) return camera.fps;
+  const V4l2SizeInfo offered = queryFrameRates(fd, format.pixelFormat, format.width, format.height);
+  const auto rate = lowestRateCovering(offered, camera.detectFps);
+  if (!rate) return camera.fps;
+  log.info(
+      "[cam={}] {}: asking {:g} fps, the lowest it offers at or above detect_fps {:g} (set "
+      "fps to choose)",
+      camera.name, camera.location, *rate, camera.detectFps);
+  return *rate;
+}
+
 // Returns the rate the device will really deliver, 0 when it does not say.
-double setFrameRate(int fd, const CameraConfig& camera, spdlog::logger& log) {
+double setFrameRate(int fd, const CameraConfig& camera, const V4l2Format& format,
+                    spdlog::logger& log) {
   v4l2_streamparm parm{};
   parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
   if (xioctl(fd, VIDIOC_G_PARM, &parm) < 0 ||
@@ -145,14 +162,15 @@ double setFrameRate(int fd, const CameraConfig& camera, spdlog::logger& log) {
              camera.name, camera.location);
     return intervalToFps(parm.parm.capture.timeperframe);
   }
-  if (camera.fps > 0) {
+  const double asked = rateToAsk(fd, camera, format, log);
+  if (asked > 0) {
     parm = {};
     parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     parm.parm.capture.timeperframe.numerator = 1000;
     parm.parm.capture.timeperframe.denominator =
-        static_cast<std::uint32_t>(std::lround(camera.fps * 1000));
+        static_cast<std::uint32_t>(std::lround(asked * 1000));
     if (xioctl(fd, VIDIOC_S_PARM, &parm) < 0) {
-      log.warn("[cam={}] {}: VIDIOC_S_PARM {:g} fps: {}", camera.name, camera.location, camera.fps,
+      log.warn("[cam={}] {}: VIDIOC_S_PARM {:g} fps: {}", camera.name, camera.location, asked,
                errnoText(errno));
     }
   }
@@ -161,9 +179,9 @@ double setFrameRate(int fd, const CameraConfig& camera, spdlog::logger& log) {
   parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
   if (xioctl(fd, VIDIOC_G_PARM, &parm) < 0) return 0;
   const double fps = intervalToFps(parm.parm.capture.timeperframe);
-  if (camera.fps > 0 && std::abs(fps - camera.fps) > 0.01 * camera.fps) {
+  if (asked > 0 && std::abs(fps - asked) > 0.01 * asked) {
     log.warn("[cam={}] {}: asked for {:g} fps, the device delivers {:g} fps", camera.name,
-             camera.location, camera.fps, fps);
+             camera.location, asked, fps);
   }
   return fps;
 }
@@ -179,7 +197,7 @@ Expected<V4l2Format> negotiateV4l2Format(int fd, const CameraConfig& camera, spd
   if (auto set = setPixelFormat(fd, *pixelFormat, *offered, camera, log, format); !set) {
     return tl::unexpected(set.error());
   }
-  format.fps = setFrameRate(fd, camera, log);
+  format.fps = setFrameRate(fd, camera, format, log);
   return format;
 }
 

@@ -39,7 +39,9 @@ std::string cameraLines(const CameraConfig& c) {
   // Size, rate and pixel format are asked of V4L2 devices only; the others deliver their own.
   const std::string capture =
       c.kind == SourceKind::kV4l2
-          ? fmt::format("{}x{} @ {} fps, format {}, ", c.width, c.height, c.fps,
+          ? fmt::format("{}x{} @ {}, format {}, ", c.width, c.height,
+                        c.fpsSet ? fmt::format("{} fps", c.fps)
+                                 : std::string("the lowest fps offered at or above detect_fps"),
                         pixelFormatName(c.format))
           : std::string();
   const std::string tracking =

@@ -253,8 +253,9 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_camera_info",
      {"camera", "source", "resolution", "fps", "detect_fps"},
      "The camera's facts (value 1): source kind (v4l2, rtsp, http, file), the resolution its "
-     "frames arrive in (empty before the first), the capture rate asked of a V4L2 device (empty "
-     "for streams and files, which keep their own) and detect_fps"},
+     "frames arrive in (empty before the first), the capture rate asked of a V4L2 device (\"auto\" "
+     "when fps is not set: the lowest it offers at or above detect_fps; empty for streams and "
+     "files, which keep their own) and detect_fps"},
     {Series::kCameraDecoder,
      kGauge,
      "vigil_camera_decoder_info",
@@ -510,7 +511,9 @@ void DaemonMetrics::addCamera(const std::string& name,
     addPresenceSeries(registry_, sources_.publisher, name, zone);
   }
   added.info = {name, std::string(sourceKindName(config.kind)), "",
-                config.kind == SourceKind::kV4l2 ? fmt::format("{}", config.fps) : "",
+                config.kind != SourceKind::kV4l2 ? ""
+                : config.fpsSet                  ? fmt::format("{}", config.fps)
+                                                 : "auto",
                 fmt::format("{}", config.detectFps)};
   addCameraInfo(added);
   added.decoder = {name, ""};

@@ -447,7 +447,9 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
                             "machine only)"),
             std::string::npos)
       << good.log();
-  EXPECT_NE(good.log().find("640x480 @ 10 fps, format auto, detect 2 fps"), std::string::npos)
+  EXPECT_NE(good.log().find("640x480 @ the lowest fps offered at or above detect_fps, format auto, "
+                            "detect 2 fps"),
+            std::string::npos)
       << "a V4L2 device is asked for a size and rate\n"
       << good.log();
   EXPECT_NE(good.log().find("rtsp://192.0.2.7/stream  detect 20 fps"), std::string::npos)

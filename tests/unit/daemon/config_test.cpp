@@ -60,6 +60,16 @@ TEST(ConfigTest, HwaccelIsACaptureDefaultThatACameraOverrides) {
             "/etc/vigil/cameras.yaml:5:14: cameras[0].hwaccel: must be none or vaapi, got 'cuda'");
 }
 
+TEST(ConfigTest, AV4l2CameraWithoutFpsIsAskedForWhatItsDetectFpsNeeds) {
+  auto c = parse(
+      "version: 1\ncameras:\n  - {name: a, source: /dev/video0, detect_fps: 15}\n"
+      "  - {name: b, source: /dev/video1, fps: 30, detect_fps: 15}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_FALSE(c->cameras[0].fpsSet) << "detect_fps above the default fps of 10 is no error then";
+  EXPECT_TRUE(c->cameras[1].fpsSet);
+  EXPECT_EQ(c->cameras[1].fps, 30);
+}
+
 TEST(ConfigTest, MinimalFileGetsDocumentedDefaults) {
   auto c = parse(kMinimal);
   ASSERT_TRUE(c.has_value()) << c.error().message;

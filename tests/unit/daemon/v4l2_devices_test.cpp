@@ -409,5 +409,20 @@ TEST(V4l2SequenceGapTest, CountsTheNumbersSkippedAcrossTheWrapAndNothingBackward
   EXPECT_EQ(v4l2SequenceGap(5, 0xFFFFFFF0U), 0U);
 }
 
+TEST(LowestRateCoveringTest, TheLowestOfferedRateThatServesDetectFps) {
+  V4l2SizeInfo webcam;
+  webcam.fps = {30, 25, 20, 15, 10, 5};  // a typical UVC list, fastest first
+  EXPECT_EQ(lowestRateCovering(webcam, 5), 5.0);
+  EXPECT_EQ(lowestRateCovering(webcam, 6), 10.0) << "at or above, never below what is needed";
+  EXPECT_EQ(lowestRateCovering(webcam, 12.5), 15.0);
+  EXPECT_EQ(lowestRateCovering(webcam, 60), 30.0) << "none that fast: the fastest it has";
+  V4l2SizeInfo range;
+  range.fps = {60, 1};
+  range.fpsRange = true;
+  EXPECT_EQ(lowestRateCovering(range, 5), 5.0) << "a range offers the rate itself";
+  EXPECT_EQ(lowestRateCovering(range, 0.5), 1.0);
+  EXPECT_EQ(lowestRateCovering(V4l2SizeInfo{}, 5), std::nullopt) << "the driver lists none";
+}
+
 }  // namespace
 }  // namespace vigil
