@@ -187,13 +187,8 @@ struct CapturedPicture::State {
                  static_cast<int>(std::lround(static_cast<double>(std::min(size.width, minWidth)) *
                                               size.height / size.width))));
     switch (form) {
-      case PictureForm::kJpeg: {
-        int reduction = 8;
-        while (reduction > 1 && (size.width + reduction - 1) / reduction < small.width) {
-          reduction /= 2;
-        }
-        return decodeJpeg(bytes, size, reduction, true, out);
-      }
+      case PictureForm::kJpeg:
+        return decodeJpeg(bytes, size, jpegReduction(size, cv::Size(small.width, 1)), true, out);
       case PictureForm::kYuyv: {
         const cv::Mat yuyv(size, CV_8UC2, bytes.data(), bytesPerLine);
         cv::extractChannel(yuyv, scratch, 0);  // Y: every other byte, no colour conversion
@@ -332,8 +327,7 @@ Expected<cv::Mat> CapturedPicture::bgr(cv::Size atLeast) const {
   cv::Size to = s.size;
   if (s.form == PictureForm::kJpeg) {
     reduction = jpegReduction(s.size, atLeast);
-    to = cv::Size((s.size.width + reduction - 1) / reduction,
-                  (s.size.height + reduction - 1) / reduction);
+    to = jpegReducedSize(s.size, reduction);
   } else if (s.form == PictureForm::kFfmpeg) {
     to = coveringSize(s.size, atLeast);
   }
@@ -384,8 +378,9 @@ cv::Size letterboxCovering(cv::Size full, cv::Size input) {
 int jpegReduction(cv::Size full, cv::Size atLeast) {
   if (atLeast.empty()) return 1;
   int reduction = 8;
-  while (reduction > 1 && ((full.width + reduction - 1) / reduction < atLeast.width ||
-                           (full.height + reduction - 1) / reduction < atLeast.height)) {
+  while (reduction > 1) {
+    const cv::Size reduced = jpegReducedSize(full, reduction);
+    if (reduced.width >= atLeast.width && reduced.height >= atLeast.height) break;
     reduction /= 2;
   }
   return reduction;

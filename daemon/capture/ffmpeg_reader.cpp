@@ -31,10 +31,6 @@ std::string describeAvError(int code) {
   return text;
 }
 
-}  // namespace
-
-namespace {
-
 // FFmpeg's VAAPI device on `device`, or why not. FFmpeg says only "Invalid argument" for a node
 // that is not there, so that is told first.
 Expected<AVBufferRef*> openVaapiDevice(const std::string& device) {

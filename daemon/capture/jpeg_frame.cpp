@@ -124,15 +124,17 @@ Expected<void> checkJpegFrame(std::span<const std::uint8_t> data, int width, int
   return {};
 }
 
+cv::Size jpegReducedSize(cv::Size full, int reduction) {
+  return {(full.width + reduction - 1) / reduction, (full.height + reduction - 1) / reduction};
+}
+
 Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction,
                           bool grey, cv::Mat& out) {
   if (reduction != 1 && reduction != 2 && reduction != 4 && reduction != 8) {
     return makeError(ErrorCode::kInvalidArgument, "JPEG reduction 1/{}: only 1, 2, 4 and 8",
                      reduction);
   }
-  // libjpeg's reduced size: rounded up (jdiv_round_up in jpeg_calc_output_dimensions).
-  const cv::Size expected((full.width + reduction - 1) / reduction,
-                          (full.height + reduction - 1) / reduction);
+  const cv::Size expected = jpegReducedSize(full, reduction);
   const int type = grey ? CV_8UC1 : CV_8UC3;
   try {
     // When the JPEG header does not parse, imdecode returns without touching `out` and

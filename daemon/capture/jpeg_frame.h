@@ -21,6 +21,10 @@ Expected<void> checkJpegFrame(std::span<const std::uint8_t> data, int width, int
 // The picture size a JPEG's frame header declares, or nullopt when there is none before the scan.
 std::optional<cv::Size> jpegDeclaredSize(std::span<const std::uint8_t> data);
 
+// The size libjpeg decodes a `full` picture to at 1/`reduction`: rounded up (jdiv_round_up in
+// jpeg_calc_output_dimensions).
+cv::Size jpegReducedSize(cv::Size full, int reduction);
+
 // Decodes a checked JPEG of `full` size at 1/`reduction` (1, 2, 4 or 8: libjpeg's scaled IDCT,
 // the size rounded up as libjpeg does) into `out`, BGR or grey, reusing `out`'s storage when its
 // size is unchanged. A JPEG that does not decode is kInvalidData "corrupt frame: ...", and `out`

@@ -2,14 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <vector>
 
-#include "daemon/capture/captured_picture.h"
-#include "daemon/capture/jpeg_frame.h"
 #include "daemon/commands/media_inputs.h"
 #include "daemon/log.h"
 
@@ -22,31 +17,6 @@ constexpr float kEvalMinScore = 0.01F;
 constexpr float kEvalNmsIou = 0.65F;
 constexpr int kEvalMaxDetections = 100;
 constexpr int kCocoPersonCategory = 1;
-
-// An image file decoded as the daemon decodes a camera's JPEG: at the smallest libjpeg scale
-// covering the detector's input. `full` is the picture's size.
-Expected<cv::Mat> readScaled(const std::filesystem::path& path, cv::Size input, cv::Size& full) {
-  std::ifstream file(path, std::ios::binary);
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), {}};
-  if (!file && !file.eof()) {
-    return makeError(ErrorCode::kNotFound, "{}: cannot read", path.string());
-  }
-  auto declared = jpegDeclaredSize(bytes);
-  if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0xD8 || !declared) {
-    return makeError(ErrorCode::kInvalidArgument, "{}: not a JPEG (--scaled-decode)",
-                     path.string());
-  }
-  full = *declared;
-  if (auto checked = checkJpegFrame(bytes, full.width, full.height); !checked) {
-    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), checked.error().message);
-  }
-  CapturedPicture picture;
-  picture.setJpeg(bytes, full);
-  auto pixels = picture.bgr(letterboxCovering(full, input));
-  if (!pixels)
-    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), pixels.error().message);
-  return pixels->clone();
-}
 
 }  // namespace
 
@@ -90,17 +60,18 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
   double inferenceMs = 0;
   for (const CocoImage& image : dataset->images) {
     std::filesystem::path path = std::filesystem::path(options.images) / image.fileName;
-    cv::Size full;
     const InputSpec& input = (*detector)->manifest().input;
-    auto bgr = options.scaledDecode ? readScaled(path, cv::Size(input.width, input.height), full)
-                                    : readImage(path);
-    if (!bgr) {
-      log->error("{}", bgr.error().message);
+    auto read = options.scaledDecode ? readJpegScaled(path, cv::Size(input.width, input.height))
+                                     : readImage(path).map([](cv::Mat bgr) {
+                                         const cv::Size full = bgr.size();
+                                         return ScaledImage{std::move(bgr), full};
+                                       });
+    if (!read) {
+      log->error("{}", read.error().message);
       ++failures;
       continue;
     }
-    if (!options.scaledDecode) full = bgr->size();
-    if (auto ok = (*detector)->detect(*bgr, full, result); !ok) {
+    if (auto ok = (*detector)->detect(read->bgr, read->full, result); !ok) {
       log->error("{}: {}", path.string(), ok.error().message);
       ++failures;
       continue;

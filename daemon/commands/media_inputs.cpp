@@ -5,6 +5,9 @@
 #include <iterator>
 #include <opencv2/imgcodecs.hpp>
 
+#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/jpeg_frame.h"
+
 namespace vigil {
 
 bool hasImageExtension(const std::filesystem::path& path) {
@@ -39,12 +42,43 @@ Expected<std::vector<MediaItem>> expandMediaPath(const std::filesystem::path& pa
   return items;
 }
 
-Expected<cv::Mat> readImage(const std::filesystem::path& path) {
+namespace {
+
+// The whole file; kNotFound when it cannot be opened, kInvalidData when it is empty.
+Expected<std::vector<unsigned char>> readFileBytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(ErrorCode::kNotFound, "{}: cannot open", path.string());
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
                                    std::istreambuf_iterator<char>());
   if (bytes.empty()) return makeError(ErrorCode::kInvalidData, "{}: empty file", path.string());
+  return bytes;
+}
+
+}  // namespace
+
+Expected<ScaledImage> readJpegScaled(const std::filesystem::path& path, cv::Size covering) {
+  auto bytes = readFileBytes(path);
+  if (!bytes) return tl::unexpected(bytes.error());
+  const auto declared = jpegDeclaredSize(*bytes);
+  if (!declared) {
+    return makeError(ErrorCode::kInvalidData, "{}: not a JPEG (no frame header)", path.string());
+  }
+  if (auto checked = checkJpegFrame(*bytes, declared->width, declared->height); !checked) {
+    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), checked.error().message);
+  }
+  CapturedPicture picture;
+  picture.setJpeg(*bytes, *declared);
+  auto pixels = picture.bgr(letterboxCovering(*declared, covering));
+  if (!pixels) {
+    return makeError(ErrorCode::kInvalidData, "{}: {}", path.string(), pixels.error().message);
+  }
+  return ScaledImage{pixels->clone(), *declared};
+}
+
+Expected<cv::Mat> readImage(const std::filesystem::path& path) {
+  auto read = readFileBytes(path);
+  if (!read) return tl::unexpected(read.error());
+  const std::vector<unsigned char>& bytes = *read;
   const bool jpeg = bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
   if (jpeg) {
     // Trailing padding after the end-of-image marker is legal; look at the last few bytes.

@@ -27,4 +27,13 @@ bool hasImageExtension(const std::filesystem::path& path);
 // kInvalidData, with the reason.
 Expected<cv::Mat> readImage(const std::filesystem::path& path);
 
+// A JPEG file decoded as the daemon decodes a camera's (CapturedPicture): at the smallest
+// libjpeg scale whose picture still covers `covering`; `full` is the picture's own size. A file
+// that is not a whole JPEG is kInvalidData, with the reason.
+struct ScaledImage {
+  cv::Mat bgr;
+  cv::Size full;
+};
+Expected<ScaledImage> readJpegScaled(const std::filesystem::path& path, cv::Size covering);
+
 }  // namespace vigil

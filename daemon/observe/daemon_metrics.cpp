@@ -343,6 +343,20 @@ CallbackFamily& callbacks(Registry& registry, Series s) {
                             : registry.callbackGauge(d.name, d.help, labelNames(d));
 }
 
+// An info series (value 1) with these labels; relabelInfo() changes one of them, replacing the
+// series, when `value` differs.
+void addInfo(Registry& registry, Series series, const LabelValues& labels) {
+  callbacks(registry, series).add(labels, []() -> std::optional<double> { return 1; });
+}
+
+void relabelInfo(Registry& registry, Series series, LabelValues& labels, std::size_t at,
+                 std::string value) {
+  if (labels[at] == value) return;
+  callbacks(registry, series).remove(labels);
+  labels[at] = std::move(value);
+  addInfo(registry, series, labels);
+}
+
 // Track durations: a passer-by's seconds to a visitor's hour.
 constexpr std::array<double, 10> kTrackDurationBuckets{1, 2, 5, 10, 30, 60, 120, 300, 900, 3600};
 
@@ -515,11 +529,9 @@ void DaemonMetrics::addCamera(const std::string& name,
                 : config.fpsSet                  ? fmt::format("{}", config.fps)
                                                  : "auto",
                 fmt::format("{}", config.detectFps)};
-  addCameraInfo(added);
+  addInfo(registry_, Series::kCameraInfo, added.info);
   added.decoder = {name, ""};
-  callbacks(registry_, Series::kCameraDecoder).add(added.decoder, []() -> std::optional<double> {
-    return 1;
-  });
+  addInfo(registry_, Series::kCameraDecoder, added.decoder);
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState)
         .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
@@ -564,31 +576,15 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   histograms(registry_, Series::kTrackDuration).remove({name});
 }
 
-void DaemonMetrics::addCameraInfo(const CameraSeries& camera) {
-  callbacks(registry_, Series::kCameraInfo).add(camera.info, []() -> std::optional<double> {
-    return 1;
-  });
-}
-
 void DaemonMetrics::updateCameraInfo() {
   for (auto& [name, camera] : cameras_) {
     const CameraView& view = *camera.view;
-    std::string resolution =
-        view.hasFrame ? fmt::format("{}x{}", view.latest.size().width, view.latest.size().height)
-                      : "";
-    std::string& current = camera.info[kInfoResolution];
-    if (resolution != current) {
-      callbacks(registry_, Series::kCameraInfo).remove(camera.info);
-      current = std::move(resolution);
-      addCameraInfo(camera);
-    }
-    std::string decoder = view.channel->decoder();
-    if (decoder != camera.decoder[1]) {
-      callbacks(registry_, Series::kCameraDecoder).remove(camera.decoder);
-      camera.decoder[1] = std::move(decoder);
-      callbacks(registry_, Series::kCameraDecoder)
-          .add(camera.decoder, []() -> std::optional<double> { return 1; });
-    }
+    relabelInfo(registry_, Series::kCameraInfo, camera.info, kInfoResolution,
+                view.hasFrame
+                    ? fmt::format("{}x{}", view.latest.size().width, view.latest.size().height)
+                    : "");
+    relabelInfo(registry_, Series::kCameraDecoder, camera.decoder, kDecoderLabel,
+                view.channel->decoder());
   }
 }
 

@@ -67,7 +67,7 @@ class DaemonMetrics {
     LabelValues decoder;  // vigil_camera_decoder_info's: camera, decoder
   };
   static constexpr std::size_t kInfoResolution = 2;  // its place in `info`
-  void addCameraInfo(const CameraSeries& camera);
+  static constexpr std::size_t kDecoderLabel = 1;    // its place in `decoder`
 
   Registry& registry_;
   Sources sources_;

@@ -48,10 +48,9 @@ void InferenceWorker::run() {
     auto pixels = frame.picture.bgr(scaledDecode_.load(std::memory_order_relaxed)
                                         ? letterboxCovering(full, input_)
                                         : cv::Size());
-    const auto decoded = SteadyClock::now();
     if (!pixels) {
       // A picture that does not decode is a corrupt frame of its camera, never a detection.
-      busyNanos_.fetch_add(std::chrono::nanoseconds(decoded - start).count(),
+      busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
                            std::memory_order_relaxed);
       job->camera->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
       log->debug("[cam={}] frame skipped: {}", job->camera->name(), pixels.error().message);
@@ -85,7 +84,6 @@ void InferenceWorker::run() {
     out.sequence = frame.sequence;
     out.width = result.width;
     out.height = result.height;
-    out.decodeMs = std::chrono::duration<double, std::milli>(decoded - start).count();
     out.captureTime = frame.captureTime;
     out.startTime = start;
     out.doneTime = SteadyClock::now();

@@ -28,7 +28,6 @@ struct FrameResult {
   SteadyClock::time_point doneTime;     // when the detections were ready
   std::vector<Detection> detections;
   StageTimings timings;
-  double decodeMs = 0;  // the picture turned into the detector's pixels (on the worker thread)
   std::string backend;
   // The picture itself (snapshots, the status page's latest frame). It goes back to its
   // camera's pool when the result is destroyed, so whoever keeps pixels copies them.

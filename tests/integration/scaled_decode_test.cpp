@@ -14,6 +14,7 @@
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"
 #include "detector/detector.h"
+#include "tests/bogus_jpeg.h"
 #include "tests/model_paths.h"
 #include "tests/wait.h"
 
@@ -100,17 +101,6 @@ TEST(ScaledDecodeTest, DetectionsOnUpscaledPhotographsMatchTheFullDecode) {
   EXPECT_LE(scoreDiffSum / matched, 0.05);
 }
 
-// A JPEG whose Huffman table is bogus: markers and size pass the capture-time check.
-std::vector<std::uint8_t> undecodable(std::vector<std::uint8_t> bytes) {
-  for (std::size_t i = 2; i + 21 < bytes.size(); ++i) {
-    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC4) {
-      for (std::size_t k = 0; k < 16; ++k) bytes[i + 5 + k] = 0xFF;
-      break;
-    }
-  }
-  return bytes;
-}
-
 TEST(InferenceWorkerTest, FramesAreDecodedWhenTakenAndAnUndecodableOneIsACountedCorruptFrame) {
   VIGIL_REQUIRE_MODEL();
   VIGIL_REQUIRE_COCO();
@@ -136,7 +126,7 @@ TEST(InferenceWorkerTest, FramesAreDecodedWhenTakenAndAnUndecodableOneIsACounted
     (*frame)->picture.billTo(channel->counters().decoding);  // as the capture thread does
     scheduler.offer(*channel, std::move(*frame));
   };
-  offer(undecodable(good));
+  offer(testing::withBogusHuffmanTable(good));
   ASSERT_TRUE(testing::waitUntil([&] { return channel->counters().decodeErrors.load() == 1; }));
   offer(good);
   ASSERT_TRUE(testing::waitUntil([&] {

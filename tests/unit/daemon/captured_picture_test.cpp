@@ -14,6 +14,7 @@
 #include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/capture/jpeg_frame.h"
 #include "daemon/capture/thread_cpu.h"
+#include "tests/bogus_jpeg.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
 
@@ -104,24 +105,10 @@ TEST(CapturedPictureTest, APictureTakenByTwoThreadsAtOnceIsDecodedOnce) {
   }
 }
 
-// A JPEG whose markers and size are right but whose Huffman table is bogus: it passes the
-// capture-time check, and only the decoder finds it broken.
-std::vector<std::uint8_t> undecodableJpeg(const cv::Mat& picture) {
-  auto bytes = jpegOf(picture);
-  for (std::size_t i = 2; i + 21 < bytes.size(); ++i) {
-    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC4) {
-      for (std::size_t k = 0; k < 16; ++k) bytes[i + 5 + k] = 0xFF;  // 4080 codes > 256
-      return bytes;
-    }
-  }
-  ADD_FAILURE() << "no Huffman table in the encoded JPEG";
-  return bytes;
-}
-
 TEST(CapturedPictureTest, AJpegThatDoesNotDecodeIsACorruptFrameNeverTheLastPicture) {
   const cv::Mat full = texturedPicture({640, 480});
   const auto good = jpegOf(full);
-  const auto bad = undecodableJpeg(full);
+  const auto bad = testing::withBogusHuffmanTable(good);
   ASSERT_TRUE(checkJpegFrame(bad, 640, 480)) << "the capture-time check lets it through";
   CapturedPicture picture;
   picture.setJpeg(good, full.size());
@@ -210,11 +197,16 @@ TEST(CapturedPictureTest, DecodingOnTheCaptureThreadIsNotBilledAsElsewhere) {
   EXPECT_EQ(account->cpuNanosElsewhere.load(), 0) << "the capture thread's clock counts it";
 }
 
+// The real clip the reader tests decode; CI provides ../shared, so its absence is a failure.
+class FfmpegReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip; }
+  const std::filesystem::path clip = testing::videosDir() / "TUD-Campus.mp4";
+};
+
 // The real clips through FfmpegReader: the decoder's pictures (MPEG-4 part 2 here; H.264 alike)
 // kept by reference and converted when taken, against OpenCV's own decode of every frame.
-TEST(FfmpegReaderTest, ClipPicturesConvertedOnDemandMatchOpenCvsDecode) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+TEST_F(FfmpegReaderTest, ClipPicturesConvertedOnDemandMatchOpenCvsDecode) {
   FfmpegReader reader(clip.string());
   auto info = reader.open(std::chrono::seconds(5), false);
   ASSERT_TRUE(info.has_value()) << info.error().message;
@@ -243,9 +235,7 @@ TEST(FfmpegReaderTest, ClipPicturesConvertedOnDemandMatchOpenCvsDecode) {
   }
 }
 
-TEST(FfmpegReaderTest, MjpegFilePicturesStayJpegsUntilTaken) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+TEST_F(FfmpegReaderTest, MjpegFilePicturesStayJpegsUntilTaken) {
   TempDir dir;
   const auto mjpeg = dir.path() / "campus.avi";
   cv::VideoCapture eager(clip.string(), cv::CAP_FFMPEG);
@@ -285,9 +275,7 @@ std::vector<cv::Mat> eagerFrames(const std::filesystem::path& clip) {
 }
 
 // TUD-Campus: 71 pictures, a keyframe every 12 (0, 12, ..., 60).
-TEST(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_EQ(eager.size(), 71U);
   FfmpegReader reader(clip.string());
@@ -314,9 +302,7 @@ TEST(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
   }
 }
 
-TEST(FfmpegReaderTest, AMissingVaapiDeviceMeansSoftwareDecodingAndSaysWhy) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "clip absent: " << clip;
+TEST_F(FfmpegReaderTest, AMissingVaapiDeviceMeansSoftwareDecodingAndSaysWhy) {
   FfmpegReader reader(clip.string());
   auto info = reader.open(std::chrono::seconds(5), false,
                           HwDecode{HwAccel::kVaapi, "/dev/dri/renderD-none"});
