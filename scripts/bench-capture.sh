@@ -13,12 +13,15 @@
 # the rounds.
 #   scripts/bench-capture.sh [--before BIN] [--rounds 3] [--seconds 40] [--out DIR]
 #                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
-#                                      idle-h264-http"]
+#                                      idle-h264-http h264-bframes-http"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
 # stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
 # four-h264 (four H.264 file cameras at once), idle-mjpeg, idle-h264 and idle-h264-http (an empty
 # still scene under motion gating, idle_after 1 s, idle_detect_interval 2 s, as MJPEG over HTTP,
-# an H.264 file, and an H.264 HTTP stream, whose idle camera decodes only its keyframes).
+# an H.264 file, and an H.264 HTTP stream, whose idle camera decodes only its keyframes),
+# h264-bframes-http (H.264 with libx264's default B-frames over HTTP: a network camera skips the
+# pictures nothing refers to; no floor is given, the floors' decode being of the clip without
+# B-frames).
 # Needs ffmpeg (Debian's package) for making the clips and serving the streams, and Debian's
 # python3-opencv (/usr/bin/python3) for the JPEG floor; the clips are
 # made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
@@ -29,7 +32,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/options.sh
 
 before="" rounds=3 seconds=40 out=""
-cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http"
+cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http h264-bframes-http"
 parse_options bench-capture "before rounds seconds out cases" "$@"
 command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
 build=${VIGIL_BUILD_DIR:-build}
@@ -47,6 +50,11 @@ if [[ ! -s $media/h264.mp4 ]]; then
   ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
     -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p -an \
     "$media/h264.mp4"
+fi
+if [[ ! -s $media/h264-bframes.mp4 ]]; then
+  ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
+    -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -an \
+    "$media/h264-bframes.mp4"
 fi
 if [[ ! -s $media/mjpeg.avi ]]; then
   ffmpeg -v error -y -i "$media/h264.mp4" -c:v mjpeg -q:v 4 -an "$media/mjpeg.avi"
@@ -99,8 +107,9 @@ run_case() {
       motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
       cameras="  - {name: cam0, source: 'file:$(realpath "$media/still-h264.mp4")', loop: true, $rate$motion}"
       ;;
-    h264-http | mjpeg-http | idle-mjpeg | idle-h264-http)
+    h264-http | mjpeg-http | idle-mjpeg | idle-h264-http | h264-bframes-http)
       local kind=h264 file=$media/h264.mp4
+      [[ $case == h264-bframes-http ]] && file=$media/h264-bframes.mp4
       [[ $case == mjpeg-http ]] && kind=mjpeg file=$media/mjpeg.avi
       [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi
       [[ $case == idle-h264-http ]] && file=$media/still-h264.mp4
@@ -201,6 +210,9 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
     det = statistics.median(r[1] for r in rs)
     cap = statistics.median(r[2] for r in rs)
     n = rs[0][3]
+    if "bframes" in case:
+        print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - |")
+        continue
     if "mjpeg" in case:
         floor = det * (jpeg_ms + infer_ms)
     else:

@@ -48,6 +48,12 @@ Expected<AVBufferRef*> openVaapiDevice(const std::string& device) {
   return context;
 }
 
+// The decoder's skip_frame when the camera is not idle: every picture, or only those other
+// pictures refer to.
+AVDiscard discardWhenNotIdle(bool skipNonReference) {
+  return skipNonReference ? AVDISCARD_NONREF : AVDISCARD_DEFAULT;
+}
+
 }  // namespace
 
 Expected<void> probeVaapi(const std::string& device) {
@@ -318,8 +324,17 @@ void FfmpegReader::resumeAtKeyframe() {
   // A stream that never flags its keyframes resumes anyway after a while.
   constexpr int kMostPacketsAwaited = 600;
   if ((packet_->flags & AV_PKT_FLAG_KEY) == 0 && ++packetsAwaiting_ < kMostPacketsAwaited) return;
-  decoder_->skip_frame = AVDISCARD_DEFAULT;
+  decoder_->skip_frame = discardWhenNotIdle(skipNonReference_);
   awaitingKeyframe_ = false;
+}
+
+bool FfmpegReader::setSkipNonReference(bool skip) {
+  if (decoder_ == nullptr) return false;
+  skipNonReference_ = skip;
+  if (!keyframesOnly_ && !awaitingKeyframe_) {
+    decoder_->skip_frame = discardWhenNotIdle(skipNonReference_);
+  }
+  return true;
 }
 
 void FfmpegReader::close() {
@@ -331,7 +346,7 @@ void FfmpegReader::close() {
   stream_ = -1;
   width_ = height_ = 0;
   flushing_ = false;
-  keyframesOnly_ = awaitingKeyframe_ = false;
+  keyframesOnly_ = awaitingKeyframe_ = skipNonReference_ = false;
 }
 
 }  // namespace vigil

@@ -54,6 +54,12 @@ class FfmpegReader {
   // FrameSource::setKeyframesOnly: FFmpeg's decoder skips every picture but the keyframes
   // (skip_frame AVDISCARD_NONKEY); told to resume, it goes on so until the next keyframe packet.
   void setKeyframesOnly(bool keyframesOnly);
+  // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
+  // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
+  // picture is then at most a run of B-frames older. Keyframes only skips more. Set after
+  // open(); close() clears it. False when there is no decoder (an MJPEG stream's pictures are
+  // not decoded unless taken anyway).
+  bool setSkipNonReference(bool skip);
   void interrupt() { interrupted_ = true; }
   bool isOpen() const { return format_ != nullptr; }
 
@@ -84,6 +90,7 @@ class FfmpegReader {
   int height_ = 0;
   bool flushing_ = false;  // the input ended: the decoder gives its last pictures
   bool keyframesOnly_ = false;
+  bool skipNonReference_ = false;
   // Told to resume: still keyframes only until a keyframe packet comes (resumeAtKeyframe()).
   bool awaitingKeyframe_ = false;
   int packetsAwaiting_ = 0;

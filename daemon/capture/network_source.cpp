@@ -17,12 +17,21 @@ constexpr std::chrono::milliseconds kStreamReadTimeout = 2s;
 class NetworkSource final : public FrameSource {
  public:
   explicit NetworkSource(const CameraConfig& camera)
-      : location_(camera.location), hw_(camera.hwDecode), reader_(camera.location) {}
+      : location_(camera.location),
+        hw_(camera.hwDecode),
+        detectFps_(camera.detectFps),
+        reader_(camera.location) {}
 
   Expected<SourceInfo> open() override {
     auto info = reader_.open(kStreamOpenTimeout, location_.starts_with("rtsp"), hw_);
     if (!info) return info;
     info->description = "network stream";
+    // A camera taking at most every other picture needs none that nothing refers to (most
+    // B-frames): the picture it takes is then the newest reference picture, at most a run of
+    // B-frames (two or three, 100 ms at 30 frames/s) older.
+    if (info->fps > 0 && 2 * detectFps_ <= info->fps && reader_.setSkipNonReference(true)) {
+      info->description += ", non-reference pictures skipped";
+    }
     sequence_ = 0;
     return info;
   }
@@ -46,6 +55,7 @@ class NetworkSource final : public FrameSource {
  private:
   std::string location_;
   HwDecode hw_;
+  double detectFps_;
   FfmpegReader reader_;
   std::uint64_t sequence_ = 0;
 };

@@ -302,6 +302,59 @@ TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
   }
 }
 
+// one-by-one-person-detection: H.264 with B-frames (I B B B P B B B P P, no B-frame a reference).
+// Skipping the pictures nothing refers to delivers fewer pictures, each of them one of the clip's
+// own in order, none damaged by a missing reference.
+TEST(FfmpegReaderSkipTest, NonReferencePicturesAreSkippedAndTheRestAreUndamaged) {
+  const auto clip = testing::videosDir() / "one-by-one-person-detection.mp4";
+  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+  constexpr int kPictures = 400;
+  const cv::Size thumb(192, 108);
+  auto readAll = [&](bool skip, int atMost) {
+    std::vector<cv::Mat> thumbs;
+    FfmpegReader reader(clip.string());
+    auto info = reader.open(std::chrono::seconds(5), false);
+    EXPECT_TRUE(info.has_value());
+    if (!info) return thumbs;
+    EXPECT_TRUE(reader.setSkipNonReference(skip));
+    CapturedPicture picture;
+    while (static_cast<int>(thumbs.size()) < atMost &&
+           reader.read(picture, std::chrono::seconds(5)).has_value()) {
+      thumbs.push_back(picture.bgr(thumb)->clone());
+    }
+    return thumbs;
+  };
+  const std::vector<cv::Mat> every = readAll(false, kPictures);
+  ASSERT_EQ(every.size(), static_cast<std::size_t>(kPictures));
+  const std::vector<cv::Mat> skipped = readAll(true, kPictures);
+  // Each delivered picture is one of the next few of the clip's (at most three in a row are
+  // skipped: the B-frames between two references) and the same pixels: the pictures decoded are
+  // decoded from the same references as without skipping.
+  constexpr std::size_t kMostSkippedInARow = 3;
+  std::size_t at = 0;
+  std::size_t delivered = 0;
+  for (const cv::Mat& picture : skipped) {
+    if (at >= every.size()) break;
+    const std::size_t end = std::min(at + kMostSkippedInARow + 1, every.size());
+    std::size_t best = at;
+    for (std::size_t j = at; j < end; ++j) {
+      if (meanAbsDiff(picture, every[j]) < meanAbsDiff(picture, every[best])) best = j;
+    }
+    // The last few of the clip's pictures read may all have been skipped.
+    if (end == every.size() && meanAbsDiff(picture, every[best]) >= 0.01) break;
+    ASSERT_LT(meanAbsDiff(picture, every[best]), 0.01)
+        << "delivered picture " << delivered << " is none of the clip's pictures " << at << " to "
+        << end - 1 << " (damaged, or out of order)";
+    ++delivered;
+    at = best + 1;
+  }
+  ASSERT_GE(at, every.size() - kMostSkippedInARow) << "the skipping reader ended early";
+  // The clip's pattern, I B B B P B B B P P, none of its B-frames a reference: 4 pictures of 10
+  // are delivered.
+  const auto share = static_cast<double>(delivered) / static_cast<double>(at);
+  EXPECT_NEAR(share, 0.4, 0.05) << delivered << " pictures delivered for " << at;
+}
+
 TEST_F(FfmpegReaderTest, AMissingVaapiDeviceMeansSoftwareDecodingAndSaysWhy) {
   FfmpegReader reader(clip.string());
   auto info = reader.open(std::chrono::seconds(5), false,
