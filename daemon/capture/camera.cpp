@@ -24,6 +24,11 @@ constexpr std::chrono::seconds kOpenLimit{60};
 
 }  // namespace
 
+std::uint64_t nextFrameId() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 std::string_view cameraStateName(CameraState state) {
   switch (state) {
     case CameraState::kStarting:
@@ -144,6 +149,8 @@ struct Camera::Supervision {
   std::uint64_t lostCounted = 0;  // of the source's framesLost(), already in the counters
   std::int64_t cpuCharged = 0;    // the thread's CPU clock when last added to the counters
   std::string hwFallbackLogged;   // why hardware decoding is not used, as last logged
+  std::uint64_t badFrames = 0;    // corrupt frames in a row (reads failing with kInvalidData)
+  std::string lastBadFrame;       // why the last of them was refused
 };
 
 void Camera::run() {
@@ -203,7 +210,6 @@ void Camera::shareSource(FrameSource* source) {
 
 Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
                                  Supervision& supervision) {
-  auto log = logger("capture");
   CameraCounters& counters = channel_->counters();
   const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(5.0 / config_.fps));
@@ -213,26 +219,27 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
   bool keyframesOnly = false;  // told to the source: the camera is idle under motion gating
   while (!stopping_) {
     counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
+    // Every frame in use (the detector holds one, the slot another): this one is read into
+    // scratch and dropped, its failures handled as any other read's.
     auto handle = pool_->acquire();
-    if (!handle) {
-      // Every frame is in use (the detector holds one, the slot another): drop this one.
-      counters.dropped.fetch_add(1, std::memory_order_relaxed);
-      (void)source.read(supervision.scratch, kReadTimeout);
-      countLost(source, supervision);
-      chargeCpu(supervision);
-      continue;
-    }
-    auto ok = source.read(**handle, kReadTimeout);
+    Frame& target = handle ? **handle : supervision.scratch;
+    auto ok = source.read(target, kReadTimeout);
     countLost(source, supervision);
     chargeCpu(supervision);
     if (ok) {
-      (*handle)->picture.billTo(counters.decoding);
+      target.id = nextFrameId();
       lastFrame = SteadyClock::now();
       counters.captured.fetch_add(1, std::memory_order_relaxed);
+      if (supervision.badFrames > 0) reportGoodAgain(supervision);
       if (!announced) {
         announceStreaming(info, supervision);
         announced = true;
       }
+      if (!handle) {
+        counters.dropped.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      (*handle)->picture.billTo(counters.decoding);
       handOff(std::move(*handle), lastFrame);
       if (gate_ && config_.motion.idleKeyframesOnly &&
           (gate_->state() == MotionState::kIdle) != keyframesOnly) {
@@ -242,20 +249,37 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
       continue;
     }
     const Error& e = ok.error();
-    if (e.code == ErrorCode::kTimeout) {
-      if (SteadyClock::now() - lastFrame > stallTimeout) {
+    if (e.code != ErrorCode::kTimeout && e.code != ErrorCode::kInvalidData) {
+      return {e.message, e.code == ErrorCode::kEndOfStream};
+    }
+    if (e.code == ErrorCode::kInvalidData) reportBadFrame(e.message, supervision);
+    // Nothing, or nothing usable, for too long: a camera sending only corrupt frames is as lost
+    // as a silent one.
+    if (SteadyClock::now() - lastFrame > stallTimeout) {
+      if (supervision.badFrames == 0) {
         return {fmt::format("no frame for {} ms", stallTimeout.count()), false};
       }
-      continue;
+      return {fmt::format("no usable frame for {} ms ({} corrupt, the last: {})",
+                          stallTimeout.count(), supervision.badFrames, supervision.lastBadFrame),
+              false};
     }
-    if (e.code == ErrorCode::kInvalidData) {
-      counters.decodeErrors.fetch_add(1, std::memory_order_relaxed);
-      log->debug("[cam={}] frame skipped: {}", config_.name, e.message);
-      continue;
-    }
-    return {e.message, e.code == ErrorCode::kEndOfStream};
   }
   return {};
+}
+
+void Camera::reportBadFrame(const std::string& why, Supervision& supervision) {
+  channel_->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
+  if (supervision.badFrames++ == 0) {
+    logger("capture")->warn("[cam={}] corrupt frames: {}", config_.name, redactCredentials(why));
+  }
+  supervision.lastBadFrame = redactCredentials(why);
+}
+
+void Camera::reportGoodAgain(Supervision& supervision) {
+  logger("capture")->info("[cam={}] frames usable again after {} corrupt", config_.name,
+                          supervision.badFrames);
+  supervision.badFrames = 0;
+  supervision.lastBadFrame.clear();
 }
 
 void Camera::countLost(const FrameSource& source, Supervision& supervision) {

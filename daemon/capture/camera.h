@@ -28,6 +28,10 @@ struct BackoffPolicy {
 
 using SourceFactory = std::function<std::unique_ptr<FrameSource>(const CameraConfig&)>;
 
+// A frame's id: unique in the process and growing, so that one camera's frames keep growing
+// across reconnects (whose sources count from 0 again) and reloads. Thread-safe.
+std::uint64_t nextFrameId();
+
 // The source the configuration names: V4L2 for /dev paths, FFmpeg for streams and files.
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
 
@@ -82,6 +86,9 @@ class Camera {
   void countLost(const FrameSource& source, Supervision& supervision);
   // The first frame of a session: state streaming, and the backoff starts over.
   void announceStreaming(const SourceInfo& info, Supervision& supervision);
+  // A corrupt frame: counted, and said once per run of them; a usable one ends the run.
+  void reportBadFrame(const std::string& why, Supervision& supervision);
+  void reportGoodAgain(Supervision& supervision);
   // A captured frame to the calibration sampler, then through the motion gate to the scheduler.
   void handOff(FrameHandle frame, SteadyClock::time_point captured);
   // Sleeps `delay`, then doubles it up to the maximum; returns false when stopping.

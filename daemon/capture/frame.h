@@ -17,6 +17,9 @@ struct Frame {
   // Linux, the clock of V4L2 buffer timestamps), so capture-to-result latency is exact.
   SteadyClock::time_point captureTime;
   std::uint64_t sequence = 0;  // the source's frame counter (V4L2 sequence, file frame index)
+  // Set by the camera (nextFrameId()): only grows for a camera, across reconnects and reloads,
+  // unlike `sequence`. What tells one frame from another after it leaves the camera.
+  std::uint64_t id = 0;
 };
 
 }  // namespace vigil

@@ -82,6 +82,7 @@ void InferenceWorker::run() {
     FrameResult out;
     out.camera = job->camera->name();
     out.sequence = frame.sequence;
+    out.frameId = frame.id;
     out.width = result.width;
     out.height = result.height;
     out.captureTime = frame.captureTime;

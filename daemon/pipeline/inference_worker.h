@@ -20,7 +20,8 @@ namespace vigil {
 // publishers live.
 struct FrameResult {
   std::string camera;
-  std::uint64_t sequence = 0;
+  std::uint64_t sequence = 0;  // Frame::sequence
+  std::uint64_t frameId = 0;   // Frame::id
   int width = 0;
   int height = 0;
   SteadyClock::time_point captureTime;  // when the camera took the picture

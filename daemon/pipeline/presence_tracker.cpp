@@ -153,10 +153,10 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
       tracker.streakStart = frame.time;
       tracker.streakStartSequence = frame.sequence;
       tracker.streakMaxScore = best;
-      tracker.streakBestFrame = frame.sequence;
+      tracker.streakBestFrame = frame.id;
     } else if (best > tracker.streakMaxScore) {
       tracker.streakMaxScore = best;
-      tracker.streakBestFrame = frame.sequence;
+      tracker.streakBestFrame = frame.id;
     }
     ++tracker.streak;
     tracker.streakLast = frame.time;
@@ -186,7 +186,7 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
   tracker.count = count;
   if (best > tracker.maxScore) {
     tracker.maxScore = best;
-    tracker.bestFrame = frame.sequence;
+    tracker.bestFrame = frame.id;
   }
   bool changed =
       tracker.count != tracker.emittedCount || tracker.maxScore > tracker.emittedMaxScore;

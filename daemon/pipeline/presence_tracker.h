@@ -65,17 +65,20 @@ struct ZoneSpec {
 // passed tracking's min_score rule: they count whatever their latest score.
 struct TrackedFrame {
   TrackedFrame(std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
-               int frameWidth, int frameHeight, const std::vector<Detection>* frameDetections,
+               std::uint64_t frameId, int frameWidth, int frameHeight,
+               const std::vector<Detection>* frameDetections,
                const std::vector<std::uint64_t>* frameTrackIds = nullptr)
       : time(frameTime),
         sequence(frameSequence),
+        id(frameId),
         width(frameWidth),
         height(frameHeight),
         detections(frameDetections),
         trackIds(frameTrackIds) {}
 
   std::chrono::system_clock::time_point time;  // capture time
-  std::uint64_t sequence;
+  std::uint64_t sequence;                      // the source's frame counter: an event's start_frame
+  std::uint64_t id;  // only grows for a camera (Frame::id): an event's best frame
   int width;
   int height;
   const std::vector<Detection>* detections;
@@ -94,7 +97,7 @@ struct PresenceEvent {
   float maxScore;                // highest counted score over the whole event so far
   std::vector<Detection> boxes;  // the counted persons, box normalized 0..1; empty for kEnd
   std::vector<std::uint64_t> trackIds;  // with tracking: the boxes' track ids, else empty
-  std::uint64_t bestFrame;       // sequence of the (first) frame with maxScore
+  std::uint64_t bestFrame;              // id of the (first) frame with maxScore
 };
 
 // Turns one camera's detections into presence events, with one independent state machine for

@@ -195,6 +195,7 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
   ObservedFrame frame;
   frame.camera = r.camera;
   frame.sequence = r.sequence;
+  frame.id = r.frameId;
   frame.width = r.width;
   frame.height = r.height;
   frame.captureTime = capture;

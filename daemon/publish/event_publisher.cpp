@@ -199,17 +199,17 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
       trackedBoxes_.push_back(Detection{p.box, p.score, 0});
       trackIds_.push_back(p.id);
     }
-    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.width,
+    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.id, frame.width,
                                          frame.height, &trackedBoxes_, &trackIds_},
                             events_);
   } else {
-    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.width,
+    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.id, frame.width,
                                          frame.height, frame.detections},
                             events_);
   }
   // The best frame is kept (boxes drawn) for the events list, and for MQTT with snapshots on.
   if (frame.picture != nullptr && !frame.picture->empty() &&
-      camera.tracker->bestFrame() == frame.sequence && camera.candidateSequence != frame.sequence) {
+      camera.tracker->bestFrame() == frame.id && camera.candidateId != frame.id) {
     camera.candidate.assign(*frame.picture);  // reuses the storage
     camera.candidatePersons.clear();
     if (frame.detections != nullptr) {
@@ -217,7 +217,7 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
         if (d.classId == 0) camera.candidatePersons.push_back(d);
       }
     }
-    camera.candidateSequence = frame.sequence;
+    camera.candidateId = frame.id;
   }
   publishEvents(camera, &frame, now);
   if (frame.zoneEvents != nullptr && frame.persons != nullptr) {
@@ -307,8 +307,8 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
       log->info("[cam={}]{} person gone ({}), max score {:.2f}", name, where, e.eventId,
                 e.maxScore);
     }
-    if (e.zone.empty() && e.type != PresenceEventType::kEnd &&
-        camera.candidateSequence == e.bestFrame && camera.publishedSequence != e.bestFrame) {
+    if (e.zone.empty() && e.type != PresenceEventType::kEnd && camera.candidateId == e.bestFrame &&
+        camera.publishedId != e.bestFrame) {
       publishSnapshot(camera, e.eventId);
     }
   }
@@ -334,7 +334,7 @@ void EventPublisher::publishSnapshot(CameraState& camera, const std::string& eve
     return;
   }
   camera.snapshotJpeg.assign(jpeg.begin(), jpeg.end());
-  camera.publishedSequence = camera.candidateSequence;
+  camera.publishedId = camera.candidateId;
   recent_.setSnapshot(eventId, camera.snapshotJpeg);
   if (!settings_.snapshots) return;
   send(snapshotTopic(settings_.topicPrefix, camera.spec.name), camera.snapshotJpeg, true);

@@ -47,7 +47,8 @@ struct PublishedCamera {
 // the onFrame() call.
 struct ObservedFrame {
   std::string_view camera;
-  std::uint64_t sequence = 0;
+  std::uint64_t sequence = 0;  // the source's frame counter
+  std::uint64_t id = 0;        // Frame::id: only grows for a camera
   int width = 0;
   int height = 0;
   std::chrono::system_clock::time_point captureTime;   // wall-clock time of the capture
@@ -146,8 +147,8 @@ class EventPublisher {
     // snapshot (storage reused); decoded, drawn on and encoded only when a snapshot is made.
     CapturedPicture candidate;
     std::vector<Detection> candidatePersons;
-    std::optional<std::uint64_t> candidateSequence;
-    std::optional<std::uint64_t> publishedSequence;  // snapshot of this frame already out
+    std::optional<std::uint64_t> candidateId;        // Frame::id of `candidate`
+    std::optional<std::uint64_t> publishedId;        // snapshot of this frame already out
     std::string snapshotJpeg;                        // the last one published, for announce()
     std::optional<bool> available;                   // nullopt: not reported yet
     int width = 0;                                   // of the latest frame

@@ -420,6 +420,58 @@ TEST(HostileWorldTest, AStreamDeclaringAHugePictureIsRefusedNotAllocated) {
   EXPECT_GE(ffmpegLines, 1U) << "FFmpeg's reason is in the log";
 }
 
+TEST(HostileWorldTest, ACameraSendingOnlyCorruptPicturesIsLostAndReconnected) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // An MJPEG camera whose first connection streams good pictures for a second and then only
+  // pictures cut short (a webcam short of USB bandwidth, a broken encoder); later connections
+  // stream good ones. The camera must be seen lost within the stall limit, said so, reconnected.
+  cv::Mat picture(120, 160, CV_8UC3, cv::Scalar(40, 90, 160));
+  std::vector<std::uint8_t> good;
+  cv::imencode(".jpg", picture, good);
+  const std::vector<std::uint8_t> cut(good.begin(), good.begin() + good.size() / 2);
+  std::atomic<int> connections{0};
+  LoopbackServer camera([&](int fd) {
+    if (readRequestHead(fd).empty()) return;
+    const bool first = connections++ == 0;
+    if (!sendAll(fd,
+                 "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; "
+                 "boundary=frame\r\n\r\n")) {
+      return;
+    }
+    for (int i = 0;; ++i) {
+      const std::vector<std::uint8_t>& jpeg = first && i >= 10 ? cut : good;
+      const std::string part =
+          "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + std::to_string(jpeg.size()) +
+          "\r\n\r\n" + std::string(jpeg.begin(), jpeg.end()) + "\r\n";
+      if (!sendAll(fd, part) || hangsUpWithin(fd, 100ms)) return;
+    }
+  });
+  ASSERT_NE(camera.port(), 0);
+  TempDir dir;
+  VigilDaemon vigil(dir.path(), daemonHeader() +
+                                    "cameras:\n  - {name: door, source: 'http://127.0.0.1:" +
+                                    std::to_string(camera.port()) + "/mjpeg', detect_fps: 1}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.process().waitForLog("[cam=door] corrupt frames: ")) << vigil.log();
+  // The stall limit is 5 s: lost within it (and the deadline's margin), with the reason.
+  ASSERT_TRUE(vigil.process().waitForLog(
+      "[cam=door] source lost, reconnecting with backoff: no usable frame for 5000 ms", 15s))
+      << vigil.log();
+  ASSERT_TRUE(testing::waitUntil([&] { return connections.load() >= 2; })) << vigil.log();
+  ASSERT_TRUE(vigil.process().waitForLog("[cam=door] frames usable again")) << vigil.log();
+  const nlohmann::json door = vigil.camera("door");
+  EXPECT_EQ(door["state"], "streaming") << door.dump();
+  EXPECT_GE(door["frames"]["decode_errors"].get<int>(), 30) << door.dump();
+  const std::string log = vigil.log();
+  std::size_t said = 0;
+  for (std::size_t at = log.find("corrupt frames: "); at != std::string::npos;
+       at = log.find("corrupt frames: ", at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 1U) << "once per run of corrupt frames, not once per frame\n" << log;
+  ASSERT_TRUE(vigil.stop().status.has_value());
+}
+
 TEST(HostileWorldTest, AnUnwritableSummaryIsRefusedAtTheStart) {
   VIGIL_REQUIRE_CAMPUS_CLIP();
   TempDir dir;

@@ -152,6 +152,61 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
   camera.stop();
 }
 
+// A camera whose every frame is refused (a webcam sending truncated JPEGs, a stream whose
+// packets the decoder rejects) is as lost as a silent one: reconnected after the stall limit.
+TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
+  {
+    std::lock_guard lock(script->mutex);
+    script->reads.assign(200, ErrorCode::kInvalidData);  // 400 ms of them > 200 ms stall limit
+  }
+  ASSERT_TRUE(testing::waitUntil([&] {
+    return camera.channel()->counters().reconnects.load() >= 1;
+  })) << "state "
+      << cameraStateName(camera.state());
+  EXPECT_NE(camera.lastError().find("no usable frame for 200 ms"), std::string::npos)
+      << camera.lastError();
+  EXPECT_NE(camera.lastError().find("scripted read failure"), std::string::npos)
+      << camera.lastError();
+  EXPECT_GE(camera.channel()->counters().decodeErrors.load(), 50U);
+  camera.stop();
+}
+
+// Every frame in use (the detector and the result path hold them all): a read that fails then
+// is still a failure, not a dropped frame read again at once.
+TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(
+      config(), scheduler,
+      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      fastBackoff());
+  camera.start();
+  std::vector<DetectionJob> held;
+  while (held.size() < 3) {  // and one more in the scheduler's slot: the pool's four
+    auto job = scheduler.next(2000ms);
+    ASSERT_TRUE(job.has_value());
+    held.push_back(std::move(*job));
+  }
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().dropped.load() > 0; }));
+  {
+    std::lock_guard lock(script->mutex);
+    script->reads.assign(1000, ErrorCode::kUnavailable);  // unplugged: every read fails at once
+  }
+  ASSERT_TRUE(testing::waitUntil([&] {
+    return camera.channel()->counters().reconnects.load() >= 1;
+  })) << "dropped "
+      << camera.channel()->counters().dropped.load();
+  camera.stop();
+}
+
 TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;

@@ -96,6 +96,9 @@ class PublisherRig {
     publisher.onFrame(f, at(ms + 100));
   }
 
+  // The camera reconnected at `ms`: its source counts frames from 0 again (ids go on growing).
+  void reconnect(int ms) { sequenceStart_ = ms; }
+
   // A frame of a tracked camera: its tracked persons and zone events (no raw detections).
   void trackedFrame(int ms, std::vector<TrackedPerson> persons,
                     std::vector<ZoneEvent> zoneEvents = {}) {
@@ -116,7 +119,8 @@ class PublisherRig {
   ObservedFrame observed(int ms) {
     ObservedFrame f;
     f.camera = "door";
-    f.sequence = static_cast<std::uint64_t>(ms);
+    f.sequence = static_cast<std::uint64_t>(ms - sequenceStart_);
+    f.id = static_cast<std::uint64_t>(ms) + 1;
     f.width = kWidth;
     f.height = kHeight;
     f.captureTime = at(ms);
@@ -126,6 +130,7 @@ class PublisherRig {
   }
 
   std::vector<Detection> detections_;
+  int sequenceStart_ = 0;    // the source counts frames (sequence) from here: reconnects restart it
   CapturedPicture picture_;  // the frame a test gives, as a BGR source delivers it
   std::vector<TrackedPerson> persons_;
   std::vector<ZoneEvent> zoneEvents_;
@@ -398,6 +403,31 @@ TEST(EventPublisherTest, SnapshotIsTheBestFrameAsJpegOncePerBestFrame) {
   rig.frame(2600, {personAt(0.3F, 0.95F)}, &dim);
   EXPECT_EQ(rig.sink.on("vigil/door/person/snapshot").size(), 2U);
   EXPECT_EQ(rig.publisher.snapshotsPublished(), 2U);
+}
+
+// A reconnect restarts the source's frame counter: an event after it whose best frame has the
+// number the last snapshot had still gets its own picture, not none and not the earlier one.
+TEST(EventPublisherTest, AfterAReconnectTheNextEventGetsItsOwnSnapshot) {
+  EventPublisherSettings settings;
+  settings.snapshots = true;
+  PublisherRig rig(settings);
+  cv::Mat dim(kHeight, kWidth, CV_8UC3, cv::Scalar(10, 10, 10));
+  cv::Mat bright(kHeight, kWidth, CV_8UC3, cv::Scalar(200, 200, 200));
+  rig.frame(0, {personAt(0.3F, 0.6F)}, &bright);
+  rig.frame(200, {personAt(0.3F, 0.9F)}, &bright);  // sequence 200: the first snapshot
+  ASSERT_EQ(rig.sink.on("vigil/door/person/snapshot").size(), 1U);
+  rig.frame(3000, {}, &dim);  // gone for clear_after: the event ends
+  ASSERT_EQ(rig.sink.last("vigil/door/person")->payload, "OFF");
+  rig.reconnect(5000);
+  rig.frame(5000, {personAt(0.3F, 0.6F)}, &dim);
+  rig.frame(5200, {personAt(0.3F, 0.9F)}, &dim);  // sequence 200 again
+  ASSERT_EQ(rig.sink.last("vigil/door/person")->payload, "ON");
+  auto snapshots = rig.sink.on("vigil/door/person/snapshot");
+  ASSERT_EQ(snapshots.size(), 2U) << "the second event's snapshot was taken for already sent";
+  cv::Mat decoded = cv::imdecode(
+      std::vector<unsigned char>(snapshots[1].begin(), snapshots[1].end()), cv::IMREAD_COLOR);
+  ASSERT_FALSE(decoded.empty());
+  EXPECT_LT(decoded.at<cv::Vec3b>(10, 10)[0], 50) << "the first event's picture went out again";
 }
 
 TEST(EventPublisherTest, NoSnapshotsWhenOff) {

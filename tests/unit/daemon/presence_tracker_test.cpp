@@ -60,8 +60,9 @@ class Rig {
 
   std::vector<PresenceEvent> frame(int ms, const std::vector<Detection>& detections) {
     std::vector<PresenceEvent> out;
-    tracker_.observe(
-        TrackedFrame{at(ms), static_cast<std::uint64_t>(ms), kWidth, kHeight, &detections}, out);
+    tracker_.observe(TrackedFrame{at(ms), static_cast<std::uint64_t>(ms),
+                                  static_cast<std::uint64_t>(ms), kWidth, kHeight, &detections},
+                     out);
     return out;
   }
 
@@ -318,9 +319,9 @@ TEST(PresenceTrackerTest, FrameWithoutDetectionsOrSizeCountsNobody) {
   const std::vector<Detection> one{standingAt(0.5F, 0.9F)};
   std::vector<PresenceEvent> out;
   rig.frame(0, one);
-  rig.tracker().observe(TrackedFrame{at(50), 50, kWidth, kHeight, nullptr}, out);
+  rig.tracker().observe(TrackedFrame{at(50), 50, 50, kWidth, kHeight, nullptr}, out);
   EXPECT_EQ(kinds(rig.frame(100, one)), "") << "the null frame reset the streak";
-  rig.tracker().observe(TrackedFrame{at(150), 150, 0, 0, &one}, out);
+  rig.tracker().observe(TrackedFrame{at(150), 150, 150, 0, 0, &one}, out);
   EXPECT_EQ(kinds(rig.frame(200, one)), "") << "the sizeless frame reset the streak";
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(kinds(rig.frame(300, one)), "new@camera");
