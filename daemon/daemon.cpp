@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "daemon/capture/camera_set.h"
 #include "daemon/config.h"
@@ -155,6 +156,7 @@ class Daemon {
                                           config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
+    results_->keepEventStarts(!options_.summaryJson.empty());
     if (!options_.tracksOut.empty()) {
       trackRecorder_ = std::make_unique<TrackRecorder>(options_.tracksOut);
       results_->setTrackRecorder(trackRecorder_.get());
@@ -233,7 +235,12 @@ class Daemon {
         waitForSignal();
         return;
       }
-      log_->info("signal {} received, stopping", signal);
+      // A second SIGTERM or Ctrl-C during the stop ends the process at once: their default
+      // action again (systemd counts an end by SIGTERM as clean).
+      boost::system::error_code ignored;
+      signals_.remove(SIGINT, ignored);
+      signals_.remove(SIGTERM, ignored);
+      log_->info("signal {} received, stopping (another ends the process at once)", signal);
       shutdown();
     });
   }
@@ -324,21 +331,31 @@ class Daemon {
                changes.restarted, changes.added, changes.removed, cameras_.size());
   }
 
+  // The parts wind down side by side, so that the stop takes as long as the slowest of them
+  // (MQTT's final delivery at most 1.5 s), not their sum. The control thread is no longer
+  // running: no result reaches the publisher any more.
   void stopAll() {
     if (http_) http_->stop();
-    // Cameras first, so no thread offers frames to a stopped scheduler; all asked at once, so
-    // that they wind down side by side (a source blocked in a network read is interrupted).
-    cameras_.stopAll();
-    if (worker_) worker_->stop();
+    std::thread mqttStop;
     if (EventPublisher* publisher = publishing_.publisher.get()) {
+      // `offline` queued first: Home Assistant marks the entities unavailable at once.
+      if (publishing_.mqtt) publishing_.mqtt->publish(publisher->statusTopic(), "offline", true);
       if (results_) results_->endTracks();
       publisher->endAll(std::chrono::system_clock::now());
       for (const auto& [name, camera] : cameras_.cameras()) {
         publisher->setCameraAvailable(name, false);
       }
+      // Then a clean disconnect once delivered, so the broker sends no last will.
+      if (publishing_.mqtt) {
+        mqttStop = std::thread(
+            [this, topic = publisher->statusTopic()] { publishing_.mqtt->stop(topic, "offline"); });
+      }
     }
-    // Clean stop: status offline, then a clean disconnect, so the broker sends no last will.
-    if (publishing_.mqtt) publishing_.mqtt->stop(publishing_.publisher->statusTopic(), "offline");
+    // All cameras asked at once (a source blocked in a read is interrupted), then the worker,
+    // whose inference in flight ends first.
+    cameras_.stopAll();
+    if (worker_) worker_->stop();
+    if (mqttStop.joinable()) mqttStop.join();
   }
 
   SnapshotSources snapshotSources() const {

@@ -4,9 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "daemon/capture/ffmpeg_reader.h"
+#include "daemon/capture/stop_signal.h"
 #include "daemon/config.h"
 
 namespace vigil {
@@ -45,10 +45,12 @@ class FileSource final : public FrameSource {
     if (period_ != SteadyClock::duration::zero()) {
       auto now = SteadyClock::now();
       if (nextFrame_ > now + timeout) {
-        std::this_thread::sleep_for(timeout);
+        stop_.sleepFor(timeout);
         return makeError(ErrorCode::kTimeout, "{}: next frame not due yet", location_);
       }
-      std::this_thread::sleep_until(nextFrame_);
+      if (!stop_.sleepFor(std::chrono::ceil<std::chrono::milliseconds>(nextFrame_ - now))) {
+        return makeError(ErrorCode::kTimeout, "{}: interrupted (stopping)", location_);
+      }
       // After a stall (slow decode, paused process) continue from now instead of racing.
       nextFrame_ = std::max(nextFrame_ + period_, SteadyClock::now() - period_);
     }
@@ -74,7 +76,10 @@ class FileSource final : public FrameSource {
   }
 
   void close() override { reader_.close(); }
-  void interrupt() override { reader_.interrupt(); }
+  void interrupt() override {
+    stop_.raise();  // a paced sleep ends at once
+    reader_.interrupt();
+  }
 
   ~FileSource() override { close(); }
 
@@ -101,6 +106,7 @@ class FileSource final : public FrameSource {
   bool loop_;
   HwDecode hw_;
   FfmpegReader reader_;
+  StopSignal stop_;
   SteadyClock::duration period_{};
   SteadyClock::time_point nextFrame_{};
   std::uint64_t sequence_ = 0;

@@ -98,11 +98,12 @@ Expected<void> V4l2BufferRing::mapBuffers(std::uint32_t count, const V4l2Format&
   return {};
 }
 
-Expected<v4l2_buffer> V4l2BufferRing::dequeue(std::chrono::milliseconds timeout) {
+Expected<v4l2_buffer> V4l2BufferRing::dequeue(std::chrono::milliseconds timeout, int stopFd) {
   const auto deadline = SteadyClock::now() + std::max(timeout, std::chrono::milliseconds(0));
   while (true) {
-    pollfd pfd{fd_, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, pollTimeoutUntil(deadline));
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stopFd, POLLIN, 0}};
+    pollfd& pfd = fds[0];
+    const int ready = ::poll(fds, 2, pollTimeoutUntil(deadline));
     if (ready < 0) {
       if (errno == EINTR) continue;
       return makeError(ErrorCode::kUnavailable, "{}: poll: {}", location_, errnoText(errno));
@@ -110,6 +111,9 @@ Expected<v4l2_buffer> V4l2BufferRing::dequeue(std::chrono::milliseconds timeout)
     if (ready == 0) {
       return makeError(ErrorCode::kTimeout, "{}: no frame within {} ms", location_,
                        timeout.count());
+    }
+    if (pfd.revents == 0) {
+      return makeError(ErrorCode::kTimeout, "{}: interrupted (stopping)", location_);
     }
     if ((pfd.revents & POLLNVAL) != 0) {
       return makeError(ErrorCode::kUnavailable, "{}: the device handle is no longer valid",

@@ -37,9 +37,10 @@ class V4l2BufferRing {
   V4l2BufferRing& operator=(const V4l2BufferRing&) = delete;
 
   Expected<void> start(int fd, const V4l2Format& format, const std::string& location);
-  // Waits at most `timeout` for a filled buffer; the caller requeues it when done with its
-  // bytes, whatever became of them, so the driver never runs out.
-  Expected<v4l2_buffer> dequeue(std::chrono::milliseconds timeout);
+  // Waits at most `timeout` for a filled buffer, or until `stopFd` (an eventfd, -1: none) is
+  // readable (kTimeout then); the caller requeues a buffer when done with its bytes, whatever
+  // became of them, so the driver never runs out.
+  Expected<v4l2_buffer> dequeue(std::chrono::milliseconds timeout, int stopFd = -1);
   // The filled part of a dequeued buffer, valid until it is requeued.
   std::span<const std::uint8_t> bytes(const v4l2_buffer& buffer) const;
   Expected<void> requeue(std::uint32_t index);

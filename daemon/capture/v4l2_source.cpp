@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "daemon/capture/stop_signal.h"
 #include "daemon/capture/v4l2_buffer_ring.h"
 #include "daemon/capture/v4l2_device.h"
 #include "daemon/capture/v4l2_devices.h"
@@ -37,12 +38,14 @@ class V4l2Source final : public FrameSource {
     if (!ring_.streaming()) {
       return makeError(ErrorCode::kUnavailable, "{}: device is not open", camera_.location);
     }
-    auto buffer = ring_.dequeue(timeout);
+    auto buffer = ring_.dequeue(timeout, stop_.fd());
     if (!buffer) return tl::unexpected(buffer.error());
     return deliver(*buffer, frame);
   }
 
   std::uint64_t framesLost() const override { return lost_; }
+  // Wakes a read waiting for the device: a stop never waits out the read's timeout.
+  void interrupt() override { stop_.raise(); }
 
   void close() override {
     lastSequence_.reset();  // a new stream numbers its buffers from 0 again
@@ -113,6 +116,7 @@ class V4l2Source final : public FrameSource {
   const CameraConfig camera_;
   std::shared_ptr<spdlog::logger> log_;
   V4l2Device device_;
+  StopSignal stop_;
   V4l2BufferRing ring_;  // released before device_ closes (close())
   V4l2Format format_;
   std::optional<std::uint32_t> lastSequence_;  // of this stream's latest buffer

@@ -223,6 +223,9 @@ HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
   if (!view->hasFrame) {
     return plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
   }
+  // Pictures of cameras a reload removed go with them.
+  std::erase_if(encoded_,
+                [this](const auto& kept) { return sources_.results.view(kept.first) == nullptr; });
   auto& [version, jpeg] = encoded_[name];
   if (version != view->frameVersion || jpeg.empty()) {
     // The full-size picture is decoded here, when somebody looks, once per frame.
@@ -264,6 +267,9 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
   auto pixels = view.latest.bgr();
   if (!pixels) return tl::unexpected(pixels.error());
   pixels->copyTo(annotated_);
+  static const std::vector<std::string> kNoNames;
+  const std::vector<std::string>& classNames =
+      sources_.worker ? sources_.worker->detector().manifest().postprocess.classNames : kNoNames;
   if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
     // other classes as detected.
@@ -271,16 +277,14 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
     for (const Detection& d : view.latestDetections) {
       if (d.classId != 0) otherClasses_.push_back(d);
     }
-    drawDetections(annotated_, otherClasses_,
-                   sources_.worker->detector().manifest().postprocess.classNames);
+    drawDetections(annotated_, otherClasses_, classNames);
     for (const TrackedPerson& p : view.latestTracks) {
       drawLabelledBox(annotated_, p.box,
                       p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
                       fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : ""));
     }
   } else {
-    drawDetections(annotated_, view.latestDetections,
-                   sources_.worker->detector().manifest().postprocess.classNames);
+    drawDetections(annotated_, view.latestDetections, classNames);
   }
   return {};
 }

@@ -46,6 +46,8 @@ class StatusApi {
 
   explicit StatusApi(Sources sources);
   void addRoutes(HttpServer& server);
+  // Cameras whose latest picture is kept encoded (for tests: only cameras that still exist).
+  std::size_t encodedPictures() const { return encoded_.size(); }
 
  private:
   HttpResponse metricsText();

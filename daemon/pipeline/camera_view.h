@@ -85,7 +85,8 @@ struct CameraView {
   bool lastHadPerson = false;
   std::uint64_t gatedPriced = 0;
   double gatedSeconds = 0;
-  // Whole-camera presence events seen so far, for --summary-json.
+  // Whole-camera presence events seen so far, for --summary-json (only when it is asked for:
+  // ResultPath::keepEventStarts).
   std::vector<PersonEventStart> events;
   LatencyWindow latency;
 };

@@ -100,7 +100,7 @@ void ResultPath::onResult(const FrameResult& r) {
   track(r, view, capture);
   view.lastHadPerson = publish(r, view, capture, now);
   const auto presence = publisher_.state(r.camera);
-  if (presence && presence->present) {
+  if (keepEventStarts_ && presence && presence->present) {
     if (view.events.empty() || view.events.back().start != presence->start) {
       view.events.push_back({presence->start, presence->startSequence});
     }

@@ -56,6 +56,9 @@ class ResultPath {
   void removeCamera(const std::string& name);
   // `vigil run --tracks-out`: every tracked frame is recorded (nullptr: none). Borrowed.
   void setTrackRecorder(TrackRecorder* recorder) { recorder_ = recorder; }
+  // Keep each camera's presence event starts (CameraView::events) for --summary-json; off
+  // otherwise, so that a daemon running for months does not keep every event it ever saw.
+  void keepEventStarts(bool keep) { keepEventStarts_ = keep; }
   // detector.min_score changed (a reload).
   void setReportedScore(float score) { reportedScore_ = score; }
 
@@ -97,6 +100,7 @@ class ResultPath {
   std::map<std::string, StageHistograms> stages_;  // by backend
   float reportedScore_;
   TrackRecorder* recorder_ = nullptr;
+  bool keepEventStarts_ = false;
   std::map<std::string, CameraView> views_;
   std::vector<Detection> persons_;     // reused: the tracker's input
   std::vector<ZoneEvent> zoneEvents_;  // reused

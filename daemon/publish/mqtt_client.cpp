@@ -414,7 +414,14 @@ void MqttClient::attemptConnect() {
   // subscribes again.
   for (const std::string& filter : subscriptions) {
     try {
-      client_->subscribe(filter, settings_.qos)->wait_for(kConnectTimeout);
+      // A broker that never answers SUBACK holds this for kConnectTimeout, a stop not at all.
+      auto token = client_->subscribe(filter, settings_.qos);
+      const auto giveUp = std::chrono::steady_clock::now() + kConnectTimeout;
+      while (!token->wait_for(std::chrono::milliseconds(100)) &&
+             std::chrono::steady_clock::now() < giveUp) {
+        std::lock_guard lock(mutex_);
+        if (stopping_) return;  // stop() disconnects
+      }
     } catch (const mqtt::exception& e) {
       logger("mqtt")->warn("cannot subscribe to {}: {}", filter, e.what());
     }

@@ -217,6 +217,96 @@ TEST(HostileWorldTest, ABrokerThatAcceptsAndNeverAnswersDoesNotHoldTheStop) {
               std::chrono::duration<double>(took).count());
 }
 
+// A minimal MQTT 3.1.1 peer that accepts the connection (CONNACK) and then answers only what
+// `answers` says: SUBACK for a SUBSCRIBE when `suback`, never a PUBACK; PINGRESP always.
+void serveMqtt(int fd, bool suback) {
+  auto readPacket = [fd](std::uint8_t& type, std::string& body) {
+    char head = 0;
+    if (recv(fd, &head, 1, MSG_WAITALL) != 1) return false;
+    type = static_cast<std::uint8_t>(head);
+    std::size_t length = 0;
+    for (int shift = 0;; shift += 7) {
+      char byte = 0;
+      if (recv(fd, &byte, 1, MSG_WAITALL) != 1 || shift > 21) return false;
+      length |= static_cast<std::size_t>(byte & 0x7F) << shift;
+      if ((byte & 0x80) == 0) break;
+    }
+    body.assign(length, '\0');
+    return length == 0 ||
+           recv(fd, body.data(), length, MSG_WAITALL) == static_cast<ssize_t>(length);
+  };
+  std::uint8_t type = 0;
+  std::string body;
+  while (readPacket(type, body)) {
+    switch (type >> 4) {
+      case 1:  // CONNECT
+        if (!sendAll(fd, std::string("\x20\x02\x00\x00", 4))) return;
+        break;
+      case 8:  // SUBSCRIBE: packet id first
+        if (suback && !sendAll(fd, std::string("\x90\x03", 2) + body.substr(0, 2) + "\x01")) {
+          return;
+        }
+        break;
+      case 12:  // PINGREQ
+        if (!sendAll(fd, std::string("\xD0\x00", 2))) return;
+        break;
+      default:  // PUBLISH (never acknowledged), DISCONNECT
+        break;
+    }
+  }
+}
+
+TEST(HostileWorldTest, ABrokerThatNeverAcknowledgesTheSubscriptionDoesNotHoldTheStop) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // CONNACK, and then silence where the SUBACK should be: the client waits for it (up to 10 s)
+  // on the thread the stop joins. Before issue 39 a SIGTERM then took 8.6 s.
+  LoopbackServer broker([](int fd) { serveMqtt(fd, false); });
+  ASSERT_NE(broker.port(), 0);
+  TempDir dir;
+  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
+                                    std::to_string(broker.port()) + "'}\n" +
+                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
+                                    "', loop: true, detect_fps: 2}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(testing::waitUntil([&] { return broker.accepted() >= 1; })) << vigil.log();
+  EXPECT_TRUE(vigil.waitDetected("good", 0)) << vigil.log();
+  auto [status, took] = vigil.stop();
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("stopped while waiting for a SUBACK in %.2f s\n",
+              std::chrono::duration<double>(took).count());
+}
+
+TEST(HostileWorldTest, ASecondSigtermDuringAStuckStopEndsTheProcessAtOnce) {
+  VIGIL_REQUIRE_CAMPUS_CLIP();
+  // A broker that never acknowledges a message: the stop waits for `offline` to be delivered
+  // (1 s at most). A second SIGTERM meanwhile is what an impatient user or systemd sends: it
+  // ends the process at once, by the signal.
+  LoopbackServer broker([](int fd) { serveMqtt(fd, true); });
+  ASSERT_NE(broker.port(), 0);
+  TempDir dir;
+  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
+                                    std::to_string(broker.port()) + "'}\n" +
+                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
+                                    "', loop: true, detect_fps: 2}\n");
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.process().waitForLog("connected to mqtt://127.0.0.1:")) << vigil.log();
+  vigil.process().signal(SIGTERM);
+  ASSERT_TRUE(vigil.process().waitForLog("another ends the process at once")) << vigil.log();
+  const auto sent = std::chrono::steady_clock::now();
+  vigil.process().signal(SIGTERM);
+  const auto status = vigil.process().wait(2s);
+  const auto took = std::chrono::steady_clock::now() - sent;
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 128 + SIGTERM) << "ended by the second signal, not by the stop\n"
+                                    << vigil.log();
+  EXPECT_WITHIN(took, 500ms);
+  EXPECT_EQ(vigil.log().find("disconnected from"), std::string::npos)
+      << "the stop finished before the second signal: nothing was proven\n"
+      << vigil.log();
+}
+
 TEST(HostileWorldTest, ANamedPipeIsNoVideoFile) {
   VIGIL_REQUIRE_CAMPUS_CLIP();
   TempDir dir;

@@ -22,6 +22,7 @@ class ResultPathRig {
   // `tracked`: the camera runs PersonTracks (tracking's defaults, no zones).
   explicit ResultPathRig(bool tracked = false)
       : publisher({}, nullptr), results(publisher, stageHistograms(), 0.5F) {
+    results.keepEventStarts(true);
     PresenceSettings presence;
     presence.minFrames = 2;
     presence.clearAfter = 5s;
@@ -98,6 +99,16 @@ TEST(ResultPathTest, APersonReachesThePublisherTheGateTheHistogramsAndTheView) {
   EXPECT_TRUE(view->lastPerson);
   EXPECT_EQ(count(*view->captureToPublish), 2U);
   EXPECT_EQ(rig.pool->available(), 2U) << "the frame went back to its pool";
+}
+
+// A daemon without --summary-json keeps no list of its events: it would grow for months.
+TEST(ResultPathTest, EventStartsAreKeptOnlyWhenASummaryWillBeWritten) {
+  ResultPathRig rig;
+  rig.results.keepEventStarts(false);
+  rig.result({person()});
+  rig.result({person()});
+  ASSERT_TRUE(rig.publisher.state("door")->present);
+  EXPECT_TRUE(rig.results.view("door")->events.empty());
 }
 
 TEST(ResultPathTest, EachBackendHasItsOwnStageHistograms) {

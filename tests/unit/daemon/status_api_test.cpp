@@ -2,6 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <future>
+#include <thread>
+
+#include "daemon/observe/http_server.h"
+#include "daemon/pipeline/result_path.h"
+#include "daemon/publish/event_publisher.h"
+#include "tests/http_get.h"
+
 namespace vigil {
 namespace {
 
@@ -78,6 +88,70 @@ TEST(StatusApiTest, StatusDocumentSaysNullForWhatIsAbsent) {
   EXPECT_EQ(j["mqtt"]["url"], "mqtt://broker:1883");
   EXPECT_EQ(j["mqtt"]["buffered"], 1);
   EXPECT_TRUE(j["mqtt"]["last_error"].is_null());
+}
+
+// The status API keeps each camera's latest picture encoded; a camera a reload removes takes
+// its picture with it (a daemon reloaded for months would keep one per camera ever named).
+TEST(StatusApiTest, ThePictureOfARemovedCameraIsNotKept) {
+  EventPublisher publisher({}, nullptr);
+  publisher.setCameras({PublishedCamera{"door", {}, {}, {}}, PublishedCamera{"yard", {}, {}, {}}});
+  Registry registry;
+  HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
+  ResultPath results(
+      publisher,
+      [stages](const std::string& b) -> ResultPath::StageHistograms {
+        return {stages->labels({"a", b}), stages->labels({"b", b}), stages->labels({"c", b}),
+                stages->labels({"d", b}), stages->labels({"e", b})};
+      },
+      0.5F);
+  auto pool = FramePool::create(2);
+  for (const std::string name : {"door", "yard"}) {
+    auto channel = std::make_shared<CameraChannel>(name, 5.0);
+    results.addCamera(name, channel,
+                      {registry.histogram("c2p", "c", {"camera"}).labels({name}),
+                       registry.histogram("track", "t", {"camera"}).labels({name})},
+                      nullptr);
+    FrameResult r;
+    r.camera = name;
+    r.width = 64;
+    r.height = 48;
+    r.captureTime = r.startTime = r.doneTime = SteadyClock::now();
+    r.backend = "cpu";
+    r.frame = std::move(*pool->acquire());
+    r.frame->picture.bgrForWriting(cv::Size(64, 48)).setTo(cv::Scalar(1, 2, 3));
+    results.onResult(r);
+  }
+  std::unique_ptr<InferenceWorker> noWorker;
+  StatusApi api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, registry,
+                 results, noWorker, publisher.recentEvents()});
+  boost::asio::io_context io;
+  HttpServerSettings settings;
+  settings.listen = "127.0.0.1:0";
+  HttpServer server(io, settings);
+  api.addRoutes(server);
+  ASSERT_TRUE(server.start().has_value());
+  std::thread serving([&] { io.run(); });
+  const int port = server.port();
+  for (const std::string name : {"door", "yard"}) {
+    auto reply = testing::httpGet(port, "/api/cameras/" + name + "/latest.jpg");
+    ASSERT_TRUE(reply.has_value());
+    EXPECT_EQ(reply->status, 200) << reply->body;
+  }
+  // The reload, on the thread that owns the result path and the API (the io thread).
+  std::promise<std::size_t> kept;
+  boost::asio::post(io, [&] {
+    results.removeCamera("yard");
+    kept.set_value(api.encodedPictures());
+  });
+  EXPECT_EQ(kept.get_future().get(), 2U) << "both cameras' pictures were encoded";
+  auto reply = testing::httpGet(port, "/api/cameras/door/latest.jpg");
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->status, 200);
+  std::promise<std::size_t> after;
+  boost::asio::post(io, [&] { after.set_value(api.encodedPictures()); });
+  EXPECT_EQ(after.get_future().get(), 1U) << "the removed camera's picture is still kept";
+  boost::asio::post(io, [&] { server.stop(); });
+  serving.join();
 }
 
 }  // namespace
