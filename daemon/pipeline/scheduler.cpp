@@ -19,10 +19,12 @@ std::string CameraChannel::decoder() const {
   return decoder_;
 }
 
+Scheduler::Scheduler(std::function<Clock::time_point()> now) : now_(std::move(now)) {}
+
 void Scheduler::attach(const std::shared_ptr<CameraChannel>& camera) {
   std::lock_guard lock(mutex_);
   camera->attached_ = true;
-  camera->due_ = Clock::now();
+  camera->due_ = now_();
   cameras_.push_back(camera);
 }
 
@@ -51,9 +53,9 @@ void Scheduler::offer(CameraChannel& camera, FrameHandle frame) {
 
 std::optional<DetectionJob> Scheduler::next(std::chrono::milliseconds maxWait) {
   std::unique_lock lock(mutex_);
-  const auto deadline = Clock::now() + maxWait;
+  const auto deadline = now_() + maxWait;
   while (!stopped_) {
-    const auto now = Clock::now();
+    const auto now = now_();
     std::shared_ptr<CameraChannel> best;
     auto earliestDue = Clock::time_point::max();
     for (const auto& c : cameras_) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -90,6 +91,10 @@ class Scheduler {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // `now` is the clock the cameras' periods are measured on: the steady clock, or a test's fake
+  // one. next() still sleeps on the steady clock, so with a fake clock call it with 0 ms.
+  explicit Scheduler(std::function<Clock::time_point()> now = Clock::now);
+
   void attach(const std::shared_ptr<CameraChannel>& camera);
   // Drops the camera and its waiting frame; a job already handed out stays valid.
   void detach(const std::shared_ptr<CameraChannel>& camera);
@@ -105,6 +110,7 @@ class Scheduler {
   void restart();
 
  private:
+  std::function<Clock::time_point()> now_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<std::shared_ptr<CameraChannel>> cameras_;
