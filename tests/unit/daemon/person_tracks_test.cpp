@@ -143,6 +143,9 @@ TEST(PersonTracksTest, APersonStandingInAMaskIsNotTracked) {
     tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.1F), feetAt(0.4F)}, events);
   }
   ASSERT_EQ(tracks.persons().size(), 1U) << "the one at x 0.1 stands in the mask";
+  const Box& box = tracks.persons()[0].box;
+  EXPECT_NEAR((box.x + box.width / 2) / kFrameW, 0.4F, 0.01F)
+      << "the person left is the one at x 0.4, outside the mask";
   EXPECT_EQ(describeEvents(events), "enter left #1 at 0.0");
 }
 
