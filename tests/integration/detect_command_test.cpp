@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tests/free_port.h"
+#include "tests/log_capture.h"
 #include "tests/model_paths.h"
 #include "tests/mosquitto_broker.h"
 #include "tests/temp_dir.h"
@@ -94,10 +95,22 @@ TEST(DetectCommandTest, BadInputsAreReportedAndTheRestStillProcessed) {
                    (cocoDir() / "images/000000000139.jpg").string(),
                    (dir.path() / "fake.mp4").string()};
   std::ostringstream out;
+  testing::LogCapture log("detect");
   EXPECT_EQ(runDetectCommand(options, out), 2);
   auto lines = jsonLines(out.str());
   ASSERT_EQ(lines.size(), 1U);
   EXPECT_EQ(lines[0]["source"], options.paths[2]);
+  // Each bad input named with its reason, the good photograph with none.
+  const std::string said = log.text();
+  for (const std::string& expected :
+       {options.paths[0] + ": no such file or directory",
+        options.paths[1] + ": truncated JPEG (no end-of-image marker in the last 64 bytes)",
+        options.paths[3] + ": not an image or a video that FFmpeg can open",
+        std::string("1 image(s)/frame(s) processed, 1 person(s) found, 3 input(s) failed")}) {
+    EXPECT_NE(said.find(expected + "\n"), std::string::npos) << "missing: " << expected << "\n"
+                                                             << said;
+  }
+  EXPECT_EQ(said.find(options.paths[2]), std::string::npos) << said;
 }
 
 TEST(DetectCommandTest, VideoFramesAreNumberedAndAnnotationsWritten) {

@@ -9,6 +9,7 @@
 #include "daemon/commands/track_commands.h"
 #include "detector/track/mot_io.h"
 #include "tests/eval_tracks_json.h"
+#include "tests/log_capture.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
 
@@ -68,8 +69,13 @@ TEST(TrackCommandTest, ABadTracksFileIsRefusedWithItsLine) {
   options.groundTruth = gt.string();
   options.tracks = (dir.path() / "tracks.txt").string();
   std::ostringstream out;
+  testing::LogCapture log("track");
   EXPECT_EQ(runEvalTracksCommand(options, out), 2);
   EXPECT_TRUE(out.str().empty()) << "no figures from a file that did not read";
+  EXPECT_NE(log.text().find(options.tracks +
+                            ":2: field 3 is 'ten', not a number (frame,id,x,y,w,h,score,...)"),
+            std::string::npos)
+      << log.text();
 }
 
 }  // namespace
