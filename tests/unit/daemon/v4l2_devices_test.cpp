@@ -3,8 +3,10 @@
 // Streaming from a real driver is covered by the vivid VM tests.
 #include "daemon/capture/v4l2_devices.h"
 
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <linux/videodev2.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -209,16 +211,55 @@ TEST(V4l2SourceTest, NodeThatIsNotACameraIsInvalidArgument) {
   }
 }
 
+// The open error of `node` as an unprivileged user sees it: in a child process that, when this
+// one is root (CI), first drops to nobody (uid and gid 65534, no supplementary groups), so that
+// the node's permissions apply. "code|message" of the error; "opened" when it opened.
+std::string openErrorAsUnprivileged(const fs::path& node) {
+  int pipeFds[2];
+  if (::pipe(pipeFds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipeFds[0]);
+    std::string said;
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+         ::setresuid(65534, 65534, 65534) != 0)) {
+      said = "cannot drop to nobody";
+    } else {
+      auto info = makeV4l2Source(cameraAt(node.string()))->open();
+      said = info
+                 ? "opened"
+                 : std::to_string(static_cast<int>(info.error().code)) + "|" + info.error().message;
+    }
+    const bool written =
+        ::write(pipeFds[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(pipeFds[1]);
+  if (child < 0) {
+    ::close(pipeFds[0]);
+    return "fork failed";
+  }
+  std::string said;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0;) {
+    said.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipeFds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return said;
+}
+
 TEST(V4l2SourceTest, UnreadableNodeNamesTheVideoGroup) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root may open any file; cannot provoke EACCES";
   TempDir dir;
-  touch(dir.path() / "video0");
-  fs::permissions(dir.path() / "video0", fs::perms::none);
-  auto info = makeV4l2Source(cameraAt((dir.path() / "video0").string()))->open();
-  ASSERT_FALSE(info.has_value());
-  EXPECT_EQ(info.error().code, ErrorCode::kUnavailable);
-  EXPECT_NE(info.error().message.find("permission denied (is the user in the video group?)"),
-            std::string::npos);
+  fs::permissions(dir.path(), fs::perms(0755));  // nobody may look inside, not open the node
+  const fs::path node = dir.path() / "video0";
+  touch(node);
+  fs::permissions(node, fs::perms::none);
+  EXPECT_EQ(openErrorAsUnprivileged(node),
+            std::to_string(static_cast<int>(ErrorCode::kUnavailable)) + "|" + node.string() +
+                ": permission denied (is the user in the video group?)");
 }
 
 TEST(V4l2SourceTest, ReadBeforeOpenAndRepeatedCloseAreSafe) {
