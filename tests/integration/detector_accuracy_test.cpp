@@ -62,7 +62,7 @@ TEST(DetectorAccuracyTest, PersonApIsTheSameOnEveryBackend) {
   int compared = 0;
   for (const BackendEntry& e : backendTable()) {
     // npu needs a bundle with an NPU stage; its AP is compared in
-    // NoopXrtTest.EvalThroughTheNpuPathEqualsTheCpuFigures.
+    // NoopXrtTest.EvalThroughTheNpuPathsPackingAndPlumbingIsLossless.
     if (e.name == "cpu" || e.name == "auto" || e.name == "npu") continue;
     std::string text;
     nlohmann::json metrics = evalMetrics(std::string(e.name), text);
@@ -79,7 +79,9 @@ TEST(DetectorAccuracyTest, PersonApIsTheSameOnEveryBackend) {
     EXPECT_EQ(metrics["images"], reference["images"]);
     ++compared;
   }
-  if (compared == 0) GTEST_SKIP() << "this build has the reference backend only";
+  if (compared == 0) {
+    GTEST_SKIP() << "this build has the reference backend only (no cpu-ort: ONNX Runtime absent)";
+  }
 }
 
 TEST(DetectorAccuracyTest, FindsTheWomanInTheLivingRoom) {

@@ -148,14 +148,6 @@ class FaultTest : public ::testing::Test {
   Tensor fallbackOutput_;  // the CPU backend auto falls back to
 };
 
-TEST_F(FaultTest, HealthyRuntimeMatchesTheCpuReference) {
-  auto npu = createNpuBackend(manifest_, {}, config_);
-  ASSERT_TRUE(npu) << npu.error().message;
-  Tensor out;
-  ASSERT_TRUE((*npu)->infer(input_, out));
-  EXPECT_LE(maxAbsDiff(out.values(), cpuOutput_.values()), 1e-4F);
-}
-
 // A timed-out run's context is gone (the driver reset it): no retry on it, a new context at
 // once, then a reopened device, each vetted by the canary. A run error is retried on the same
 // context first.
@@ -697,9 +689,11 @@ TEST_F(NoopXrtTest, WithoutRecordedOutputsTheZeroBuffersFailTheCanary) {
   EXPECT_NE(npu.error().message.find("canary failed"), std::string::npos) << npu.error().message;
 }
 
-// The "must show": vigil eval through the NPU code path under noop with recorded
-// outputs gives exactly the CPU figures; with corrupted outputs nothing is published.
-TEST_F(NoopXrtTest, EvalThroughTheNpuPathEqualsTheCpuFigures) {
+// vigil eval through the NPU code path under the noop shim, its device outputs replayed from the
+// CPU reference's: the same figures, to the last digit, prove the packing of inputs and outputs
+// and the plumbing around the NPU stage lossless (not the NPU's arithmetic: nothing runs on an
+// NPU here). With corrupted outputs nothing is published.
+TEST_F(NoopXrtTest, EvalThroughTheNpuPathsPackingAndPlumbingIsLossless) {
   VIGIL_REQUIRE_COCO();
   TempDir replay;
   testing::Recorder rec(manifest_);
