@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
 #include <thread>
+#include <vector>
 
 #include "tests/wait.h"
 
@@ -20,6 +22,7 @@ struct Script {
   std::deque<ErrorCode> opens;  // kInvalidArgument... = fail with that code; absent = succeed
   std::deque<ErrorCode> reads;  // codes to return before delivering frames; absent = a frame
   int openCalls = 0;
+  std::vector<std::chrono::steady_clock::time_point> openTimes;  // when each open() was called
   int closeCalls = 0;
   std::uint64_t delivered = 0;
 };
@@ -30,6 +33,7 @@ class ScriptedSource final : public FrameSource {
   Expected<SourceInfo> open() override {
     std::lock_guard lock(script_->mutex);
     ++script_->openCalls;
+    script_->openTimes.push_back(std::chrono::steady_clock::now());
     if (!script_->opens.empty()) {
       ErrorCode code = script_->opens.front();
       script_->opens.pop_front();
@@ -104,6 +108,15 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
   {
     std::lock_guard lock(script->mutex);
     EXPECT_EQ(script->openCalls, 4) << "two failures, the open that lost the device, the reopen";
+    // The waits before each reopen (fastBackoff: 10 ms, doubling up to 40 ms): at least 10 ms
+    // after the first failure, 20 after the second, 40 after the open whose first read lost the
+    // device (no frame came, so the backoff did not start over). Lower bounds only: a loaded
+    // machine waits longer, never shorter.
+    ASSERT_EQ(script->openTimes.size(), 4U);
+    const auto& t = script->openTimes;
+    EXPECT_GE(t[1] - t[0], 10ms) << "after the first failure";
+    EXPECT_GE(t[2] - t[1], 20ms) << "after the second failure: doubled";
+    EXPECT_GE(t[3] - t[2], 40ms) << "after the loss: doubled again, to the cap";
   }
   {
     std::lock_guard lock(script->mutex);

@@ -131,8 +131,9 @@ TEST(VitisAiPlanTest, AnyChangeOfModelRuntimeDriverOrFirmwareGivesANewCacheKey) 
                                 "1.5.5.391",
                                 "X2"};
   const std::string key = vitisAiCacheKey(base);
-  EXPECT_EQ(key, vitisAiCacheKey(base));  // stable: a restart reuses the compile
-  EXPECT_EQ(key.rfind("yolox-nano-npu-xint8-", 0), 0U) << key;
+  // Stable across processes, builds and machines, so a restart reuses the compile: the FNV-1a 64
+  // of the inputs, each ended by a NUL, worked out apart from Vigil (a few lines of Python).
+  EXPECT_EQ(key, "yolox-nano-npu-xint8-6cbd1e6dd1e7b28a");
   std::vector<std::string VitisAiCacheInputs::*> parts{
       &VitisAiCacheInputs::modelSha256,     &VitisAiCacheInputs::ortVersion,
       &VitisAiCacheInputs::epLibrary,       &VitisAiCacheInputs::driverVersion,
