@@ -21,7 +21,10 @@ namespace vigil::testing {
 // (`http: {listen: 127.0.0.1:0}` in the file), found in the log. Tests whose file turns HTTP off
 // use process() only.
 // What the default backend, auto, runs on a plain model on this machine (no NPU): cpu-ort in
-// builds with ONNX Runtime, else the OpenCV reference.
+// builds with ONNX Runtime, else the OpenCV reference. A build without ONNX Runtime (its fetch
+// failed) is no quiet pass in CI: OrtBackendTest.* and
+// DetectorAccuracyTest.PersonApIsTheSameOnEveryBackend skip there, saying so, and
+// scripts/test.sh --no-skips refuses those skips.
 inline std::string autoCpuBackend() {
   return backendNames().find("cpu-ort") != std::string::npos ? "cpu-ort" : "cpu";
 }

@@ -206,7 +206,10 @@ TEST(BackendTableTest, AutoTakesTheFirstBackendThatLoads) {
 class OrtBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!hasBackend("cpu-ort")) GTEST_SKIP() << "this build has no cpu-ort (VIGIL_WITH_ORT)";
+    if (!hasBackend("cpu-ort")) {
+      GTEST_SKIP() << "this build has no cpu-ort: ONNX Runtime was not found when it was "
+                      "configured (did scripts/fetch-onnxruntime.sh fail?)";
+    }
     VIGIL_REQUIRE_MODEL();
     auto m = loadModelManifest(modelDir());
     ASSERT_TRUE(m.has_value()) << m.error().message;
