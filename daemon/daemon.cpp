@@ -74,6 +74,31 @@ void releaseHeapPeriodically(asio::steady_timer& timer) {
   });
 }
 
+// The parts wind down side by side, so that the stop takes as long as the slowest of them
+// (MQTT's final delivery at most 1.5 s), not their sum. The control thread is no longer
+// running: no result reaches the publisher any more.
+void windDown(CameraSet& cameras, InferenceWorker* worker, ResultPath* results,
+              Publishing& publishing) {
+  std::thread mqttStop;
+  if (EventPublisher* publisher = publishing.publisher.get()) {
+    if (results != nullptr) results->endTracks();
+    publisher->endAll(std::chrono::system_clock::now());
+    for (const auto& [name, camera] : cameras.cameras()) publisher->setCameraAvailable(name, false);
+    // `offline` last (what a subscriber takes for the end of the stream), then a clean
+    // disconnect once delivered, so that the broker sends no last will.
+    if (publishing.mqtt) {
+      mqttStop = std::thread([&publishing, topic = publisher->statusTopic()] {
+        publishing.mqtt->stop(topic, "offline");
+      });
+    }
+  }
+  // All cameras asked at once (a source blocked in a read is interrupted), then the worker,
+  // whose inference in flight ends first.
+  cameras.stopAll();
+  if (worker != nullptr) worker->stop();
+  if (mqttStop.joinable()) mqttStop.join();
+}
+
 // The lifecycle: owns the parts, starts them in order (publishing, metrics, the result path,
 // the detector, HTTP, the cameras), runs the control thread's io_context (signals, timers,
 // results, MQTT callbacks, HTTP), reloads on SIGHUP and stops in reverse. What each part does
@@ -261,7 +286,7 @@ class Daemon {
     presenceTimer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       EventPublisher& publisher = *publishing_.publisher;
-      publisher.tick(std::chrono::system_clock::now());
+      publisher.tick(SteadyClock::now());
       for (const auto& [name, camera] : cameras_.cameras()) {
         publisher.setCameraAvailable(name, camera->channel()->counters().up.load());
       }
@@ -331,31 +356,9 @@ class Daemon {
                changes.restarted, changes.added, changes.removed, cameras_.size());
   }
 
-  // The parts wind down side by side, so that the stop takes as long as the slowest of them
-  // (MQTT's final delivery at most 1.5 s), not their sum. The control thread is no longer
-  // running: no result reaches the publisher any more.
   void stopAll() {
     if (http_) http_->stop();
-    std::thread mqttStop;
-    if (EventPublisher* publisher = publishing_.publisher.get()) {
-      // `offline` queued first: Home Assistant marks the entities unavailable at once.
-      if (publishing_.mqtt) publishing_.mqtt->publish(publisher->statusTopic(), "offline", true);
-      if (results_) results_->endTracks();
-      publisher->endAll(std::chrono::system_clock::now());
-      for (const auto& [name, camera] : cameras_.cameras()) {
-        publisher->setCameraAvailable(name, false);
-      }
-      // Then a clean disconnect once delivered, so the broker sends no last will.
-      if (publishing_.mqtt) {
-        mqttStop = std::thread(
-            [this, topic = publisher->statusTopic()] { publishing_.mqtt->stop(topic, "offline"); });
-      }
-    }
-    // All cameras asked at once (a source blocked in a read is interrupted), then the worker,
-    // whose inference in flight ends first.
-    cameras_.stopAll();
-    if (worker_) worker_->stop();
-    if (mqttStop.joinable()) mqttStop.join();
+    windDown(cameras_, worker_.get(), results_.get(), publishing_);
   }
 
   SnapshotSources snapshotSources() const {

@@ -92,7 +92,7 @@ void PresenceTracker::observe(const TrackedFrame& frame, std::vector<PresenceEve
   }
 }
 
-void PresenceTracker::tick(std::chrono::system_clock::time_point now,
+void PresenceTracker::tick(std::chrono::steady_clock::time_point now,
                            std::vector<PresenceEvent>& out) {
   for (Tracker& tracker : trackers_) {
     expire(tracker, now, out);
@@ -133,7 +133,7 @@ bool PresenceTracker::counts(const Tracker& tracker, const Candidate& candidate)
 
 void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
                            std::vector<PresenceEvent>& out) {
-  expire(tracker, frame.time, out);
+  expire(tracker, frame.monotonic, out);
 
   int count = 0;
   float best = 0;
@@ -159,7 +159,7 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
       tracker.streakBestFrame = frame.id;
     }
     ++tracker.streak;
-    tracker.streakLast = frame.time;
+    tracker.streakLast = frame.monotonic;
     if (tracker.streak < settings_.minFrames) {
       return;
     }
@@ -168,6 +168,7 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
     tracker.start = tracker.streakStart;
     tracker.startSequence = tracker.streakStartSequence;
     tracker.lastSeen = frame.time;
+    tracker.lastSeenMonotonic = frame.monotonic;
     tracker.count = count;
     tracker.maxScore = tracker.streakMaxScore;
     tracker.bestFrame = tracker.streakBestFrame;
@@ -176,13 +177,14 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
     tracker.eventId =
         fmt::format("{}-{}-{}-{}", camera_, tracker.idLabel, startMs.count(), tracker.eventCounter);
     emit(tracker, PresenceEventType::kNew, count, out);
-    tracker.lastEmit = frame.time;
+    tracker.lastEmit = frame.monotonic;
     tracker.emittedCount = tracker.count;
     tracker.emittedMaxScore = tracker.maxScore;
     return;
   }
 
   tracker.lastSeen = frame.time;
+  tracker.lastSeenMonotonic = frame.monotonic;
   tracker.count = count;
   if (best > tracker.maxScore) {
     tracker.maxScore = best;
@@ -190,16 +192,16 @@ void PresenceTracker::step(Tracker& tracker, const TrackedFrame& frame,
   }
   bool changed =
       tracker.count != tracker.emittedCount || tracker.maxScore > tracker.emittedMaxScore;
-  if (changed && frame.time - tracker.lastEmit >= settings_.updateInterval) {
+  if (changed && frame.monotonic - tracker.lastEmit >= settings_.updateInterval) {
     emit(tracker, PresenceEventType::kUpdate, count, out);
-    tracker.lastEmit = frame.time;
+    tracker.lastEmit = frame.monotonic;
     tracker.emittedCount = tracker.count;
     tracker.emittedMaxScore = tracker.maxScore;
   }
 }
 
-void PresenceTracker::expire(Tracker& tracker, TimePoint now, std::vector<PresenceEvent>& out) {
-  if (tracker.present && now - tracker.lastSeen >= settings_.clearAfter) {
+void PresenceTracker::expire(Tracker& tracker, Monotonic now, std::vector<PresenceEvent>& out) {
+  if (tracker.present && now - tracker.lastSeenMonotonic >= settings_.clearAfter) {
     emit(tracker, PresenceEventType::kEnd, 0, out);
     tracker.present = false;
     tracker.count = 0;

@@ -64,11 +64,13 @@ struct ZoneSpec {
 // the detections are the camera's tracked persons (pipeline/person_tracks.h), which already
 // passed tracking's min_score rule: they count whatever their latest score.
 struct TrackedFrame {
-  TrackedFrame(std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
+  TrackedFrame(std::chrono::steady_clock::time_point frameMonotonic,
+               std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
                std::uint64_t frameId, int frameWidth, int frameHeight,
                const std::vector<Detection>* frameDetections,
                const std::vector<std::uint64_t>* frameTrackIds = nullptr)
-      : time(frameTime),
+      : monotonic(frameMonotonic),
+        time(frameTime),
         sequence(frameSequence),
         id(frameId),
         width(frameWidth),
@@ -76,7 +78,10 @@ struct TrackedFrame {
         detections(frameDetections),
         trackIds(frameTrackIds) {}
 
-  std::chrono::system_clock::time_point time;  // capture time
+  // Capture time on the monotonic clock, which every duration is measured on (a wall clock
+  // stepped by NTP would end or prolong events), and on the wall clock, for messages only.
+  std::chrono::steady_clock::time_point monotonic;
+  std::chrono::system_clock::time_point time;
   std::uint64_t sequence;                      // the source's frame counter: an event's start_frame
   std::uint64_t id;  // only grows for a camera (Frame::id): an event's best frame
   int width;
@@ -127,9 +132,11 @@ struct PresenceEvent {
 //   the same millisecond; the start time keeps them unique across daemon restarts.
 // Within one call, events come out camera tracker first, then zones in configured order.
 //
-// Not thread-safe: one thread (the camera's publisher) owns it. No clock of its own; times are
-// expected not to go backwards. observe() allocates only for the events it emits (and to grow
-// its reused scratch vector, the first time a frame holds more than 32 persons).
+// Not thread-safe: one thread (the camera's publisher) owns it. No clock of its own: durations
+// (streaks, clearAfter, updateInterval) run on the frames' and tick()'s monotonic times; wall
+// times only go into the events (start, end, ids), so a stepped wall clock changes no decision.
+// observe() allocates only for the events it emits (and to grow its reused scratch vector, the
+// first time a frame holds more than 32 persons).
 class PresenceTracker {
  public:
   struct State {
@@ -148,7 +155,8 @@ class PresenceTracker {
   void observe(const TrackedFrame& frame, std::vector<PresenceEvent>& out);
   // Ends events whose clearAfter has passed; call it periodically so an event ends when frames
   // stop arriving (camera lost, detector stalled).
-  void tick(std::chrono::system_clock::time_point now, std::vector<PresenceEvent>& out);
+  // `now` on the monotonic clock.
+  void tick(std::chrono::steady_clock::time_point now, std::vector<PresenceEvent>& out);
   // Ends every open event now (end = its last frame with a person) and forgets streaks: the
   // camera is going away or its settings change.
   void endAll(std::vector<PresenceEvent>& out);
@@ -165,7 +173,8 @@ class PresenceTracker {
   const std::string& camera() const { return camera_; }
 
  private:
-  using TimePoint = std::chrono::system_clock::time_point;
+  using TimePoint = std::chrono::system_clock::time_point;  // wall: for messages
+  using Monotonic = std::chrono::steady_clock::time_point;  // every comparison
 
   // A detection that passed the zone-independent rules, in normalized coordinates.
   struct Candidate {
@@ -185,7 +194,7 @@ class PresenceTracker {
     int streak = 0;
     TimePoint streakStart{};
     std::uint64_t streakStartSequence = 0;
-    TimePoint streakLast{};
+    Monotonic streakLast{};
     float streakMaxScore = 0;
     std::uint64_t streakBestFrame = 0;
     // The current event while present.
@@ -193,8 +202,9 @@ class PresenceTracker {
     std::string eventId;
     TimePoint start{};
     std::uint64_t startSequence = 0;
-    TimePoint lastSeen{};
-    TimePoint lastEmit{};
+    TimePoint lastSeen{};  // the end an event reports
+    Monotonic lastSeenMonotonic{};
+    Monotonic lastEmit{};
     int count = 0;
     float maxScore = 0;
     std::uint64_t bestFrame = 0;
@@ -204,7 +214,7 @@ class PresenceTracker {
 
   bool counts(const Tracker& tracker, const Candidate& candidate) const;
   void step(Tracker& tracker, const TrackedFrame& frame, std::vector<PresenceEvent>& out);
-  void expire(Tracker& tracker, TimePoint now, std::vector<PresenceEvent>& out);
+  void expire(Tracker& tracker, Monotonic now, std::vector<PresenceEvent>& out);
   void emit(const Tracker& tracker, PresenceEventType type, int count,
             std::vector<PresenceEvent>& out) const;
 

@@ -199,6 +199,7 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
   frame.width = r.width;
   frame.height = r.height;
   frame.captureTime = capture;
+  frame.captureMonotonic = r.captureTime;
   frame.detections = &view.latestDetections;
   if (view.tracks) {
     frame.persons = &view.latestTracks;

@@ -199,12 +199,13 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
       trackedBoxes_.push_back(Detection{p.box, p.score, 0});
       trackIds_.push_back(p.id);
     }
-    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.id, frame.width,
-                                         frame.height, &trackedBoxes_, &trackIds_},
-                            events_);
+    camera.tracker->observe(
+        TrackedFrame{frame.captureMonotonic, frame.captureTime, frame.sequence, frame.id,
+                     frame.width, frame.height, &trackedBoxes_, &trackIds_},
+        events_);
   } else {
-    camera.tracker->observe(TrackedFrame{frame.captureTime, frame.sequence, frame.id, frame.width,
-                                         frame.height, frame.detections},
+    camera.tracker->observe(TrackedFrame{frame.captureMonotonic, frame.captureTime, frame.sequence,
+                                         frame.id, frame.width, frame.height, frame.detections},
                             events_);
   }
   // The best frame is kept (boxes drawn) for the events list, and for MQTT with snapshots on.
@@ -253,11 +254,12 @@ void EventPublisher::publishZoneEvents(CameraState& camera, const std::vector<Zo
   }
 }
 
-void EventPublisher::tick(TimePoint now) {
+void EventPublisher::tick(std::chrono::steady_clock::time_point now) {
+  const TimePoint wall = std::chrono::system_clock::now();
   for (auto& [name, camera] : cameras_) {
     events_.clear();
     camera.tracker->tick(now, events_);
-    publishEvents(camera, nullptr, now);
+    publishEvents(camera, nullptr, wall);
   }
 }
 

@@ -52,6 +52,7 @@ struct ObservedFrame {
   int width = 0;
   int height = 0;
   std::chrono::system_clock::time_point captureTime;   // wall-clock time of the capture
+  std::chrono::steady_clock::time_point captureMonotonic;  // the same on the monotonic clock
   const std::vector<Detection>* detections = nullptr;  // pixels; nullptr: none
   std::string_view backend;                            // which backend produced them
   // The frame for snapshots (decoded only when one is published); nullptr: none.
@@ -110,7 +111,8 @@ class EventPublisher {
   void onZoneEvents(std::string_view camera, const std::vector<ZoneEvent>& events,
                     const std::vector<TrackedPerson>& persons, TimePoint time);
   // Ends events whose clear_after passed without frames (camera lost, detector stalled).
-  void tick(TimePoint now);
+  // `now` on the monotonic clock, as presence measures every duration.
+  void tick(std::chrono::steady_clock::time_point now);
   // Ends every open event (clean stop); the caller then publishes status offline.
   void endAll(TimePoint now);
 

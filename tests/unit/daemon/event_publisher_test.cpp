@@ -21,6 +21,10 @@ constexpr int kWidth = 1000;
 constexpr int kHeight = 500;
 
 WallClock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
+std::chrono::steady_clock::time_point monotonicAt(int ms) {
+  return std::chrono::steady_clock::time_point{std::chrono::hours{1} +
+                                               std::chrono::milliseconds{ms}};
+}
 
 struct Message {
   std::string topic;
@@ -124,6 +128,7 @@ class PublisherRig {
     f.width = kWidth;
     f.height = kHeight;
     f.captureTime = at(ms);
+    f.captureMonotonic = monotonicAt(ms);
     f.detections = &detections_;
     f.backend = "cpu";
     return f;
@@ -218,9 +223,9 @@ TEST(EventPublisherTest, PresenceTimelineGivesOnNewUpdateEndOff) {
 
   // Nobody for clear_after (2 s): the tick ends the event at the last frame with a person.
   rig.frame(1500, {});
-  rig.publisher.tick(at(3299));
+  rig.publisher.tick(monotonicAt(3299));
   EXPECT_EQ(rig.sink.events().size(), 2U);
-  rig.publisher.tick(at(3300));
+  rig.publisher.tick(monotonicAt(3300));
   ASSERT_EQ(rig.sink.events().size(), 3U);
   json end = rig.sink.events()[2];
   EXPECT_EQ(end["type"], "end");
@@ -471,7 +476,7 @@ TEST(EventPublisherTest, RecentEventsListEachEventNewestFirstWithItsBestFrame) {
   rig.frame(400, {personAt(0.3F), personAt(0.7F)}, &image);
   rig.frame(1600, {personAt(0.3F), personAt(0.7F)}, &image);
   rig.frame(1800, {}, &image);
-  rig.publisher.tick(at(5000));
+  rig.publisher.tick(monotonicAt(5000));
   list = rig.publisher.recentEvents().json();
   for (const json& e : list) {
     EXPECT_FALSE(e["end"].is_null()) << "ended: " << e.dump();

@@ -20,6 +20,11 @@ constexpr int kWidth = 1000;
 constexpr int kHeight = 500;
 
 Clock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
+// The same instant on the monotonic clock, which presence measures every duration on.
+std::chrono::steady_clock::time_point monotonicAt(int ms) {
+  return std::chrono::steady_clock::time_point{std::chrono::hours{1} +
+                                               std::chrono::milliseconds{ms}};
+}
 
 // A detection in pixels of the kWidth x kHeight frame.
 Detection box(float x, float y, float w, float h, float score = 0.9F, int classId = 0) {
@@ -60,21 +65,27 @@ class Rig {
 
   std::vector<PresenceEvent> frame(int ms, const std::vector<Detection>& detections) {
     std::vector<PresenceEvent> out;
-    tracker_.observe(TrackedFrame{at(ms), static_cast<std::uint64_t>(ms),
-                                  static_cast<std::uint64_t>(ms), kWidth, kHeight, &detections},
-                     out);
+    tracker_.observe(
+        TrackedFrame{monotonicAt(ms), at(ms + wallStep_), static_cast<std::uint64_t>(ms),
+                     static_cast<std::uint64_t>(ms), kWidth, kHeight, &detections},
+        out);
     return out;
   }
 
   std::vector<PresenceEvent> tick(int ms) {
     std::vector<PresenceEvent> out;
-    tracker_.tick(at(ms), out);
+    tracker_.tick(monotonicAt(ms), out);
     return out;
   }
+
+  // From now on the wall clock reads `ms` more (less, when negative) than the monotonic one:
+  // NTP stepped it.
+  void stepWallClock(int ms) { wallStep_ += ms; }
 
   PresenceTracker& tracker() { return tracker_; }
 
  private:
+  int wallStep_ = 0;
   PresenceTracker tracker_;
 };
 
@@ -234,6 +245,27 @@ TEST(PresenceTrackerTest, EndsClearAfterTheLastFrameWithAPerson) {
   EXPECT_EQ(kinds(rig.frame(6000, kNobody)), "") << "ends once";
 }
 
+// Boxes without a real-time clock set the time by NTP after booting: the wall clock steps. A
+// step back would keep a person who left ON for the step plus clear_after, a step forward would
+// end the event at once and reopen it; durations run on the monotonic clock, so neither happens,
+// and the messages say the wall clock's times as they were read.
+TEST(PresenceTrackerTest, AWallClockStepChangesNoDecision) {
+  Rig rig;  // clear_after 5 s
+  const std::vector<Detection> one{standingAt(0.5F, 0.9F)};
+  rig.frame(0, one);
+  ASSERT_EQ(kinds(rig.frame(100, one)), "new@camera");
+  rig.stepWallClock(3600 * 1000);  // forward an hour
+  EXPECT_EQ(kinds(rig.frame(200, one)), "") << "the same event goes on";
+  EXPECT_EQ(kinds(rig.tick(300)), "");
+  rig.stepWallClock(-2 * 3600 * 1000);  // then back two hours
+  EXPECT_EQ(kinds(rig.frame(400, one)), "");
+  EXPECT_EQ(kinds(rig.tick(5399)), "");
+  auto events = rig.tick(5400);  // clear_after after the last person, on the monotonic clock
+  ASSERT_EQ(kinds(events), "end@camera") << "the step back kept the person present";
+  EXPECT_EQ(events[0].start, at(0));
+  EXPECT_EQ(events[0].end, at(400 - 3600 * 1000)) << "the wall clock as read at that frame";
+}
+
 TEST(PresenceTrackerTest, TickEndsTheEventWhenFramesStop) {
   Rig rig;
   const std::vector<Detection> one{standingAt(0.5F, 0.9F)};
@@ -319,9 +351,10 @@ TEST(PresenceTrackerTest, FrameWithoutDetectionsOrSizeCountsNobody) {
   const std::vector<Detection> one{standingAt(0.5F, 0.9F)};
   std::vector<PresenceEvent> out;
   rig.frame(0, one);
-  rig.tracker().observe(TrackedFrame{at(50), 50, 50, kWidth, kHeight, nullptr}, out);
+  rig.tracker().observe(TrackedFrame{monotonicAt(50), at(50), 50, 50, kWidth, kHeight, nullptr},
+                        out);
   EXPECT_EQ(kinds(rig.frame(100, one)), "") << "the null frame reset the streak";
-  rig.tracker().observe(TrackedFrame{at(150), 150, 150, 0, 0, &one}, out);
+  rig.tracker().observe(TrackedFrame{monotonicAt(150), at(150), 150, 150, 0, 0, &one}, out);
   EXPECT_EQ(kinds(rig.frame(200, one)), "") << "the sizeless frame reset the streak";
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(kinds(rig.frame(300, one)), "new@camera");
