@@ -197,15 +197,18 @@ TEST(HostileWorldTest, CamerasWhoseServersAcceptAndNeverAnswerDoNotHoldTheStop) 
               std::chrono::duration<double>(took).count());
 }
 
+// A daemon with the looped clip as camera `good` and the MQTT broker on `port`.
+std::string clipCameraAndBroker(int port) {
+  return daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" + std::to_string(port) + "'}\n" +
+         "cameras:\n  - {name: good, source: 'file:" + campus() + "', loop: true, detect_fps: 2}\n";
+}
+
 TEST(HostileWorldTest, ABrokerThatAcceptsAndNeverAnswersDoesNotHoldTheStop) {
   VIGIL_REQUIRE_CAMPUS_CLIP();
   LoopbackServer silent([](int) {});  // takes the TCP connection, never sends CONNACK
   ASSERT_NE(silent.port(), 0);
   TempDir dir;
-  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
-                                    std::to_string(silent.port()) + "'}\n" +
-                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
-                                    "', loop: true, detect_fps: 2}\n");
+  VigilDaemon vigil(dir.path(), clipCameraAndBroker(silent.port()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(testing::waitUntil([&] { return silent.accepted() >= 1; })) << vigil.log();
   EXPECT_TRUE(vigil.waitDetected("good", 0)) << "a silent broker stalls nothing";
@@ -263,10 +266,7 @@ TEST(HostileWorldTest, ABrokerThatNeverAcknowledgesTheSubscriptionDoesNotHoldThe
   LoopbackServer broker([](int fd) { serveMqtt(fd, false); });
   ASSERT_NE(broker.port(), 0);
   TempDir dir;
-  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
-                                    std::to_string(broker.port()) + "'}\n" +
-                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
-                                    "', loop: true, detect_fps: 2}\n");
+  VigilDaemon vigil(dir.path(), clipCameraAndBroker(broker.port()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(testing::waitUntil([&] { return broker.accepted() >= 1; })) << vigil.log();
   EXPECT_TRUE(vigil.waitDetected("good", 0)) << vigil.log();
@@ -286,10 +286,7 @@ TEST(HostileWorldTest, ASecondSigtermDuringAStuckStopEndsTheProcessAtOnce) {
   LoopbackServer broker([](int fd) { serveMqtt(fd, true); });
   ASSERT_NE(broker.port(), 0);
   TempDir dir;
-  VigilDaemon vigil(dir.path(), daemonHeader() + "mqtt: {url: 'mqtt://127.0.0.1:" +
-                                    std::to_string(broker.port()) + "'}\n" +
-                                    "cameras:\n  - {name: good, source: 'file:" + campus() +
-                                    "', loop: true, detect_fps: 2}\n");
+  VigilDaemon vigil(dir.path(), clipCameraAndBroker(broker.port()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.process().waitForLog("connected to mqtt://127.0.0.1:")) << vigil.log();
   vigil.process().signal(SIGTERM);
