@@ -329,11 +329,12 @@ class Daemon {
       return;
     }
     for (const std::string& warning : next->warnings) log_->warn("{}", warning);
-    if (!(next->detector == config_.detector) && !startWorker(next->detector)) {
-      log_->error(
-          "reload rejected, the running configuration stays: the new detector settings do not "
-          "load");
-      return;
+    std::string notApplied;
+    if (!loadsTheSameDetector(next->detector, config_.detector) && !startWorker(next->detector)) {
+      // The cameras, zones and publishing of the same file still apply.
+      log_->error("reload: the new detector settings do not load; the running detector stays");
+      next->detector = config_.detector;
+      notApplied = "; the detector section was not (it did not load)";
     }
     results_->setReportedScore(next->detector.minScore);
     const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
@@ -352,8 +353,8 @@ class Daemon {
     config_ = *next;
     worker_->setScaledDecode(config_.capture.scaledDecode);
     publishing_.publisher->setCameras(publishedCameras(config_));
-    log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running",
-               changes.restarted, changes.added, changes.removed, cameras_.size());
+    log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running{}",
+               changes.restarted, changes.added, changes.removed, cameras_.size(), notApplied);
   }
 
   void stopAll() {

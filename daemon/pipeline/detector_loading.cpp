@@ -46,6 +46,14 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
 
 }  // namespace
 
+bool loadsTheSameDetector(const DetectorConfig& a, const DetectorConfig& b) {
+  DetectorConfig left = a;
+  DetectorConfig right = b;
+  left.minScore = std::min(a.minScore, kTrackingLowScore);
+  right.minScore = std::min(b.minScore, kTrackingLowScore);
+  return left == right;
+}
+
 Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {
   auto detector = Detector::create(detectorOptions(config));
   if (!detector) return tl::unexpected(detector.error());

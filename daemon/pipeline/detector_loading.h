@@ -19,4 +19,8 @@ struct LoadedDetector {
 // back). `npu` in a build without an NPU runtime runs the CPU reference and says so.
 Expected<LoadedDetector> loadDetector(const DetectorConfig& config);
 
+// Whether two detector sections load the same detector: min_score matters to it only up to
+// tracking's low score (it is given the lower of the two; above that the result path filters).
+bool loadsTheSameDetector(const DetectorConfig& a, const DetectorConfig& b);
+
 }  // namespace vigil

@@ -356,6 +356,56 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
   EXPECT_EQ(count("[cam=b] started"), 2U) << log;
 }
 
+// A reload whose detector section does not load still applies its camera edits, and says
+// what it did not apply; a reload changing only min_score (above tracking's low score, which is
+// all the detector sees of it) loads no model again.
+TEST(RunDaemonTest, SighupAppliesCameraEditsWhenTheDetectorDoesNotLoadAndMinScoreLoadsNothing) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  auto config = dir.path() / "cameras.yaml";
+  auto write = [&](const std::string& model, float minScore, bool withB) {
+    std::ofstream(config) << "version: 1\ndetector:\n  model: " << model
+                          << "\n  min_score: " << minScore
+                          << "\nhttp: {listen: '127.0.0.1:0'}\ncameras:\n"
+                          << "  - {name: a, source: 'file:" << videoFile("TUD-Campus.mp4")
+                          << "', loop: true, detect_fps: 2}\n"
+                          << (withB ? "  - {name: b, source: 'file:" +
+                                          videoFile("TUD-Stadtmitte.mp4") +
+                                          "', loop: true, detect_fps: 2}\n"
+                                    : "");
+  };
+  write(modelDir().string(), 0.4F, false);
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", config.string()}, dir.path() / "log");
+  ASSERT_TRUE(vigil.waitForLog("[cam=a] streaming")) << vigil.log();
+  auto count = [&](const std::string& s) {
+    const std::string log = vigil.log();
+    std::size_t n = 0;
+    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
+    return n;
+  };
+  ASSERT_EQ(count("detector: model "), 1U) << vigil.log();
+
+  write(modelDir().string(), 0.6F, false);
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(
+      vigil.waitForLog("reload applied: 0 camera(s) restarted, 0 added, 0 removed, 1 running"))
+      << vigil.log();
+  EXPECT_EQ(count("detector: model "), 1U) << "min_score alone loaded the model again\n"
+                                           << vigil.log();
+
+  write((dir.path() / "no-such-model").string(), 0.6F, true);
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(vigil.waitForLog(
+      "reload applied: 0 camera(s) restarted, 1 added, 0 removed, 2 running; the detector "
+      "section was not (it did not load)"))
+      << vigil.log();
+  EXPECT_NE(vigil.log().find("reload: the new detector settings do not load"), std::string::npos);
+  ASSERT_TRUE(vigil.waitForLog("[cam=b] streaming")) << vigil.log();
+  auto stopped = vigil.stop(SIGTERM);
+  ASSERT_TRUE(stopped.status.has_value());
+  EXPECT_EQ(*stopped.status, 0);
+}
+
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still
 // until about 20 s, the room is empty again until 23 s, a second person stands until about
 // 44 s. The same 44 s run with and without motion gating: the empty and still stretches are
