@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <future>
 
 #include "detector/cpu_stage.h"
 #include "detector/npu/npu_stage.h"
@@ -218,22 +219,20 @@ class AutoBackend final : public InferenceBackend {
     return fmt::format("{} (NPU not in use: {})", cpu_->device(), lastReason_);
   }
 
-  // Tries the NPU (with its start-up canary); on failure the CPU answers until retryAfter.
+  ~AutoBackend() override {
+    // A retry still bringing the NPU up is waited for (its device must be closed by it).
+    if (retry_.valid()) retry_.wait();
+  }
+
+  // Tries the NPU (with its start-up canary) here and now: at creation. On failure the CPU
+  // answers, and the NPU is tried again after retryAfter, in the background (retryInBackground).
   void tryNpu() {
     nextTry_ = config_.now() + config_.retryAfter;
-    auto built = buildNpu(manifest_, config_);
-    if (built) {
-      npu_ = std::move(*built);
-      npuStats().npuActive.store(true, std::memory_order_relaxed);
-      if (!lastReason_.empty()) npuLog()->warn("auto: the NPU is back; inference returns to it");
-      lastReason_.clear();
-      return;
-    }
-    fallBack(built.error());
+    adopt(buildNpu(manifest_, config_));
   }
 
   Expected<void> infer(const Tensor& input, Tensor& output) override {
-    if (!npu_ && config_.now() >= nextTry_) tryNpu();
+    if (!npu_) retryInBackground();
     if (npu_) {
       auto ok = npu_->inferNpu(input, output);
       if (ok) {
@@ -249,6 +248,35 @@ class AutoBackend final : public InferenceBackend {
   }
 
  private:
+  using Built = tl::expected<std::unique_ptr<NpuBackend>, StageFailure>;
+
+  // While the CPU answers: when the retry is due, the NPU is opened, loaded and its canary run on
+  // a thread of its own (seconds on a real device), so that detection goes on meanwhile; the
+  // frame after it is done takes the NPU, or the CPU keeps answering until the next retry.
+  void retryInBackground() {
+    if (retry_.valid()) {
+      if (retry_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+      adopt(retry_.get());
+      return;
+    }
+    if (config_.now() < nextTry_) return;
+    nextTry_ = config_.now() + config_.retryAfter;
+    retry_ = std::async(std::launch::async, [manifest = manifest_, config = config_] {
+      return buildNpu(manifest, config);
+    });
+  }
+
+  void adopt(Built built) {
+    if (!built) {
+      fallBack(built.error());
+      return;
+    }
+    npu_ = std::move(*built);
+    npuStats().npuActive.store(true, std::memory_order_relaxed);
+    if (!lastReason_.empty()) npuLog()->warn("auto: the NPU is back; inference returns to it");
+    lastReason_.clear();
+  }
+
   void fallBack(const StageFailure& f) {
     npuStats().npuActive.store(false, std::memory_order_relaxed);
     npuStats().countFallback(f.reason);
@@ -262,6 +290,7 @@ class AutoBackend final : public InferenceBackend {
   NpuBackendConfig config_;
   AutoBackendSides sides_;  // fixed at creation
   std::unique_ptr<NpuBackend> npu_;
+  std::future<Built> retry_;  // the NPU being brought up again in the background
   std::string lastReason_;
   std::chrono::steady_clock::time_point nextTry_{};
 };

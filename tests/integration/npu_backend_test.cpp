@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <future>
 #include <map>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "detector/detector.h"
 #include "detector/verify.h"
 #include "tests/npu/npu_fixtures.h"
+#include "tests/wait.h"
 #ifdef VIGIL_WITH_XRT
 #include "detector/npu/xrt_runtime.h"
 #endif
@@ -32,6 +34,9 @@ struct FaultScript {
   std::deque<Outcome> outcomes;  // consumed per run; empty: `steady`
   Outcome steady = Outcome::kOk;
   bool failOpen = false;
+  // When valid, opening the device waits for it: a bring-up that takes its time (a real NPU's
+  // open, load and canary take seconds), which this runtime cannot otherwise be.
+  std::shared_future<void> openGate;
   int opens = 0;
   int loads = 0;
 };
@@ -47,6 +52,7 @@ class FaultRuntime final : public NpuRuntime {
   }
   std::string describe() const override { return "fault-injecting runtime"; }
   Expected<void> openDevice() override {
+    if (script_->openGate.valid()) script_->openGate.wait();
     ++script_->opens;
     if (script_->failOpen) return makeError(ErrorCode::kUnavailable, "injected: no device");
     return {};
@@ -242,16 +248,50 @@ TEST_F(FaultTest, AutoFallsBackToTheCpuOnRunFailureAndRetriesLater) {
   EXPECT_NE((*autoBackend)->device().find("run_failed"), std::string::npos);
   EXPECT_FALSE(npuStats().npuActive.load());
 
-  // Before retryAfter the NPU is left alone; after it, a healthy NPU is used again.
+  // Before retryAfter the NPU is left alone; after it, a healthy NPU is brought up in the
+  // background and used again from the frame after it is ready.
   script_->steady = Outcome::kOk;
   int opens = script_->opens;
   ASSERT_TRUE((*autoBackend)->infer(input_, out));
   EXPECT_EQ(script_->opens, opens);
   now_ += std::chrono::seconds(61);
-  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  EXPECT_TRUE(testing::waitUntil([&] {
+    EXPECT_TRUE((*autoBackend)->infer(input_, out));
+    return npuStats().npuActive.load();
+  }));
   EXPECT_EQ(script_->opens, opens + 1);
-  EXPECT_TRUE(npuStats().npuActive.load());
   EXPECT_EQ((*autoBackend)->device().find("NPU not in use"), std::string::npos);
+}
+
+// Bringing the NPU up again (open, load, canary: seconds on a real device) happens beside the
+// inference thread, not on it: every frame meanwhile is answered by the CPU at once.
+TEST_F(FaultTest, TheNpuRetryRunsBesideTheFramesNotInTheirWay) {
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  script_->steady = Outcome::kError;
+  Tensor out;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  ASSERT_FALSE(npuStats().npuActive.load()) << "fell back";
+  script_->steady = Outcome::kOk;
+  std::promise<void> gate;
+  script_->openGate = gate.get_future().share();
+  now_ += std::chrono::seconds(61);  // the retry is due; its open now waits for the gate
+  for (int frame = 0; frame < 3; ++frame) {
+    auto answered = std::async(std::launch::async,
+                               [&] { return (*autoBackend)->infer(input_, out).has_value(); });
+    if (answered.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      gate.set_value();  // let the stuck frame finish before failing
+      FAIL() << "frame " << frame << " waited for the NPU's bring-up";
+    }
+    ASSERT_TRUE(answered.get());
+    EXPECT_EQ(maxAbsDiff(out.values(), fallbackOutput_.values()), 0.0F) << "answered by the CPU";
+    EXPECT_FALSE(npuStats().npuActive.load());
+  }
+  gate.set_value();
+  EXPECT_TRUE(testing::waitUntil([&] {
+    EXPECT_TRUE((*autoBackend)->infer(input_, out));
+    return npuStats().npuActive.load();
+  })) << "the NPU, up again, answers";
 }
 
 TEST_F(FaultTest, NanOutputIsRefusedAndAutoFallsBack) {
@@ -355,10 +395,14 @@ TEST_F(FaultTest, DaemonBackendStatusFollowsTheFallbackAndTheReturn) {
             "1")
       << registry.render();
 
-  // A successful retry after retryAfter: back on the NPU; the last reason stays for the record.
+  // A successful retry after retryAfter (brought up in the background, taken by the frame after
+  // it is ready): back on the NPU; the last reason stays for the record.
   script_->steady = Outcome::kOk;
   now_ += std::chrono::seconds(61);
-  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  ASSERT_TRUE(testing::waitUntil([&] {
+    EXPECT_TRUE((*autoBackend)->infer(input_, out));
+    return npuStats().npuActive.load();
+  }));
   EXPECT_TRUE(status.poll());
   EXPECT_EQ(status.json()["name"], "npu");
   EXPECT_EQ(status.json()["last_fallback_reason"], "run_failed");
