@@ -151,6 +151,8 @@ struct Camera::Supervision {
   std::string hwFallbackLogged;   // why hardware decoding is not used, as last logged
   std::uint64_t badFrames = 0;    // corrupt frames in a row (reads failing with kInvalidData)
   std::string lastBadFrame;       // why the last of them was refused
+  bool badRunWarned = false;      // this run of corrupt frames was logged as a warning
+  SteadyClock::time_point lastBadWarning{};  // rate limit: a webcam may damage a frame a second
 };
 
 void Camera::run() {
@@ -268,16 +270,24 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
 }
 
 void Camera::reportBadFrame(const std::string& why, Supervision& supervision) {
+  // A warning when a run of corrupt frames starts, at most once a minute (the count is in
+  // vigil_camera_decode_errors_total); the runs in between at debug.
+  constexpr std::chrono::seconds kBadWarningEvery{60};
   channel_->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
-  if (supervision.badFrames++ == 0) {
-    logger("capture")->warn("[cam={}] corrupt frames: {}", config_.name, redactCredentials(why));
-  }
   supervision.lastBadFrame = redactCredentials(why);
+  if (supervision.badFrames++ > 0) return;
+  const auto now = SteadyClock::now();
+  supervision.badRunWarned = supervision.lastBadWarning == SteadyClock::time_point{} ||
+                             now - supervision.lastBadWarning >= kBadWarningEvery;
+  if (supervision.badRunWarned) supervision.lastBadWarning = now;
+  logger("capture")->log(supervision.badRunWarned ? spdlog::level::warn : spdlog::level::debug,
+                         "[cam={}] corrupt frames: {}", config_.name, supervision.lastBadFrame);
 }
 
 void Camera::reportGoodAgain(Supervision& supervision) {
-  logger("capture")->info("[cam={}] frames usable again after {} corrupt", config_.name,
-                          supervision.badFrames);
+  logger("capture")->log(supervision.badRunWarned ? spdlog::level::info : spdlog::level::debug,
+                         "[cam={}] frames usable again after {} corrupt", config_.name,
+                         supervision.badFrames);
   supervision.badFrames = 0;
   supervision.lastBadFrame.clear();
 }

@@ -6,9 +6,12 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "daemon/log.h"
+#include "tests/log_capture.h"
 #include "tests/wait.h"
 
 namespace vigil {
@@ -20,7 +23,8 @@ using namespace std::chrono_literals;
 struct Script {
   std::mutex mutex;
   std::deque<ErrorCode> opens;  // kInvalidArgument... = fail with that code; absent = succeed
-  std::deque<ErrorCode> reads;  // codes to return before delivering frames; absent = a frame
+  // Codes to return before delivering frames, nullopt a frame among them; absent = a frame.
+  std::deque<std::optional<ErrorCode>> reads;
   int openCalls = 0;
   std::vector<std::chrono::steady_clock::time_point> openTimes;  // when each open() was called
   int closeCalls = 0;
@@ -45,9 +49,9 @@ class ScriptedSource final : public FrameSource {
     std::this_thread::sleep_for(2ms);
     std::lock_guard lock(script_->mutex);
     if (!script_->reads.empty()) {
-      ErrorCode code = script_->reads.front();
+      const std::optional<ErrorCode> code = script_->reads.front();
       script_->reads.pop_front();
-      return makeError(code, "scripted read failure");
+      if (code) return makeError(*code, "scripted read failure");
     }
     frame.picture.bgrForWriting(cv::Size(32, 24));
     frame.sequence = script_->delivered++;
@@ -190,6 +194,40 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
       << camera.lastError();
   EXPECT_GE(camera.channel()->counters().decodeErrors.load(), 50U);
   camera.stop();
+}
+
+// A webcam that damages a frame now and then: each run of corrupt frames is counted, but warned
+// about at most once a minute, not once a frame.
+TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
+  setLogLevel(spdlog::level::info);
+  auto script = std::make_shared<Script>();
+  for (int run = 0; run < 5; ++run) {
+    script->reads.insert(script->reads.end(),
+                         {ErrorCode::kInvalidData, std::nullopt, std::nullopt});
+  }
+  Scheduler scheduler;
+  testing::LogCapture log("capture");
+  {
+    Camera camera(
+        config(), scheduler,
+        [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+        fastBackoff());
+    camera.start();
+    ASSERT_TRUE(testing::waitUntil([&] {
+      std::lock_guard lock(script->mutex);
+      return script->reads.empty() && camera.channel()->counters().captured.load() > 10;
+    }));
+    EXPECT_EQ(camera.channel()->counters().decodeErrors.load(), 5U);
+    camera.stop();
+  }
+  const std::string said = log.text();
+  auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = said.find(text); at != std::string::npos; at = said.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("corrupt frames: "), 1U) << said;
+  EXPECT_EQ(count("frames usable again after 1 corrupt"), 1U) << said;
 }
 
 // Every frame in use (the detector and the result path hold them all): a read that fails then
