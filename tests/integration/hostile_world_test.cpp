@@ -16,16 +16,17 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
-#include <regex>
-#include <sstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <regex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "tests/free_port.h"
 #include "tests/model_paths.h"
+#include "tests/occurrences.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
 #include "tests/vigil_daemon.h"
@@ -498,11 +499,7 @@ TEST(HostileWorldTest, AStreamDeclaringAHugePictureIsRefusedNotAllocated) {
   // FFmpeg refuses each of the ~10 pictures a second it is offered, and says so each time; the
   // log takes 5 of those lines in 10 s. This run lasted well under 30 s: at most 3 windows.
   const std::string log = vigil.log();
-  std::size_t ffmpegLines = 0;
-  for (std::size_t at = log.find("[ffmpeg]"); at != std::string::npos;
-       at = log.find("[ffmpeg]", at + 1)) {
-    ++ffmpegLines;
-  }
+  const std::size_t ffmpegLines = testing::occurrences(log, "[ffmpeg]");
   EXPECT_LE(ffmpegLines, 3U * 6U) << log;
   EXPECT_GE(ffmpegLines, 1U) << "FFmpeg's reason is in the log";
 }
@@ -550,12 +547,9 @@ TEST(HostileWorldTest, ACameraSendingOnlyCorruptPicturesIsLostAndReconnected) {
   EXPECT_EQ(door["state"], "streaming") << door.dump();
   EXPECT_GE(door["frames"]["decode_errors"].get<int>(), 30) << door.dump();
   const std::string log = vigil.log();
-  std::size_t said = 0;
-  for (std::size_t at = log.find("corrupt frames: "); at != std::string::npos;
-       at = log.find("corrupt frames: ", at + 1)) {
-    ++said;
-  }
-  EXPECT_EQ(said, 1U) << "once per run of corrupt frames, not once per frame\n" << log;
+  EXPECT_EQ(testing::occurrences(log, "corrupt frames: "), 1U)
+      << "once per run of corrupt frames, not once per frame\n"
+      << log;
   ASSERT_TRUE(vigil.stop().status.has_value());
 }
 

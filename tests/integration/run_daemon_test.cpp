@@ -22,6 +22,7 @@
 #include "tests/free_port.h"
 #include "tests/model_paths.h"
 #include "tests/notify_socket.h"
+#include "tests/occurrences.h"
 #include "tests/process.h"
 #include "tests/temp_dir.h"
 #include "tests/vigil_daemon.h"
@@ -133,12 +134,7 @@ TEST(RunDaemonTest, BrokenSourcesRetryAndNeverStallTheGoodCamera) {
   }
   EXPECT_NE(log.find("not a video capture device"), std::string::npos) << log;
   // Logged once per state change, not once per attempt.
-  auto count = [&](const std::string& s) {
-    std::size_t n = 0;
-    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("[cam=refused] source lost"), 1U) << log;
+  EXPECT_EQ(testing::occurrences(log, "[cam=refused] source lost"), 1U) << log;
 }
 
 // An MJPEG-over-HTTP camera whose network goes quiet: every connection gets `frames` JPEGs at
@@ -347,13 +343,8 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
   EXPECT_EQ(*stopped.status, 0);
   std::string log = vigil.log();
   // Camera a was started once; b twice.
-  auto count = [&](const std::string& s) {
-    std::size_t n = 0;
-    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("[cam=a] started"), 1U) << log;
-  EXPECT_EQ(count("[cam=b] started"), 2U) << log;
+  EXPECT_EQ(testing::occurrences(log, "[cam=a] started"), 1U) << log;
+  EXPECT_EQ(testing::occurrences(log, "[cam=b] started"), 2U) << log;
 }
 
 // A reload whose detector section does not load still applies its camera edits, and says
@@ -377,12 +368,7 @@ TEST(RunDaemonTest, SighupAppliesCameraEditsWhenTheDetectorDoesNotLoadAndMinScor
   write(modelDir().string(), 0.4F, false);
   ChildProcess vigil({VIGIL_BINARY, "run", "--config", config.string()}, dir.path() / "log");
   ASSERT_TRUE(vigil.waitForLog("[cam=a] streaming")) << vigil.log();
-  auto count = [&](const std::string& s) {
-    const std::string log = vigil.log();
-    std::size_t n = 0;
-    for (auto p = log.find(s); p != std::string::npos; p = log.find(s, p + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& s) { return testing::occurrences(vigil.log(), s); };
   ASSERT_EQ(count("detector: model "), 1U) << vigil.log();
 
   write(modelDir().string(), 0.6F, false);

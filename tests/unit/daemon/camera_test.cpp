@@ -12,6 +12,7 @@
 
 #include "daemon/log.h"
 #include "tests/log_capture.h"
+#include "tests/occurrences.h"
 #include "tests/wait.h"
 
 namespace vigil {
@@ -221,13 +222,8 @@ TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
     camera.stop();
   }
   const std::string said = log.text();
-  auto count = [&](const std::string& text) {
-    std::size_t n = 0;
-    for (auto at = said.find(text); at != std::string::npos; at = said.find(text, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("corrupt frames: "), 1U) << said;
-  EXPECT_EQ(count("frames usable again after 1 corrupt"), 1U) << said;
+  EXPECT_EQ(testing::occurrences(said, "corrupt frames: "), 1U) << said;
+  EXPECT_EQ(testing::occurrences(said, "frames usable again after 1 corrupt"), 1U) << said;
 }
 
 // Every frame in use (the detector and the result path hold them all): a read that fails then
