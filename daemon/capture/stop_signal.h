@@ -12,8 +12,8 @@ namespace vigil {
 
 // A stop a blocking wait can be woken by: an eventfd that a poll() watches beside the fd it
 // waits on (a V4L2 device), or alone (a paced file's sleep). raise() from any thread; it stays
-// raised until clear(). Without an eventfd (the kernel refused one) waits fall back to their
-// full timeout, as before this existed.
+// raised (a source is stopped once). Without an eventfd (the kernel refused one) waits fall back
+// to their full timeout, as before this existed.
 class StopSignal {
  public:
   StopSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
@@ -28,12 +28,6 @@ class StopSignal {
     const std::uint64_t one = 1;
     if (fd_ >= 0) (void)!::write(fd_, &one, sizeof one);
   }
-  void clear() {
-    raised_ = false;
-    std::uint64_t count = 0;
-    if (fd_ >= 0) (void)!::read(fd_, &count, sizeof count);
-  }
-  bool raised() const { return raised_; }
   // For a poll() set: readable once raised. -1 without an eventfd (poll ignores it).
   int fd() const { return fd_; }
 

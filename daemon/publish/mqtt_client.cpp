@@ -388,14 +388,22 @@ void MqttClient::run() {
   }
 }
 
+bool MqttClient::awaitUnlessStopping(mqtt::token& token,
+                                     std::optional<std::chrono::milliseconds> limit) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!token.wait_for(std::chrono::milliseconds(100)) &&
+         (!limit || std::chrono::steady_clock::now() - start < *limit)) {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+  }
+  return true;
+}
+
 void MqttClient::attemptConnect() {
   if (++attempts_ > 1) reconnects_++;
   try {
-    auto token = client_->connect(*connectOptions_);
-    while (!token->wait_for(std::chrono::milliseconds(100))) {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;  // stop() disconnects, which cancels the attempt
-    }
+    // Bounded by the connect options' own timeout; a stop cancels the attempt.
+    if (!awaitUnlessStopping(*client_->connect(*connectOptions_), std::nullopt)) return;
   } catch (const mqtt::exception& e) {
     std::lock_guard lock(mutex_);
     backoff_ =
@@ -415,13 +423,7 @@ void MqttClient::attemptConnect() {
   for (const std::string& filter : subscriptions) {
     try {
       // A broker that never answers SUBACK holds this for kConnectTimeout, a stop not at all.
-      auto token = client_->subscribe(filter, settings_.qos);
-      const auto giveUp = std::chrono::steady_clock::now() + kConnectTimeout;
-      while (!token->wait_for(std::chrono::milliseconds(100)) &&
-             std::chrono::steady_clock::now() < giveUp) {
-        std::lock_guard lock(mutex_);
-        if (stopping_) return;  // stop() disconnects
-      }
+      if (!awaitUnlessStopping(*client_->subscribe(filter, settings_.qos), kConnectTimeout)) return;
     } catch (const mqtt::exception& e) {
       logger("mqtt")->warn("cannot subscribe to {}: {}", filter, e.what());
     }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -118,6 +119,10 @@ class MqttClient : public MessageSink {
 
   void run();
   void attemptConnect();
+  // Waits for `token` in 100 ms slices, until `limit` if given; false as soon as a stop is
+  // asked for (stop() disconnects, which cancels what the token waits for).
+  bool awaitUnlessStopping(mqtt::token& token,
+                           std::optional<std::chrono::milliseconds> limit);
   void sendWindow(std::unique_lock<std::mutex>& lock);
   void onDelivered(const mqtt::token& token, bool success);
   void onConnectionLost(const std::string& cause);
