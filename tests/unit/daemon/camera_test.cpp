@@ -76,6 +76,11 @@ CameraConfig config() {
   return c;
 }
 
+// The camera's source factory: a ScriptedSource on `script`.
+SourceFactory scripted(std::shared_ptr<Script> script) {
+  return [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); };
+}
+
 BackoffPolicy fastBackoff() { return BackoffPolicy{10ms, 40ms, 200ms}; }
 
 TEST(CameraTest, StreamsFramesIntoTheScheduler) {
@@ -83,7 +88,7 @@ TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kStreaming; }));
@@ -105,7 +110,7 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 5; }));
@@ -140,7 +145,7 @@ TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 3; }));
@@ -156,7 +161,7 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
@@ -177,7 +182,7 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
@@ -211,7 +216,7 @@ TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
   {
     Camera camera(
         config(), scheduler,
-        [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+        scripted(script),
         fastBackoff());
     camera.start();
     ASSERT_TRUE(testing::waitUntil([&] {
@@ -233,7 +238,7 @@ TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   std::vector<DetectionJob> held;
@@ -259,7 +264,7 @@ TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 2; }));
@@ -286,7 +291,7 @@ TEST(CameraTest, StopIsPromptDuringBackoff) {
   Scheduler scheduler;
   Camera camera(
       config(), scheduler,
-      [script](const CameraConfig&) { return std::make_unique<ScriptedSource>(script); },
+      scripted(script),
       BackoffPolicy{30000ms, 30000ms, 5000ms});
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kReconnecting; }));
