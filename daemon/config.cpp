@@ -404,11 +404,12 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
   m.snapshots = r.getBool(node, path, "snapshots", false);
 }
 
-void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
+void readHttp(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& base,
+              HttpConfig& h, std::vector<std::string>& warnings) {
   YAML::Node node = root["http"];
   if (!node.IsDefined() || node.IsNull()) return;
   r.expectMap(node, "http");
-  r.rejectUnknownKeys(node, "http", {"enabled", "listen"});
+  r.rejectUnknownKeys(node, "http", {"enabled", "listen", "web_config", "metrics_need_login"});
   h.enabled = r.getBool(node, "http", "enabled", true);
   h.listen = r.getString(node, "http", "listen", h.listen);
   // The server parses it fully at start; catch the obvious here so check-config does.
@@ -416,6 +417,19 @@ void readHttp(const YamlReader& r, const YAML::Node& root, HttpConfig& h) {
   if (colon == std::string::npos || colon + 1 == h.listen.size() || colon == 0) {
     r.fail(node["listen"], "http.listen",
            fmt::format("must be host:port, e.g. 127.0.0.1:9842 or [::]:9842, got '{}'", h.listen));
+  }
+  h.metricsNeedLogin = r.getBool(node, "http", "metrics_need_login", false);
+  const std::string webConfig = r.getString(node, "http", "web_config", "");
+  if (!webConfig.empty()) {
+    h.webConfigFile = resolve(base, webConfig).string();
+    auto web = loadWebConfig(h.webConfigFile);
+    if (!web) r.fail(node["web_config"], "http.web_config", web.error().message);
+    warnings.insert(warnings.end(), web->warnings.begin(), web->warnings.end());
+    h.web = std::make_shared<const WebConfig>(std::move(*web));
+  }
+  if (h.metricsNeedLogin && (!h.web || h.web->basicAuthUsers.empty())) {
+    r.fail(node["metrics_need_login"], "http.metrics_need_login",
+           "needs logins: http.web_config with basic_auth_users");
   }
 }
 
@@ -630,7 +644,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   collectError(errors, [&] { readNode(r, config); });
   collectError(errors, [&] { readDetector(r, root, base, config.detector); });
   collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
-  collectError(errors, [&] { readHttp(r, root, config.http); });
+  collectError(errors, [&] { readHttp(r, root, base, config.http, config.warnings); });
   collectError(errors, [&] { readCapture(r, root, config.capture); });
   collectError(errors, [&] { readCameras(r, base, config, errors); });
   if (errors.size() == 1) throw YamlError(errors.front());

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "daemon/capture/frame_sampler.h"
+#include "daemon/observe/web_config.h"
 #include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/person_tracks.h"
 #include "daemon/pipeline/presence_tracker.h"
@@ -105,8 +107,17 @@ struct MqttConfig {
 struct HttpConfig {
   bool enabled = true;
   std::string listen = "127.0.0.1:9842";  // host:port; loopback unless configured otherwise
+  // `web_config`: exporter-toolkit's web configuration (TLS, basic_auth_users, headers), made
+  // absolute; empty: plain HTTP without logins. `web` is what it held when the file was read.
+  std::string webConfigFile;
+  std::shared_ptr<const WebConfig> web;
+  // With logins: /metrics, /healthz and /readyz need one too (camera views always do).
+  bool metricsNeedLogin = false;
 
-  bool operator==(const HttpConfig&) const = default;
+  // Where and how it listens; what the web configuration says is compared by reading it again.
+  bool sameListener(const HttpConfig& other) const {
+    return enabled == other.enabled && listen == other.listen;
+  }
 };
 
 // The top-level `capture:` section: how every camera's pictures become pixels.

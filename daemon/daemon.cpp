@@ -20,9 +20,8 @@
 #include "daemon/observe/backend_status.h"
 #include "daemon/observe/daemon_metrics.h"
 #include "daemon/observe/heap.h"
-#include "daemon/observe/http_server.h"
+#include "daemon/observe/http_endpoint.h"
 #include "daemon/observe/run_summary.h"
-#include "daemon/observe/status_api.h"
 #include "daemon/observe/status_snapshot.h"
 #include "daemon/observe/systemd_notify.h"
 #include "daemon/observe/watchdog_pinger.h"
@@ -233,22 +232,12 @@ class Daemon {
       log_->info("HTTP: off (http.enabled is false)");
       return true;
     }
-    HttpServerSettings settings;
-    settings.listen = config.listen;
-    http_ = std::make_unique<HttpServer>(io_, settings);
-    statusApi_ = std::make_unique<StatusApi>(
+    http_ = std::make_unique<HttpEndpoint>(
+        io_, config,
         StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
                            registry_, *results_, worker_, publishing_.publisher->recentEvents()});
-    statusApi_->addRoutes(*http_);
-    if (auto ok = http_->start(); !ok) {
-      log_->error("{}", ok.error().message);
-      return false;
-    }
+    if (!http_->start()) return false;
     metrics_->addHttp(http_->counters());
-    // The bound port, not the configured one: port 0 (tests) picks a free one.
-    const std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    log_->info("HTTP: status page, /metrics, /healthz, /readyz and /api/status on http://{}:{}/",
-               host, http_->port());
     return true;
   }
 
@@ -338,9 +327,12 @@ class Daemon {
     }
     results_->setReportedScore(next->detector.minScore);
     const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
-    if (!(next->http == config_.http)) {
-      log_->warn("reload: the http section changed; it takes effect at the next restart");
+    if (!next->http.sameListener(config_.http)) {
+      log_->warn(
+          "reload: http.enabled or http.listen changed; it takes effect at the next restart");
       next->http = config_.http;
+    } else if (http_) {
+      http_->reload(next->http);  // TLS, logins and headers at once, their files read again
     }
     if (next->node != config_.node) {
       log_->warn("reload: node changed to '{}'; it takes effect at the next restart", next->node);
@@ -393,8 +385,7 @@ class Daemon {
   std::unique_ptr<ResultPath> results_;
   Scheduler scheduler_;
   std::unique_ptr<InferenceWorker> worker_;
-  std::unique_ptr<StatusApi> statusApi_;
-  std::unique_ptr<HttpServer> http_;  // after statusApi_: its routes call it
+  std::unique_ptr<HttpEndpoint> http_;
   CameraSet cameras_;                 // last: its cameras stop before anything they feed goes
   SteadyClock::time_point startedAt_;
 };

@@ -9,6 +9,8 @@ packages=(
   # detector and command line
   libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
   nlohmann-json3-dev libssl-dev
+  # HTTP logins: bcrypt from libxcrypt (crypt_rn), TLS from OpenSSL (libssl-dev above)
+  libcrypt-dev
   # daemon: cameras (libv4l2; FFmpeg for network streams), event loop (Boost.Asio), systemd
   # notification (libsystemd)
   libv4l-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libboost-dev

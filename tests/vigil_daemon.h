@@ -48,10 +48,11 @@ class VigilDaemon {
   // The HTTP port, once the daemon has logged it; 0 when it does not within the deadline.
   int port() {
     if (port_ != 0) return port_;
-    if (!process_->waitForLog("/api/status on http://127.0.0.1:", kDeadline)) return 0;
+    if (!process_->waitForLog("/api/status on http", kDeadline)) return 0;
     std::smatch m;
     const std::string text = process_->log();
-    if (std::regex_search(text, m, std::regex("on http://127\\.0\\.0\\.1:(\\d+)/"))) {
+    // http or https, on 127.0.0.1 or whichever address the test's file listens on.
+    if (std::regex_search(text, m, std::regex("/api/status on https?://[^ ]*:(\\d+)/"))) {
       port_ = std::stoi(m[1]);
     }
     return port_;

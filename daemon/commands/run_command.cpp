@@ -10,6 +10,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/model_location.h"
+#include "daemon/observe/web_security.h"
 #include "daemon/url_credentials.h"
 #include "detector/backend.h"
 #include "detector/model_manifest.h"
@@ -26,13 +27,7 @@ std::string mqttLine(const MqttConfig& m) {
                      m.snapshots ? "on" : "off");
 }
 
-std::string httpLine(const HttpConfig& h) {
-  if (!h.enabled) return "http: off\n";
-  return fmt::format("http: status page, /metrics and /api/status on {}{}\n", h.listen,
-                     h.listen.starts_with("127.") || h.listen.starts_with("[::1]")
-                         ? " (this machine only)"
-                         : "");
-}
+std::string httpLine(const HttpConfig& h) { return describeHttpAccess(h) + "\n"; }
 
 // The camera's line and, indented under it, what changes what it reports.
 std::string cameraLines(const CameraConfig& c) {

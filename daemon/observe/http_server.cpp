@@ -1,41 +1,19 @@
 #include "daemon/observe/http_server.h"
 
-// clang-format off
-// Boost 1.74's asio uses std::exchange without including <utility> (fails with g++ 12, C++20).
-#include <utility>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-// clang-format on
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <limits>
-#include <map>
-#include <optional>
-#include <unordered_set>
 
-#include "daemon/log.h"
+#include "daemon/observe/http_server_impl.h"
 
 namespace vigil {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
+using namespace http_internal;
 
 namespace {
 
-// After an error answer, how long and how much the server keeps reading (and discarding) so the
-// client's kernel does not turn our close into a reset that destroys the unread answer.
-constexpr std::chrono::seconds kLingerTime{2};
-constexpr std::size_t kLingerBytes = 1 << 20;
-constexpr std::size_t kLingerChunk = 4096;
 // Out of file descriptors: accepting again at once would spin on the same error.
 constexpr std::chrono::milliseconds kAcceptRetry{100};
 // Repeated warnings (connection limit, accept errors) are logged at most this often.
@@ -93,19 +71,14 @@ Expected<tcp::endpoint> parseListen(const std::string& listen) {
   return tcp::endpoint(address, static_cast<unsigned short>(port));
 }
 
-bool statusHasNoBody(int status) { return status == 204 || status == 304; }
+}  // namespace
 
-HttpResponse textResponse(int status, std::string body) {
+HttpResponse http_internal::textResponse(int status, std::string body) {
   HttpResponse response;
   response.status = status;
   response.body = std::move(body);
   return response;
 }
-
-// Boost 1.74's beast::string_view is boost::string_view, which std::string cannot take directly.
-std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
-
-}  // namespace
 
 std::string_view HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
@@ -113,248 +86,6 @@ std::string_view HttpRequest::header(std::string_view name) const {
   }
   return {};
 }
-
-using MethodTable = std::map<std::string, HttpHandler>;
-
-struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
-  class Session;
-
-  Impl(asio::io_context& io, HttpServerSettings settings)
-      : settings_(std::move(settings)), acceptor_(io), retryTimer_(io) {}
-
-  void accept();
-  void onAccept(const beast::error_code& ec, tcp::socket socket);
-  void reject(tcp::socket socket);
-  // At the limit: the connection that has waited longest for (the rest of) a request, which
-  // makes room for the new one; nullptr when every connection is being answered.
-  Session* longestWaiting() const;
-  // Finds the handler and runs it: 404, 405 or 500 when there is none or it fails.
-  HttpResponse dispatch(HttpRequest& request);
-  void count(int status) {
-    if (status >= 100 && status < 600) {
-      counters_.responses[static_cast<std::size_t>(status / 100 - 1)].fetch_add(
-          1, std::memory_order_relaxed);
-    }
-  }
-  // True at most once per kLogInterval per `last`.
-  static bool shouldLog(Clock::time_point& last) {
-    auto now = Clock::now();
-    if (last != Clock::time_point{} && now - last < kLogInterval) return false;
-    last = now;
-    return true;
-  }
-
-  HttpServerSettings settings_;
-  tcp::acceptor acceptor_;
-  asio::steady_timer retryTimer_;
-  std::map<std::string, MethodTable> exact_;
-  std::vector<std::pair<std::string, MethodTable>> prefixes_;  // longest first
-  std::unordered_set<Session*> sessions_;
-  HttpServerCounters counters_;
-  std::shared_ptr<spdlog::logger> log_ = logger("http");
-  std::string endpointText_;
-  unsigned short port_ = 0;
-  bool started_ = false;
-  bool stopped_ = false;
-  Clock::time_point lastLimitLog_{};
-  Clock::time_point lastEvictLog_{};
-  Clock::time_point lastAcceptErrorLog_{};
-};
-
-// One connection: read a request, answer it, repeat while keep-alive holds.
-class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(std::shared_ptr<Impl> server, tcp::socket socket)
-      : server_(std::move(server)),
-        stream_(std::move(socket)),
-        buffer_(server_->settings_.maxRequestBytes) {
-    server_->sessions_.insert(this);
-    server_->counters_.open.fetch_add(1, std::memory_order_relaxed);
-  }
-  ~Session() {
-    server_->sessions_.erase(this);
-    server_->counters_.open.fetch_sub(1, std::memory_order_relaxed);
-  }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  void start() { readHeader(); }
-
-  // From stop(): pending operations complete with operation_aborted and release the session.
-  void close() { stream_.close(); }
-
-  // Waiting for a request (or the rest of one), or lingering after a close: what may be closed
-  // to make room at the connection limit. Since when, for picking the longest waiting.
-  bool waiting() const { return waiting_; }
-  Clock::time_point waitingSince() const { return waitingSince_; }
-  // Closed to make room: its read completes with operation_aborted and releases it.
-  void evict() {
-    waiting_ = false;
-    stream_.close();
-  }
-
- private:
-  void readHeader() {
-    waiting_ = true;
-    waitingSince_ = Clock::now();
-    const std::size_t limit = server_->settings_.maxRequestBytes;
-    parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(
-        std::min<std::size_t>(limit, std::numeric_limits<std::uint32_t>::max())));
-    parser_->body_limit(limit);
-    // One deadline for the whole request, header and body.
-    stream_.expires_after(server_->settings_.readTimeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
-                              self->onHeader(ec, bytes);
-                            });
-  }
-
-  void onHeader(beast::error_code ec, std::size_t headerBytes) {
-    if (ec) return onReadError(ec);
-    if (server_->stopped_) return;
-    const std::size_t limit = server_->settings_.maxRequestBytes;
-    const std::size_t left = headerBytes < limit ? limit - headerBytes : 0;
-    auto length = parser_->content_length();
-    if (length && *length > left) return answerError(http::status::payload_too_large);
-    if (parser_->is_done()) return handle();
-    parser_->body_limit(left);  // chunked bodies are checked as they arrive
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code e, std::size_t) { self->onBody(e); });
-  }
-
-  void onBody(beast::error_code ec) {
-    if (ec) return onReadError(ec);
-    if (server_->stopped_) return;
-    handle();
-  }
-
-  void onReadError(beast::error_code ec) {
-    if (ec == asio::error::operation_aborted || server_->stopped_) return;
-    if (ec == http::error::end_of_stream) return shutdown();  // the client closed between requests
-    if (ec == beast::error::timeout) {
-      // Beast has closed the socket already. An idle keep-alive connection is no error.
-      if (parser_->got_some()) server_->counters_.readTimeouts.fetch_add(1);
-      return;
-    }
-    if (ec == http::error::header_limit ||
-        (ec == http::error::buffer_overflow && !parser_->is_header_done())) {
-      return answerError(http::status::request_header_fields_too_large);
-    }
-    if (ec == http::error::body_limit || ec == http::error::buffer_overflow) {
-      return answerError(http::status::payload_too_large);
-    }
-    if (ec.category() == make_error_code(http::error::bad_version).category() &&
-        ec != http::error::partial_message) {
-      return answerError(http::status::bad_request);
-    }
-    // Resets, a client gone mid-request (partial_message): nobody to answer.
-    stream_.close();
-  }
-
-  void answerError(http::status status) {
-    waiting_ = false;
-    server_->counters_.badRequests.fetch_add(1, std::memory_order_relaxed);
-    HttpResponse response;
-    response.status = static_cast<int>(status);
-    response.body = str(http::obsolete_reason(status)) + "\n";
-    // What follows a malformed or oversized request cannot be trusted to start a new one.
-    write(response, /*headOnly=*/false, /*keepAlive=*/false, /*version=*/11);
-  }
-
-  void handle() {
-    waiting_ = false;
-    const auto& message = parser_->get();
-    HttpRequest request;
-    request.method = str(message.method_string());
-    const std::string target = str(message.target());
-    if (target.empty() || target.front() != '/') {
-      return answerError(http::status::bad_request);  // absolute-form, '*': not ours to serve
-    }
-    auto question = target.find('?');
-    request.path = target.substr(0, question);
-    if (question != std::string::npos) request.query = target.substr(question + 1);
-    for (const auto& field : message) {
-      request.headers.emplace_back(str(field.name_string()), str(field.value()));
-    }
-    request.body = message.body();
-    const bool headOnly = request.method == "HEAD";
-    const bool keepAlive = message.keep_alive();
-    const unsigned version = message.version();
-    HttpResponse response = server_->dispatch(request);
-    write(response, headOnly, keepAlive, version);
-  }
-
-  void write(HttpResponse& in, bool headOnly, bool keepAlive, unsigned version) {
-    auto& out = response_;
-    out = http::response<http::string_body>();
-    out.version(version == 10 ? 10 : 11);
-    out.result(static_cast<unsigned>(in.status));
-    for (auto& [name, value] : in.headers) {
-      if (name.find_first_of("\r\n:") != std::string::npos ||
-          value.find_first_of("\r\n") != std::string::npos) {
-        server_->log_->warn("dropped header '{}': CR, LF or ':' in it", name);
-        continue;
-      }
-      out.insert(name, value);
-    }
-    out.set(http::field::server, "vigil");
-    if (!in.contentType.empty()) out.set(http::field::content_type, in.contentType);
-    if (statusHasNoBody(in.status)) {
-      out.erase(http::field::content_length);
-    } else {
-      out.content_length(in.body.size());
-      if (!headOnly) out.body() = std::move(in.body);
-    }
-    out.keep_alive(keepAlive);
-    server_->count(in.status);
-    close_ = !keepAlive;
-    stream_.expires_after(server_->settings_.writeTimeout);
-    http::async_write(
-        stream_, response_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
-  }
-
-  void onWrite(beast::error_code ec) {
-    if (ec || server_->stopped_) return stream_.close();
-    response_ = {};  // a large body (a JPEG) need not stay while the connection idles
-    if (close_) return shutdown();
-    readHeader();
-  }
-
-  // Sends FIN, then reads and drops what the client still sends (bounded), then closes.
-  void shutdown() {
-    waiting_ = true;
-    waitingSince_ = Clock::now();
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(kLingerTime);
-    if (!discard_) discard_ = std::make_unique<char[]>(kLingerChunk);
-    linger();
-  }
-
-  void linger() {
-    stream_.async_read_some(asio::buffer(discard_.get(), kLingerChunk),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                              self->discarded_ += n;
-                              if (ec || self->discarded_ > kLingerBytes)
-                                return self->stream_.close();
-                              self->linger();
-                            });
-  }
-
-  std::shared_ptr<Impl> server_;
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;  // one per request
-  http::response<http::string_body> response_;
-  bool close_ = false;
-  bool waiting_ = false;
-  Clock::time_point waitingSince_{};
-  std::unique_ptr<char[]> discard_;  // only for lingering closes
-  std::size_t discarded_ = 0;
-};
 
 void HttpServer::Impl::accept() {
   acceptor_.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
@@ -400,7 +131,7 @@ void HttpServer::Impl::onAccept(const beast::error_code& ec, tcp::socket socket)
     }
   }
   counters_.accepted.fetch_add(1, std::memory_order_relaxed);
-  std::make_shared<Session>(shared_from_this(), std::move(socket))->start();
+  std::make_shared<Session>(shared_from_this(), std::move(socket), security_.tls)->start();
   accept();
 }
 
@@ -417,10 +148,10 @@ HttpServer::Impl::Session* HttpServer::Impl::longestWaiting() const {
 
 void HttpServer::Impl::reject(tcp::socket socket) {
   // Best effort and without waiting: the answer fits the socket's send buffer; if not, the
-  // client gets the close alone.
+  // client gets the close alone (always, on a TLS listener: a TLS client cannot read it).
   beast::error_code ignored;
   socket.non_blocking(true, ignored);
-  socket.write_some(asio::buffer(serviceUnavailable()), ignored);
+  if (!security_.tls) socket.write_some(asio::buffer(serviceUnavailable()), ignored);
   socket.shutdown(tcp::socket::shutdown_both, ignored);
   socket.close(ignored);
   auto rejected = counters_.rejected.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -430,20 +161,27 @@ void HttpServer::Impl::reject(tcp::socket socket) {
   }
 }
 
-HttpResponse HttpServer::Impl::dispatch(HttpRequest& request) {
-  const MethodTable* table = nullptr;
-  if (auto it = exact_.find(request.path); it != exact_.end()) {
-    table = &it->second;
-  } else {
-    for (const auto& [prefix, methods] : prefixes_) {
-      if (request.path.starts_with(prefix)) {
-        table = &methods;
-        request.subpath = request.path.substr(prefix.size());
-        break;
-      }
+bool HttpServer::Impl::shouldLog(Clock::time_point& last) {
+  auto now = Clock::now();
+  if (last != Clock::time_point{} && now - last < kLogInterval) return false;
+  last = now;
+  return true;
+}
+
+const HttpRoute* HttpServer::Impl::find(HttpRequest& request) const {
+  if (auto it = exact_.find(request.path); it != exact_.end()) return &it->second;
+  for (const auto& [prefix, route] : prefixes_) {
+    if (request.path.starts_with(prefix)) {
+      request.subpath = request.path.substr(prefix.size());
+      return &route;
     }
   }
-  if (!table) return textResponse(404, "not found\n");
+  return nullptr;
+}
+
+HttpResponse HttpServer::Impl::dispatch(HttpRequest& request, const HttpRoute* route) {
+  if (route == nullptr) return textResponse(404, "not found\n");
+  const MethodTable* table = &route->methods;
   auto handler = table->find(request.method);
   if (handler == table->end() && request.method == "HEAD") handler = table->find("GET");
   if (handler == table->end()) {
@@ -479,18 +217,23 @@ HttpServer::HttpServer(asio::io_context& io, HttpServerSettings settings)
 
 HttpServer::~HttpServer() { stop(); }
 
-void HttpServer::route(std::string method, std::string path, HttpHandler handler) {
-  impl_->exact_[std::move(path)][std::move(method)] = std::move(handler);
+void HttpServer::route(std::string method, std::string path, HttpHandler handler,
+                       RouteAccess access) {
+  HttpRoute& route = impl_->exact_[std::move(path)];
+  route.methods[std::move(method)] = std::move(handler);
+  route.access = access;
 }
 
-void HttpServer::routePrefix(std::string method, std::string prefix, HttpHandler handler) {
+void HttpServer::routePrefix(std::string method, std::string prefix, HttpHandler handler,
+                             RouteAccess access) {
   auto& prefixes = impl_->prefixes_;
   auto it = std::find_if(prefixes.begin(), prefixes.end(),
                          [&](const auto& entry) { return entry.first == prefix; });
   if (it == prefixes.end()) {
-    it = prefixes.emplace(prefixes.end(), std::move(prefix), MethodTable{});
+    it = prefixes.emplace(prefixes.end(), std::move(prefix), HttpRoute{});
   }
-  it->second[std::move(method)] = std::move(handler);
+  it->second.methods[std::move(method)] = std::move(handler);
+  it->second.access = access;
   std::stable_sort(prefixes.begin(), prefixes.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
 }
@@ -528,11 +271,12 @@ Expected<void> HttpServer::start() {
   auto local = impl.acceptor_.local_endpoint(ec);
   if (ec) return fail("");
   impl.port_ = local.port();
+  impl.loopback_ = local.address().is_loopback();
   impl.endpointText_ = local.address().is_v6()
                            ? fmt::format("[{}]:{}", local.address().to_string(), impl.port_)
                            : fmt::format("{}:{}", local.address().to_string(), impl.port_);
   impl.started_ = true;
-  impl.log_->info("serving http on {}", impl.endpointText_);
+  impl.log_->info("serving {} on {}", impl.security_.tls ? "https" : "http", impl.endpointText_);
   impl.accept();
   return {};
 }
@@ -548,7 +292,22 @@ void HttpServer::stop() {
   // that the loop never depends on that.
   std::vector<Impl::Session*> sessions(impl.sessions_.begin(), impl.sessions_.end());
   for (Impl::Session* session : sessions) session->close();
+  // A login being checked finishes first (one bcrypt); its answer is not sent.
+  if (impl.loginThread_) {
+    impl.loginThread_->stop();
+    impl.loginThread_->join();
+  }
 }
+
+void HttpServer::setSecurity(HttpSecurity security) {
+  Impl& impl = *impl_;
+  if (security.logins && !security.logins->empty() && !impl.loginThread_) {
+    impl.loginThread_ = std::make_unique<asio::thread_pool>(1);
+  }
+  impl.security_ = std::move(security);
+}
+
+bool HttpServer::loopback() const { return impl_->loopback_; }
 
 unsigned short HttpServer::port() const { return impl_->port_; }
 

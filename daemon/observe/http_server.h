@@ -17,9 +17,14 @@
 // Forward-declared so that users of the server do not compile Asio or Beast.
 namespace boost::asio {
 class io_context;
+namespace ssl {
+class context;
+}  // namespace ssl
 }  // namespace boost::asio
 
 namespace vigil {
+
+class HttpLogins;
 
 struct HttpServerSettings {
   // "host:port" or "[v6-host]:port"; the host is a numeric address or "localhost" (no DNS).
@@ -58,6 +63,28 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// Who may use a route (HttpSecurity says how a login is given).
+enum class RouteAccess {
+  // A camera's pictures and what describes its view (status, events, the page): a login when logins
+  // are configured; without logins, served on a loopback listener only (403 elsewhere, saying how
+  // to configure logins), so that opening the listener to the network never gives them away.
+  kCameraView,
+  // /metrics, /healthz, /readyz: open, unless HttpSecurity::monitoringNeedsLogin.
+  kMonitoring,
+};
+
+// TLS and logins, from the web configuration (web_config.h); replaceable while serving.
+struct HttpSecurity {
+  // Null: plain HTTP. Otherwise every connection is TLS; a plain HTTP request is answered 400
+  // in clear text (saying to use https://) and closed.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  // Null or empty: no logins configured. Else HTTP basic auth (401 with WWW-Authenticate without
+  // or with a wrong login; 429 from an address after a burst of failures).
+  std::shared_ptr<HttpLogins> logins;
+  bool monitoringNeedsLogin = false;
+  std::vector<std::pair<std::string, std::string>> headers;  // added to every response
+};
+
 // Runs on the io_context thread, must not block (render text from counters, copy a cached
 // JPEG). An exception thrown out of it is logged and answered 500.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
@@ -74,6 +101,11 @@ struct HttpServerCounters {
   std::atomic<std::uint64_t> rejected{0};       // refused at maxConnections: all being answered
   std::atomic<std::uint64_t> evicted{0};        // closed at maxConnections to make room
   std::atomic<std::uint64_t> open{0};           // connections open now (a gauge)
+  std::atomic<std::uint64_t> tlsHandshakeFailures{0};  // incl. plain HTTP sent to a TLS listener
+  std::atomic<std::uint64_t> loginFailures{0};         // a wrong user or password (401)
+  std::atomic<std::uint64_t> loginsThrottled{0};       // answered 429: too many failures
+  std::atomic<std::uint64_t> refusedWithoutLogins{
+      0};  // camera views answered 403 (see RouteAccess)
 };
 
 // A small HTTP/1.1 server (Boost.Beast) for the daemon's metrics and status pages.
@@ -112,11 +144,21 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // An exact path ("/metrics"). Registering the same method and path again replaces it.
-  void route(std::string method, std::string path, HttpHandler handler);
+  // An exact path ("/metrics"). Registering the same method and path again replaces it. The
+  // access is the path's (the last registration's).
+  void route(std::string method, std::string path, HttpHandler handler,
+             RouteAccess access = RouteAccess::kCameraView);
   // Every path that starts with `prefix` ("/api/cameras/"); the rest is HttpRequest::subpath.
   // An exact route wins over a prefix, a longer prefix over a shorter one.
-  void routePrefix(std::string method, std::string prefix, HttpHandler handler);
+  void routePrefix(std::string method, std::string prefix, HttpHandler handler,
+                   RouteAccess access = RouteAccess::kCameraView);
+
+  // Before or after start(), on the io_context thread: connections accepted from now on use the
+  // new TLS context, requests from now on the new logins and headers. A connection already open
+  // keeps the TLS it started with.
+  void setSecurity(HttpSecurity security);
+  // The listener is a loopback address (127.0.0.0/8, ::1): camera views need no login there.
+  bool loopback() const;
 
   // Parses settings.listen, binds and starts accepting. Errors read like
   // "http.listen 127.0.0.1:9842: address already in use" (kUnavailable) or

@@ -179,11 +179,19 @@ nlohmann::json statusJson(const DaemonSnapshot& s) {
 StatusApi::StatusApi(Sources sources) : sources_(std::move(sources)) {}
 
 void StatusApi::addRoutes(HttpServer& server) {
-  server.route("GET", "/metrics", [this](const HttpRequest&) { return metricsText(); });
-  server.route("GET", "/healthz",
-               [this](const HttpRequest&) { return healthResponse(sources_.heartbeats()); });
-  server.route("GET", "/readyz",
-               [this](const HttpRequest&) { return readinessResponse(sources_.snapshot()); });
+  // Monitoring keeps working on a listener without logins; the rest shows or describes what the
+  // cameras see (RouteAccess::kCameraView, the default).
+  server.route(
+      "GET", "/metrics", [this](const HttpRequest&) { return metricsText(); },
+      RouteAccess::kMonitoring);
+  server.route(
+      "GET", "/healthz",
+      [this](const HttpRequest&) { return healthResponse(sources_.heartbeats()); },
+      RouteAccess::kMonitoring);
+  server.route(
+      "GET", "/readyz",
+      [this](const HttpRequest&) { return readinessResponse(sources_.snapshot()); },
+      RouteAccess::kMonitoring);
   server.route("GET", "/api/status", [this](const HttpRequest&) {
     return jsonResponse(statusJson(sources_.snapshot()));
   });

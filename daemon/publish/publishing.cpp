@@ -21,7 +21,8 @@ std::string statusPageUrl(const HttpConfig& http) {
     if (::gethostname(name, sizeof name - 1) != 0) return "";
     host = name;
   }
-  return "http://" + host + ":" + port + "/";
+  const bool tls = http.web && http.web->tlsContext;
+  return (tls ? "https://" : "http://") + host + ":" + port + "/";
 }
 
 EventPublisherSettings publisherSettings(const MqttConfig& c, const std::string& node,

@@ -479,8 +479,8 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
                             "homeassistant/, snapshots off"),
             std::string::npos)
       << good.log();
-  EXPECT_NE(good.log().find("http: status page, /metrics and /api/status on 127.0.0.1:9842 (this "
-                            "machine only)"),
+  EXPECT_NE(good.log().find("http on 127.0.0.1:9842 without logins: loopback, so every page "
+                            "answers this machine's users"),
             std::string::npos)
       << good.log();
   EXPECT_NE(good.log().find("640x480 @ the lowest fps offered at or above detect_fps, format auto, "

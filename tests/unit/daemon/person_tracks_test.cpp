@@ -1,5 +1,6 @@
 #include "daemon/pipeline/person_tracks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace vigil {
