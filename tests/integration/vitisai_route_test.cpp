@@ -251,5 +251,45 @@ TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
       << out;
 }
 
+// With --config, doctor uses the service's Vitis AI settings: the configuration's ONNX Runtime
+// (for the state line and the canary), target and cache directory; --onnxruntime still wins.
+TEST(VitisAiRouteTest, DoctorTakesTheVitisAiSettingsFromTheConfiguration) {
+  VIGIL_REQUIRE_VITISAI_RUNTIME();
+  TempDir dir;
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  const std::string noOrt = (dir.path() / "no-ort").string();
+  const std::string cache = (dir.path() / "vitisai-cache").string();
+  const std::string file = (dir.path() / "cameras.yaml").string();
+  std::ofstream(file) << "version: 1\nnode: hall\ndetector:\n  model: "
+                      << npuModel("xint8").string() << "\n  onnxruntime: " << noOrt
+                      << "\n  vitisai:\n    target: X2\n"
+                      << "    cache_dir: " << cache
+                      << "\ncameras:\n  - name: door\n    source: 'file:door.mp4'\n";
+  auto run = [&](std::vector<std::string> extra, const char* log) {
+    std::vector<std::string> args{VIGIL_BINARY, "doctor", "--config", file, "--run-canary"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    testing::ChildProcess doctor(args, dir.path() / log);
+    auto status = doctor.wait(120s);
+    return std::make_pair(status.value_or(-1), doctor.log());
+  };
+  auto [status, out] = run({}, "doctor.log");
+  EXPECT_EQ(status, 1) << out;  // the canary cannot run: no ONNX Runtime where the file says
+  for (const std::string& want :
+       {"vitisai from     " + file + " (detector.onnxruntime, detector.vitisai)",
+        "vitisai          NOT USABLE: cannot load ONNX Runtime '" + noOrt + "'",
+        std::string("vitisai target   X2 (detector.vitisai.target)"),
+        "vitisai cache    " + cache + " (created at first compile)",
+        "canary           FAILED: cannot open the NPU (ONNX Runtime Vitis AI EP (" + noOrt +
+            ")): cannot load ONNX Runtime '" + noOrt + "'"}) {
+    EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
+  }
+  auto [overridden, out2] = run({"--onnxruntime", VIGIL_ORT_LIBRARY}, "doctor2.log");
+  EXPECT_EQ(overridden, 1) << out2;
+  EXPECT_NE(out2.find("vitisai          NOT USABLE: the ONNX Runtime at"), std::string::npos)
+      << out2;
+  EXPECT_NE(out2.find("has no Vitis AI execution provider"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("vitisai cache    " + cache), std::string::npos) << out2;
+}
+
 }  // namespace
 }  // namespace vigil
