@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <regex>
+#include <set>
 
 #include "detector/cpu_stage.h"
 #include "detector/detector.h"
@@ -289,6 +290,58 @@ TEST(VitisAiRouteTest, DoctorTakesTheVitisAiSettingsFromTheConfiguration) {
       << out2;
   EXPECT_NE(out2.find("has no Vitis AI execution provider"), std::string::npos) << out2;
   EXPECT_NE(out2.find("vitisai cache    " + cache), std::string::npos) << out2;
+}
+
+// The field report on this machine: every shipped bundle refused with its reason, cpu-ort's
+// figures for each, the versions; --out writes what --json prints; nothing of the
+// configuration's secrets in it.
+TEST(VitisAiRouteTest, SelftestReportsEveryBundleRefusedWithItsReasonAndTheCpuFigures) {
+  VIGIL_REQUIRE_VITISAI_RUNTIME();
+  TempDir dir;
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  std::ofstream(dir.path() / "mqtt.secret") << "s3cr3t-pw\n";
+  std::filesystem::permissions(dir.path() / "mqtt.secret", std::filesystem::perms::owner_read |
+                                                               std::filesystem::perms::owner_write);
+  const std::string config = (dir.path() / "cameras.yaml").string();
+  std::ofstream(config) << "version: 1\nnode: hall\nmqtt:\n  url: mqtt://127.0.0.1:1\n"
+                        << "  username: hall\n  password_file: mqtt.secret\ncameras:\n"
+                        << "  - name: door\n    source: 'rtsp://admin:cam-pw@127.0.0.1:1/live'\n";
+  const std::string out = (dir.path() / "report.json").string();
+  testing::ChildProcess selftest(
+      {VIGIL_BINARY, "npu", "selftest", "--json", "--out", out, "--iterations", "3", "--model",
+       npuModel("xint8").parent_path().string(), "--config", config},
+      dir.path() / "selftest.log");
+  auto status = selftest.wait(300s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(*status, 0) << selftest.log();
+  std::ifstream in(out);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  json report = json::parse(text);
+  EXPECT_NE(selftest.log().find(report.dump(2)), std::string::npos) << "--json prints --out's";
+  for (const char* key : {"kernel", "amdxdna", "firmware", "xrt", "onnxruntime", "vitisai_ep"}) {
+    EXPECT_TRUE(report["versions"].contains(key)) << key;
+  }
+  EXPECT_NE(report["versions"]["onnxruntime"].get<std::string>().find("ONNX Runtime"),
+            std::string::npos);
+  std::set<std::string> names;
+  for (const json& b : report["bundles"]) {
+    const std::string name = b["name"];
+    names.insert(name);
+    EXPECT_EQ(b["outcome"], "refused") << name;
+    EXPECT_NE(b["why"].get<std::string>().find("has no Vitis AI execution provider"),
+              std::string::npos)
+        << name;
+    EXPECT_FALSE(b.contains("npu")) << name;
+    const json& cpu = report["cpu-ort"]["bundles"][name];
+    EXPECT_EQ(cpu["inferences"], 3) << name;
+    EXPECT_GT(cpu["latency_ms"]["median"].get<double>(), 0.0) << name;
+    EXPECT_GT(cpu["host_cpu_ms_per_inference"].get<double>(), 0.0) << name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"yolox-nano-npu-a16w8", "yolox-nano-npu-a8w8",
+                                          "yolox-nano-npu-float", "yolox-nano-npu-xint8"}));
+  for (const char* secret : {"s3cr3t-pw", "cam-pw", "admin"}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret;
+  }
 }
 
 }  // namespace
