@@ -11,6 +11,7 @@
 #include "daemon/commands/detect_command.h"
 #include "daemon/commands/eval_command.h"
 #include "daemon/commands/npu_commands.h"
+#include "daemon/commands/npu_selftest.h"
 #include "daemon/commands/passwd_command.h"
 #include "daemon/commands/run_command.h"
 #include "daemon/commands/track_commands.h"
@@ -71,6 +72,8 @@ int runCommandLine(int argc, char** argv) {
   StageRunOptions stageRun;
   addDoctorCommand(app, doctor);
   addStageRunCommand(app, stageRun);
+  NpuSelftestOptions selftest;
+  addNpuCommand(app, selftest);
   TrackCommandOptions track;
   EvalTracksOptions evalTracks;
   addTrackCommand(app, track);
@@ -105,6 +108,7 @@ int runCommandLine(int argc, char** argv) {
   if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(evalTracks, std::cout);
   if (app.got_subcommand("passwd")) return runPasswdCommand(passwd, std::cin, std::cout, std::cerr);
   if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
+  if (app.got_subcommand("npu")) return runNpuSelftest(selftest, std::cout);
   return 2;
 }
 

@@ -32,13 +32,20 @@ void printVitisAi(const NpuEnvironment& env, const VitisAiSettings& settings, Li
   auto state = vitisAiRuntimeState(settings);
   line("vitisai", state ? *state : "NOT USABLE: " + state.error().message);
   auto generation = npuGeneration(env);
-  line("vitisai target",
-       generation ? fmt::format("{} for this {} NPU (PCI {}, device {})",
-                                *generation == "npu1" ? "X1 (needs detector.vitisai.xclbin)" : "X2",
-                                *generation == "npu1" ? "XDNA" : "XDNA2",
-                                env.pciId.empty() ? "unknown" : env.pciId,
-                                env.deviceName.empty() ? "unknown" : env.deviceName)
-                  : std::string("unknown: no NPU recognised (set detector.vitisai.target)"));
+  if (!settings.target.empty()) {
+    line("vitisai target",
+         fmt::format("{} (detector.vitisai.target){}", settings.target,
+                     settings.xclbin.empty() ? "" : ", xclbin " + settings.xclbin.string()));
+  } else {
+    line("vitisai target",
+         generation
+             ? fmt::format("{} for this {} NPU (PCI {}, device {})",
+                           *generation == "npu1" ? "X1 (needs detector.vitisai.xclbin)" : "X2",
+                           *generation == "npu1" ? "XDNA" : "XDNA2",
+                           env.pciId.empty() ? "unknown" : env.pciId,
+                           env.deviceName.empty() ? "unknown" : env.deviceName)
+             : std::string("unknown: no NPU recognised (set detector.vitisai.target)"));
+  }
   const std::filesystem::path cache =
       settings.cacheDir.empty() ? defaultVitisAiCacheDir() : settings.cacheDir;
   line("vitisai cache",
@@ -154,6 +161,29 @@ bool runDoctorCanary(const ModelManifest& manifest, const VitisAiSettings& vitis
   return true;
 }
 
+// The configuration doctor checks: the one given, or the installed one when there is one and no
+// --model says which bundle to check; empty when none.
+std::filesystem::path doctorConfigFile(const DoctorCommandOptions& options) {
+  if (!options.config.empty()) return options.config;
+  if (!options.model.empty() || !std::filesystem::exists(kInstalledConfig)) return {};
+  return kInstalledConfig;
+}
+
+// The Vitis AI settings the service would use: the configuration's `detector.onnxruntime` and
+// `detector.vitisai` (target, xclbin, cache_dir), so the canary and the cache line are the
+// service's; --onnxruntime wins over the configuration's ONNX Runtime.
+VitisAiSettings doctorVitisAiSettings(const DoctorCommandOptions& options, const DoctorLine& line) {
+  VitisAiSettings settings;
+  if (const std::filesystem::path file = doctorConfigFile(options); !file.empty()) {
+    if (auto config = loadConfig(file)) {
+      settings = config->detector.vitisai;
+      line("vitisai from", file.string() + " (detector.onnxruntime, detector.vitisai)");
+    }  // an invalid file is reported with its reason by checkConfiguration
+  }
+  if (!options.onnxRuntime.empty()) settings.onnxRuntime = options.onnxRuntime;
+  return settings;
+}
+
 // The configuration (given, or the installed one when there is one and no --model says which
 // bundle to check) and what it names:
 // cameras and broker. False when it is invalid or something it names is out of reach; the model
@@ -205,15 +235,15 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
                 "Also open the NPU, load the bundle and run its canary");
   cmd->add_option("--onnxruntime", options.onnxRuntime,
                   "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
-                  "(default: $VIGIL_ORT_ROOT, then the system's)");
+                  "(default: the configuration's detector.onnxruntime, $VIGIL_ORT_ROOT, then "
+                  "the system's)");
 }
 
 int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   NpuEnvironment env = probeNpuEnvironment(options.root);
   const DoctorLine line{out};
   printNpuDevice(env, line);
-  VitisAiSettings vitisai;
-  vitisai.onnxRuntime = options.onnxRuntime;
+  const VitisAiSettings vitisai = doctorVitisAiSettings(options, line);
   printVitisAi(env, vitisai, line);
   printProcessSetup(env, line);
   printPowerSources(options.root, line);

@@ -14,7 +14,9 @@ struct DoctorCommandOptions {
   std::string config;  // cameras.yaml; empty: the installed one if it exists, without --model
   std::string model;   // a model bundle to validate; empty: the config's, else the default model
   bool runCanary = false;            // also create the npu backend (open, load, canary)
-  std::string onnxRuntime;           // the ONNX Runtime of the Vitis AI EP (--onnxruntime)
+  // The ONNX Runtime of the Vitis AI EP (--onnxruntime); empty: the configuration's
+  // detector.onnxruntime, whose detector.vitisai (target, xclbin, cache_dir) doctor uses too.
+  std::string onnxRuntime;
   std::filesystem::path root = "/";  // not an option: tests point it at a fake /dev, /sys
 };
 

@@ -14,6 +14,7 @@
 #include "detector/npu/xrt_runtime.h"
 #endif
 #ifdef VIGIL_WITH_ORT
+#include "detector/npu/ort_cpu_runtime.h"
 #include "detector/npu/vitisai_runtime.h"
 #endif
 
@@ -31,6 +32,8 @@ std::string_view fallbackReasonName(FallbackReason reason) {
       return "run_failed";
     case FallbackReason::kNotOnNpu:
       return "not_on_npu";
+    case FallbackReason::kTimeout:
+      return "timeout";
     case FallbackReason::kCount:
       break;
   }
@@ -387,6 +390,15 @@ NpuRuntimeFactory defaultNpuRuntimeFactory(const NpuStageSpec& spec,
 #ifdef VIGIL_WITH_XRT
   return [] { return makeXrtRuntime(); };
 #else
+  return {};
+#endif
+}
+
+NpuRuntimeFactory ortCpuStageRuntimeFactory(const VitisAiSettings& settings) {
+#ifdef VIGIL_WITH_ORT
+  return [settings] { return makeOrtCpuStageRuntime(settings); };
+#else
+  (void)settings;
   return {};
 #endif
 }

@@ -44,6 +44,11 @@ struct NpuBackendConfig {
 NpuRuntimeFactory defaultNpuRuntimeFactory(const NpuStageSpec& spec,
                                            const VitisAiSettings& vitisai);
 
+// A vitisai stage on ONNX Runtime's CPU provider behind the runtime seam (ort_cpu_runtime.h:
+// nothing runs on an NPU; the tests of the run timeout), or null in a build without ONNX
+// Runtime's headers.
+NpuRuntimeFactory ortCpuStageRuntimeFactory(const VitisAiSettings& settings);
+
 Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest& manifest,
                                                              const BackendOptions& options,
                                                              const NpuBackendConfig& config);

@@ -66,7 +66,9 @@ tl::expected<void, StageFailure> NpuStage::execute(std::span<const Tensor> input
       return tl::unexpected(StageFailure{ran.error(), FallbackReason::kNotOnNpu});
     }
     if (onRunFailure == OnRunFailure::kFail) {
-      return tl::unexpected(StageFailure{ran.error(), FallbackReason::kRunFailed});
+      return tl::unexpected(StageFailure{ran.error(), ran.error().code == ErrorCode::kTimeout
+                                                          ? FallbackReason::kTimeout
+                                                          : FallbackReason::kRunFailed});
     }
     if (auto recovered = climbLadder(inputs, ran.error()); !recovered) return recovered;
   }
@@ -105,11 +107,10 @@ tl::expected<void, StageFailure> NpuStage::canary(OnRunFailure onRunFailure) {
   };
   if (!spec_.canaryImage.empty()) {
     auto ok = imageCanary(onRunFailure);
-    if (!ok && ok.error().code == ErrorCode::kNotOnNpu) {  // not a wrong answer: no NPU at all
-      return tl::unexpected(StageFailure{std::move(ok.error()), FallbackReason::kNotOnNpu});
+    if (!ok && ok.error().reason == FallbackReason::kCanaryFailed) {
+      return fail(std::move(ok.error().error));
     }
-    if (!ok) return fail(std::move(ok.error()));
-    return {};
+    return ok;
   }
   if (spec_.canaryExpected.empty()) {
     return fail(Error{ErrorCode::kInvalidData,
@@ -159,10 +160,7 @@ tl::expected<void, StageFailure> NpuStage::canary(OnRunFailure onRunFailure) {
   if (auto ok = reference_->run(inputs, reference); !ok) return fail(ok.error());
 
   auto ran = execute(inputs, onRunFailure);
-  if (!ran && onRunFailure == OnRunFailure::kFail &&
-      ran.error().reason == FallbackReason::kRunFailed) {
-    return ran;  // no verdict on the numbers: the run itself failed, and the caller climbs on
-  }
+  if (!ran && noVerdict(ran.error(), onRunFailure)) return ran;
   if (!ran) return fail(ran.error().error);
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     float toExpected = maxAbsDiff(outputs_[i].values(), want[i].values());
@@ -186,25 +184,43 @@ tl::expected<void, StageFailure> NpuStage::canary(OnRunFailure onRunFailure) {
   return {};
 }
 
-Expected<void> NpuStage::imageCanary(OnRunFailure onRunFailure) {
+bool NpuStage::noVerdict(const StageFailure& f, OnRunFailure onRunFailure) {
+  // A run cut at its timeout, or any failed run under kFail (the ladder vetting a context):
+  // the numbers were never compared, and the caller decides what comes next.
+  return f.reason == FallbackReason::kTimeout ||
+         (onRunFailure == OnRunFailure::kFail && f.reason == FallbackReason::kRunFailed);
+}
+
+tl::expected<void, StageFailure> NpuStage::imageCanary(OnRunFailure onRunFailure) {
+  auto wrong = [](Error e) {
+    return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
+  };
   const std::filesystem::path path = manifest_.directory() / spec_.canaryImage;
   cv::Mat image = cv::imread(path.string(), cv::IMREAD_COLOR);
   if (image.empty()) {
-    return makeError(ErrorCode::kInvalidData, "{}: not an image OpenCV can read", path.string());
+    return wrong(Error{ErrorCode::kInvalidData,
+                       fmt::format("{}: not an image OpenCV can read", path.string())});
   }
   std::vector<Tensor> inputs{zeroTensor(stage_.inputs.front())};
   Letterbox(manifest_.input).run(image, inputs.front());
   std::vector<Tensor> reference;
   for (const TensorSpec& t : stage_.outputs) reference.push_back(zeroTensor(t));
-  if (auto ok = reference_->run(inputs, reference); !ok) return ok;
-  if (auto ran = execute(inputs, onRunFailure); !ran) return tl::unexpected(ran.error().error);
+  if (auto ok = reference_->run(inputs, reference); !ok) return wrong(ok.error());
+  if (auto ran = execute(inputs, onRunFailure); !ran) {
+    // Not a wrong answer: no NPU at all, or no verdict (the run failed or was cut).
+    if (ran.error().reason == FallbackReason::kNotOnNpu || noVerdict(ran.error(), onRunFailure)) {
+      return ran;
+    }
+    return wrong(std::move(ran.error().error));
+  }
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     const float diff = maxAbsDiff(outputs_[i].values(), reference[i].values());
     if (!(diff <= spec_.canaryTolerance)) {
-      return makeError(ErrorCode::kInvalidOutput,
-                       "NPU canary failed on output '{}' for {}: max abs diff {} to the CPU "
-                       "reference (tolerance {}); the NPU returns wrong results",
-                       spec_.outputs[i].name, spec_.canaryImage, diff, spec_.canaryTolerance);
+      return wrong(Error{
+          ErrorCode::kInvalidOutput,
+          fmt::format("NPU canary failed on output '{}' for {}: max abs diff {} to the CPU "
+                      "reference (tolerance {}); the NPU returns wrong results",
+                      spec_.outputs[i].name, spec_.canaryImage, diff, spec_.canaryTolerance)});
     }
     npuLog()->debug("npu: canary output '{}' within tolerance ({} to CPU)", spec_.outputs[i].name,
                     diff);
@@ -245,11 +261,12 @@ tl::expected<void, StageFailure> NpuStage::climbLadder(std::span<const Tensor> i
     if (ran) return {};
     error = ran.error();
   }
+  // The last failure names the reason: runs that kept passing their timeout are `timeout`.
   return tl::unexpected(StageFailure{
-      Error{ErrorCode::kUnavailable,
+      Error{error.code == ErrorCode::kTimeout ? ErrorCode::kTimeout : ErrorCode::kUnavailable,
             fmt::format("NPU stage '{}' failed after {}a new context and a reopened device: {}",
                         stage_.name, first == 0 ? "a retry, " : "", error.message)},
-      FallbackReason::kRunFailed});
+      error.code == ErrorCode::kTimeout ? FallbackReason::kTimeout : FallbackReason::kRunFailed});
 }
 
 tl::expected<void, StageFailure> NpuStage::rebuildAndVet(bool reopenDevice) {

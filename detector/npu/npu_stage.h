@@ -60,7 +60,9 @@ class NpuStage {
  private:
   // The canary of a bundle whose NPU stage compiles its own ONNX file (vitisai): a photograph,
   // letterboxed, through the NPU and the CPU reference of the same file.
-  Expected<void> imageCanary(OnRunFailure onRunFailure);
+  tl::expected<void, StageFailure> imageCanary(OnRunFailure onRunFailure);
+  // True when a canary's failed run says nothing of its numbers (see the definition).
+  static bool noVerdict(const StageFailure& f, OnRunFailure onRunFailure);
 
   const NpuArgument* argumentOf(const std::string& tensor, NpuArgRole role) const;
 

@@ -13,8 +13,9 @@ enum class FallbackReason : std::size_t {
   kNpuUnavailable,  // no device, no permission, no XRT, design not loadable
   kCanaryFailed,    // the canary's output differs from the bundle's and the CPU's
   kInvalidOutput,   // NaN/Inf in a frame's output
-  kRunFailed,       // run errors or timeouts survived the whole recovery ladder
+  kRunFailed,       // run errors survived the whole recovery ladder
   kNotOnNpu,        // the runtime placed the work on the CPU (operator report, busy time)
+  kTimeout,         // runs passed timeout_ms (cut, not waited for) up the whole ladder
   kCount,
 };
 std::string_view fallbackReasonName(FallbackReason reason);

@@ -13,6 +13,7 @@
 #include "detector/npu/npu_busy_time.h"
 #include "detector/npu/npu_stats.h"
 #include "detector/npu/ort_library.h"
+#include "detector/npu/ort_stage_session.h"
 
 namespace vigil {
 
@@ -83,6 +84,7 @@ class VitisAiRuntime final : public NpuRuntime {
     auto lib = loadOrtLibrary(settings_.onnxRuntime);
     if (!lib) return makeError(ErrorCode::kUnavailable, "{}", lib.error().message);
     lib_ = *lib;
+    if (!session_) session_ = std::make_unique<OrtStageSession>(*lib_);
     if (env_ == nullptr) {
       if (auto ok = check(lib_->api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "vigil-npu", &env_));
           !ok) {
@@ -110,59 +112,15 @@ class VitisAiRuntime final : public NpuRuntime {
     return checkPlacement();
   }
 
-  Expected<void> allocate() override {
-    const OrtApi* api = lib_->api;
-    if (memory_ == nullptr) {
-      if (auto ok = check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &memory_));
-          !ok) {
-        return ok;
-      }
-    }
-    for (const NpuArgument& a : spec_.arguments) {
-      const DeviceTensorSpec* t = tensorOf(a);
-      if (t == nullptr) continue;
-      Binding b;
-      b.index = a.index;
-      b.name = t->name;
-      b.input = a.role == NpuArgRole::kInput;
-      b.data.assign(a.bytes, std::byte{0});
-      if (auto ok = check(api->CreateTensorWithDataAsOrtValue(
-              memory_, b.data.data(), b.data.size(), t->shape.data(), t->shape.size(),
-              ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &b.value));
-          !ok) {
-        return ok;
-      }
-      bindings_.push_back(std::move(b));
-    }
-    return {};
-  }
+  Expected<void> allocate() override { return session_->bind(spec_); }
 
-  std::span<std::byte> buffer(int argIndex) override {
-    for (Binding& b : bindings_) {
-      if (b.index == argIndex) return b.data;
-    }
-    return {};
-  }
+  std::span<std::byte> buffer(int argIndex) override { return session_->buffer(argIndex); }
 
-  Expected<void> start() override {
-    std::vector<const char*> inNames, outNames;
-    std::vector<const OrtValue*> ins;
-    std::vector<OrtValue*> outs;
-    for (Binding& b : bindings_) {
-      (b.input ? inNames : outNames).push_back(b.name.c_str());
-      if (b.input) {
-        ins.push_back(b.value);
-      } else {
-        outs.push_back(b.value);
-      }
-    }
-    pending_ = check(lib_->api->Run(session_, nullptr, inNames.data(), ins.data(), ins.size(),
-                                    outNames.data(), outNames.size(), outs.data()));
-    return {};
-  }
+  Expected<void> start() override { return {}; }
 
-  Expected<void> wait(std::chrono::milliseconds) override {
-    if (!pending_) return pending_;
+  // The run itself, synchronous in ONNX Runtime, cut by the session's watchdog at `timeout`.
+  Expected<void> wait(std::chrono::milliseconds timeout) override {
+    if (auto ran = session_->run(timeout); !ran) return ran;
     auto ok = busy_.afterRun();
     if (ok && busy_.unverifiable() && !saidUnverifiable_) {
       saidUnverifiable_ = true;
@@ -174,12 +132,7 @@ class VitisAiRuntime final : public NpuRuntime {
   }
 
   void unload() override {
-    for (Binding& b : bindings_) lib_->api->ReleaseValue(b.value);
-    bindings_.clear();
-    if (memory_ != nullptr) lib_->api->ReleaseMemoryInfo(memory_);
-    memory_ = nullptr;
-    if (session_ != nullptr) lib_->api->ReleaseSession(session_);
-    session_ = nullptr;
+    if (session_) session_->release();
     if (ownsSession_) sessionOpen.store(false);
     ownsSession_ = false;
   }
@@ -187,14 +140,6 @@ class VitisAiRuntime final : public NpuRuntime {
   void closeDevice() override {}
 
  private:
-  struct Binding {
-    int index = 0;
-    std::string name;
-    bool input = false;
-    std::vector<std::byte> data;
-    OrtValue* value = nullptr;
-  };
-
   const NpuEnvironment& env() {
     if (!environment_) environment_ = probeNpuEnvironment();
     return *environment_;
@@ -202,20 +147,8 @@ class VitisAiRuntime final : public NpuRuntime {
 
   std::filesystem::path cachePath() const { return plan_.cacheDir / plan_.cacheKey; }
 
-  const DeviceTensorSpec* tensorOf(const NpuArgument& a) const {
-    const auto& list = a.role == NpuArgRole::kInput ? spec_.inputs : spec_.outputs;
-    for (const DeviceTensorSpec& t : list) {
-      if (t.name == a.tensor) return &t;
-    }
-    return nullptr;
-  }
-
-  // An OrtStatus into an Expected (and the status released).
   Expected<void> check(OrtStatus* status, ErrorCode code = ErrorCode::kBackendFailure) const {
-    if (status == nullptr) return {};
-    std::string message = lib_->api->GetErrorMessage(status);
-    lib_->api->ReleaseStatus(status);
-    return makeError(code, "ONNX Runtime {} ({}): {}", lib_->version, lib_->path.string(), message);
+    return ortCheck(*lib_, status, code);
   }
 
   Expected<void> requireVitisAiEp() {
@@ -285,7 +218,8 @@ class VitisAiRuntime final : public NpuRuntime {
     }
     vitisLog()->info("npu: Vitis AI EP options: {}; session.disable_cpu_ep_fallback=1", logged);
     const auto t0 = std::chrono::steady_clock::now();
-    if (auto ok = check(api->CreateSession(env_, model.c_str(), options, &session_)); !ok) {
+    OrtSession* session = nullptr;
+    if (auto ok = check(api->CreateSession(env_, model.c_str(), options, &session)); !ok) {
       // ONNX Runtime's words when a node was left for the CPU EP under disabled fallback.
       if (ok.error().message.find("fallback to CPU EP has been explicitly disabled") !=
           std::string::npos) {
@@ -299,6 +233,7 @@ class VitisAiRuntime final : public NpuRuntime {
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (auto ok = session_->adopt(session); !ok) return ok;
     if (reuse) {
       vitisLog()->info("npu: reused the compiled model in {} ({:.1f} s)", cachePath().string(),
                        seconds);
@@ -340,11 +275,8 @@ class VitisAiRuntime final : public NpuRuntime {
   std::optional<NpuEnvironment> environment_;
   NpuStageSpec spec_;
   VitisAiPlan plan_;
-  OrtSession* session_ = nullptr;
-  OrtMemoryInfo* memory_ = nullptr;
+  std::unique_ptr<OrtStageSession> session_;  // made with lib_, kept across unload()
   bool ownsSession_ = false;
-  std::vector<Binding> bindings_;
-  Expected<void> pending_;
   NpuBusyWatch busy_;
   bool saidUnverifiable_ = false;
 };

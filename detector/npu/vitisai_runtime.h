@@ -18,8 +18,9 @@ namespace vigil {
 //   cache_dir/cache_key (a first compile is logged with its duration, a reuse as a reuse), the
 //   EP's operator report read back: no node on the NPU, or fewer than min_npu_nodes, is
 //   kNotOnNpu, and the counts go to npuStats().
-// start(): runs the session (synchronously); wait() returns its result and checks, through the
-//   amdxdna busy time (npu_busy_time.h), that the NPU did the work: flat is kNotOnNpu.
+// start(): nothing (ONNX Runtime's Run is synchronous); wait(timeout) runs the session, cut by
+//   its watchdog when it passes `timeout` (kTimeout, ort_stage_session.h), and checks, through
+//   the amdxdna busy time (npu_busy_time.h), that the NPU did the work: flat is kNotOnNpu.
 // Threads: one caller, like every NpuRuntime.
 std::unique_ptr<NpuRuntime> makeVitisAiRuntime(VitisAiSettings settings);
 

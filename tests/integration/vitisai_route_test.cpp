@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <regex>
+#include <set>
 
 #include "detector/cpu_stage.h"
 #include "detector/detector.h"
@@ -249,6 +250,98 @@ TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
                      "NPU), canary canary.jpg"),
             std::string::npos)
       << out;
+}
+
+// With --config, doctor uses the service's Vitis AI settings: the configuration's ONNX Runtime
+// (for the state line and the canary), target and cache directory; --onnxruntime still wins.
+TEST(VitisAiRouteTest, DoctorTakesTheVitisAiSettingsFromTheConfiguration) {
+  VIGIL_REQUIRE_VITISAI_RUNTIME();
+  TempDir dir;
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  const std::string noOrt = (dir.path() / "no-ort").string();
+  const std::string cache = (dir.path() / "vitisai-cache").string();
+  const std::string file = (dir.path() / "cameras.yaml").string();
+  std::ofstream(file) << "version: 1\nnode: hall\ndetector:\n  model: "
+                      << npuModel("xint8").string() << "\n  onnxruntime: " << noOrt
+                      << "\n  vitisai:\n    target: X2\n"
+                      << "    cache_dir: " << cache
+                      << "\ncameras:\n  - name: door\n    source: 'file:door.mp4'\n";
+  auto run = [&](std::vector<std::string> extra, const char* log) {
+    std::vector<std::string> args{VIGIL_BINARY, "doctor", "--config", file, "--run-canary"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    testing::ChildProcess doctor(args, dir.path() / log);
+    auto status = doctor.wait(120s);
+    return std::make_pair(status.value_or(-1), doctor.log());
+  };
+  auto [status, out] = run({}, "doctor.log");
+  EXPECT_EQ(status, 1) << out;  // the canary cannot run: no ONNX Runtime where the file says
+  for (const std::string& want :
+       {"vitisai from     " + file + " (detector.onnxruntime, detector.vitisai)",
+        "vitisai          NOT USABLE: cannot load ONNX Runtime '" + noOrt + "'",
+        std::string("vitisai target   X2 (detector.vitisai.target)"),
+        "vitisai cache    " + cache + " (created at first compile)",
+        "canary           FAILED: cannot open the NPU (ONNX Runtime Vitis AI EP (" + noOrt +
+            ")): cannot load ONNX Runtime '" + noOrt + "'"}) {
+    EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
+  }
+  auto [overridden, out2] = run({"--onnxruntime", VIGIL_ORT_LIBRARY}, "doctor2.log");
+  EXPECT_EQ(overridden, 1) << out2;
+  EXPECT_NE(out2.find("vitisai          NOT USABLE: the ONNX Runtime at"), std::string::npos)
+      << out2;
+  EXPECT_NE(out2.find("has no Vitis AI execution provider"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("vitisai cache    " + cache), std::string::npos) << out2;
+}
+
+// The field report on this machine: every shipped bundle refused with its reason, cpu-ort's
+// figures for each, the versions; --out writes what --json prints; nothing of the
+// configuration's secrets in it.
+TEST(VitisAiRouteTest, SelftestReportsEveryBundleRefusedWithItsReasonAndTheCpuFigures) {
+  VIGIL_REQUIRE_VITISAI_RUNTIME();
+  TempDir dir;
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  std::ofstream(dir.path() / "mqtt.secret") << "s3cr3t-pw\n";
+  std::filesystem::permissions(dir.path() / "mqtt.secret", std::filesystem::perms::owner_read |
+                                                               std::filesystem::perms::owner_write);
+  const std::string config = (dir.path() / "cameras.yaml").string();
+  std::ofstream(config) << "version: 1\nnode: hall\nmqtt:\n  url: mqtt://127.0.0.1:1\n"
+                        << "  username: hall\n  password_file: mqtt.secret\ncameras:\n"
+                        << "  - name: door\n    source: 'rtsp://admin:cam-pw@127.0.0.1:1/live'\n";
+  const std::string out = (dir.path() / "report.json").string();
+  testing::ChildProcess selftest(
+      {VIGIL_BINARY, "npu", "selftest", "--json", "--out", out, "--iterations", "3", "--model",
+       npuModel("xint8").parent_path().string(), "--config", config},
+      dir.path() / "selftest.log");
+  auto status = selftest.wait(300s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(*status, 0) << selftest.log();
+  std::ifstream in(out);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  json report = json::parse(text);
+  EXPECT_NE(selftest.log().find(report.dump(2)), std::string::npos) << "--json prints --out's";
+  for (const char* key : {"kernel", "amdxdna", "firmware", "xrt", "onnxruntime", "vitisai_ep"}) {
+    EXPECT_TRUE(report["versions"].contains(key)) << key;
+  }
+  EXPECT_NE(report["versions"]["onnxruntime"].get<std::string>().find("ONNX Runtime"),
+            std::string::npos);
+  std::set<std::string> names;
+  for (const json& b : report["bundles"]) {
+    const std::string name = b["name"];
+    names.insert(name);
+    EXPECT_EQ(b["outcome"], "refused") << name;
+    EXPECT_NE(b["why"].get<std::string>().find("has no Vitis AI execution provider"),
+              std::string::npos)
+        << name;
+    EXPECT_FALSE(b.contains("npu")) << name;
+    const json& cpu = report["cpu-ort"]["bundles"][name];
+    EXPECT_EQ(cpu["inferences"], 3) << name;
+    EXPECT_GT(cpu["latency_ms"]["median"].get<double>(), 0.0) << name;
+    EXPECT_GT(cpu["host_cpu_ms_per_inference"].get<double>(), 0.0) << name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"yolox-nano-npu-a16w8", "yolox-nano-npu-a8w8",
+                                          "yolox-nano-npu-float", "yolox-nano-npu-xint8"}));
+  for (const char* secret : {"s3cr3t-pw", "cam-pw", "admin"}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret;
+  }
 }
 
 }  // namespace
