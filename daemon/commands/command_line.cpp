@@ -10,6 +10,7 @@
 #include "daemon/commands/cameras_command.h"
 #include "daemon/commands/detect_command.h"
 #include "daemon/commands/eval_command.h"
+#include "daemon/commands/line_commands.h"
 #include "daemon/commands/npu_commands.h"
 #include "daemon/commands/run_command.h"
 #include "daemon/commands/track_commands.h"
@@ -74,6 +75,8 @@ int runCommandLine(int argc, char** argv) {
   EvalTracksOptions evalTracks;
   addTrackCommand(app, track);
   addEvalTracksCommand(app, evalTracks);
+  EvalLinesOptions evalLines;
+  addEvalLinesCommand(app, evalLines);
 
   if (auto word = unknownCommand(app, argc, argv)) {
     std::cerr << "vigil: unknown command '" << *word << "'; the commands are " << commandNames(app)
@@ -100,6 +103,7 @@ int runCommandLine(int argc, char** argv) {
   if (app.got_subcommand("doctor")) return runDoctorCommand(doctor, std::cout);
   if (app.got_subcommand("track")) return runTrackCommand(track, std::cout);
   if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(evalTracks, std::cout);
+  if (app.got_subcommand("eval-lines")) return runEvalLinesCommand(evalLines, std::cout);
   if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
   return 2;
 }
