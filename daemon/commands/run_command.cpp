@@ -79,6 +79,10 @@ void addRunCommand(CLI::App& app, RunOptions& options) {
                   "Record every tracked frame in DIR/<camera>.txt (MOTChallenge, for vigil "
                   "eval-tracks)")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--state-dir", options.stateDir,
+                  "Keep the line counts across restarts in DIR/line-counts.json (default: "
+                  "$STATE_DIRECTORY, which systemd sets)")
+      ->check(CLI::ExistingDirectory);
 }
 
 void addCheckConfigCommand(CLI::App& app, CheckConfigOptions& options) {

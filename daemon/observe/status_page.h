@@ -115,6 +115,7 @@ function tile(name) {
     '<span class="label">CPU</span><span data-k="capture"></span>' +
     '<span class="label">gating</span><span data-k="gating"></span>' +
     '<span class="label">zones</span><span data-k="zones"></span>' +
+    '<span class="label">lines</span><span data-k="lines"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
     '<span class="label">last person</span><span data-k="last"></span></div>';
   el.querySelector("h2").textContent = name;
@@ -185,6 +186,8 @@ function showCamera(c) {
   set(el, "gating", gating(c.motion));
   set(el, "zones", c.zones.length ? c.zones.map(z => z.name + (z.present ? " (" + z.persons +
       ")" : "")).join(", ") : "-");
+  set(el, "lines", c.lines.length ? c.lines.map(l => l.name + ": " + l.counts.in + " " +
+      l.names.in + ", " + l.counts.out + " " + l.names.out).join("; ") : "-");
   set(el, "latency", c.latency_ms.samples ?
       "p50 " + c.latency_ms.p50.toFixed(0) + " ms, p99 " + c.latency_ms.p99.toFixed(0) + " ms" :
       "-");
