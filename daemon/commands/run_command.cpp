@@ -55,6 +55,10 @@ std::string cameraLines(const CameraConfig& c) {
                                 c.enabled ? "" : ", DISABLED");
   const std::vector<std::string> zones = zoneNames(c);
   if (!zones.empty()) out += fmt::format("    zones: {}\n", fmt::join(zones, ", "));
+  for (const LineSpec& l : c.lines) {
+    out += fmt::format("    line {}: {} points, in: {}, out: {}, band {} px, min_frames {}\n",
+                       l.name, l.points.size(), l.inName, l.outName, l.band, l.minFrames);
+  }
   if (!c.masks.empty()) {
     out += fmt::format("    masks: {} (persons standing in them are ignored)\n", c.masks.size());
   }
