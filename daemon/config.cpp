@@ -212,6 +212,96 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
   }
 }
 
+// [[x, y], ...] in pixels, at least two points, no segment of zero length.
+std::vector<LinePoint> readLinePoints(const YamlReader& r, const YAML::Node& node,
+                                      const std::string& path) {
+  r.expectSequence(node, path);
+  if (node.size() < 2) {
+    r.fail(node, path,
+           fmt::format("a line needs at least 2 points [x, y] (pixels), got {}", node.size()));
+  }
+  std::vector<LinePoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string p = YamlReader::index(path, i);
+    const YAML::Node point = node[i];
+    if (!point.IsSequence() || point.size() != 2) {
+      r.fail(point, p, "a point is [x, y] in pixels of the frame");
+    }
+    const LinePoint xy{readNumber(r, point[0], YamlReader::index(p, 0)),
+                       readNumber(r, point[1], YamlReader::index(p, 1))};
+    if (!points.empty() && points.back() == xy) {
+      r.fail(point, p,
+             fmt::format("the same point as the one before it: the segment from [{}, {}] has "
+                         "zero length",
+                         xy.x, xy.y));
+    }
+    points.push_back(xy);
+  }
+  return points;
+}
+
+// A direction's name (`names: {in: enter, out: leave}`).
+std::string readDirectionName(const YamlReader& r, const YAML::Node& names, const std::string& path,
+                              const char* key) {
+  std::string name = r.getString(names, path, key, key);
+  if (!validName(name)) {
+    r.fail(names[key], YamlReader::join(path, key),
+           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", name));
+  }
+  return name;
+}
+
+LineSpec readLine(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"name", "points", "names", "min_frames", "band"});
+  LineSpec line;
+  line.name = r.getString(node, path, "name");
+  if (!validName(line.name) || line.name == "person" || line.name == "status") {
+    r.fail(node["name"], YamlReader::join(path, "name"),
+           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, and not 'person' or "
+                       "'status' (they name the camera's own topics), got '{}'",
+                       line.name));
+  }
+  line.points = readLinePoints(r, r.child(node, path, "points"), YamlReader::join(path, "points"));
+  if (YAML::Node names = node["names"]; names.IsDefined() && !names.IsNull()) {
+    const std::string np = YamlReader::join(path, "names");
+    r.expectMap(names, np);
+    r.rejectUnknownKeys(names, np, {"in", "out"});
+    line.inName = readDirectionName(r, names, np, "in");
+    line.outName = readDirectionName(r, names, np, "out");
+    if (line.inName == line.outName) {
+      r.fail(names, np, fmt::format("in and out are both called '{}'", line.inName));
+    }
+  }
+  line.minFrames = static_cast<int>(r.getInt(node, path, "min_frames", 1, 100, 1));
+  line.band = r.getDouble(node, path, "band", 0, 10000, kDefaultLineBandPixels);
+  return line;
+}
+
+// After tracking: counting needs identities, so a line on an untracked camera is refused.
+void readLines(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+               CameraConfig& c) {
+  YAML::Node lines = camera["lines"];
+  if (!lines.IsDefined() || lines.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "lines");
+  r.expectSequence(lines, path);
+  if (lines.size() > 0 && !c.tracking.enabled) {
+    r.fail(lines, path,
+           "counting lines need tracking (the identities of persons), which is off for this "
+           "camera (tracking.enabled: false)");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string lp = YamlReader::index(path, i);
+    LineSpec line = readLine(r, lines[i], lp);
+    if (!names.insert(line.name).second) {
+      r.fail(lines[i]["name"], YamlReader::join(lp, "name"),
+             fmt::format("'{}' is already the name of another line of this camera", line.name));
+    }
+    c.lines.push_back(std::move(line));
+  }
+}
+
 // After presence: still_detect_interval must leave the presence tracker a person frame within
 // clear_after, or a person standing still would end their own event.
 void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
@@ -565,7 +655,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   r.rejectUnknownKeys(node, path,
                       {"name", "source", "password_file", "format", "width", "height", "fps",
                        "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
-                       "tracking", "calibration_samples", "hwaccel"});
+                       "tracking", "lines", "calibration_samples", "hwaccel"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -585,6 +675,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readPresence(r, node, path, c.presence);
   readMotion(r, node, path, c);
   readTracking(r, node, path, c);
+  readLines(r, node, path, c);
   readCalibrationSamples(r, node, path, base, c);
   c.hwDecode = capture.hwDecode;
   c.hwDecode.accel = readHwAccel(r, node, path, capture.hwDecode.accel);

@@ -53,6 +53,7 @@ struct CameraConfig {
   bool loop = false;            // file sources: start again at the end
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
+  std::vector<LineSpec> lines;  // counting lines (tracked cameras only), pixels
   PresenceSettings presence;
   MotionSettings motion;                         // motion gating; off without a motion section
   TrackingSettings tracking;                     // person tracking; on without a section

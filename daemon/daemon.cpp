@@ -9,7 +9,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -41,10 +43,33 @@ namespace asio = boost::asio;
 constexpr auto kPresenceTick = std::chrono::milliseconds(250);
 constexpr auto kHeapReleasePeriod = std::chrono::seconds(60);
 
+// --state-dir, else systemd's $STATE_DIRECTORY (its first directory), else nowhere.
+std::filesystem::path lineCountsFile(const RunOptions& options, const Config& config) {
+  std::filesystem::path dir = options.stateDir;
+  if (const char* env = std::getenv("STATE_DIRECTORY"); dir.empty() && env != nullptr) {
+    const std::string dirs(env);
+    dir = dirs.substr(0, dirs.find(':'));
+  }
+  const bool lines = std::any_of(config.cameras.begin(), config.cameras.end(),
+                                 [](const CameraConfig& c) { return !c.lines.empty(); });
+  if (dir.empty()) {
+    if (lines) {
+      logger("daemon")->warn(
+          "line counts start at 0 and are not kept across restarts: no "
+          "--state-dir and no $STATE_DIRECTORY");
+    }
+    return {};
+  }
+  if (lines) logger("daemon")->info("line counts kept in {}", (dir / "line-counts.json").string());
+  return dir / "line-counts.json";
+}
+
 std::vector<PublishedCamera> publishedCameras(const Config& config) {
   std::vector<PublishedCamera> out;
   for (const CameraConfig& c : config.cameras) {
-    if (c.enabled) out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks});
+    if (c.enabled) {
+      out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks, c.lines});
+    }
   }
   return out;
 }
@@ -168,8 +193,9 @@ class Daemon {
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
-    auto publishing = makePublishing(*config,
-                                     [this](std::function<void()> f) { asio::post(io_, f); });
+    auto publishing = makePublishing(
+        *config, [this](std::function<void()> f) { asio::post(io_, f); },
+        lineCountsFile(options_, *config));
     if (!publishing) {
       log_->error("{}", publishing.error().message);
       return false;

@@ -11,6 +11,9 @@ struct RunOptions {
   std::optional<double> durationSeconds;  // stop by itself after this long (tests, benchmarks)
   std::filesystem::path summaryJson;      // write per-camera figures here at the end
   std::filesystem::path tracksOut;        // record every tracked frame here (TrackRecorder)
+  // Where the line counts are kept across restarts (line-counts.json); empty: $STATE_DIRECTORY
+  // (systemd's StateDirectory=), else they are not kept.
+  std::filesystem::path stateDir;
 };
 
 // `vigil run`: the always-on daemon. Loads the configuration, starts one capture thread per

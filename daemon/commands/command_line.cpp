@@ -10,6 +10,7 @@
 #include "daemon/commands/cameras_command.h"
 #include "daemon/commands/detect_command.h"
 #include "daemon/commands/eval_command.h"
+#include "daemon/commands/line_commands.h"
 #include "daemon/commands/npu_commands.h"
 #include "daemon/commands/npu_selftest.h"
 #include "daemon/commands/passwd_command.h"
@@ -80,6 +81,8 @@ int runCommandLine(int argc, char** argv) {
   addEvalTracksCommand(app, evalTracks);
   PasswdOptions passwd;
   addPasswdCommand(app, passwd);
+  EvalLinesOptions evalLines;
+  addEvalLinesCommand(app, evalLines);
 
   if (auto word = unknownCommand(app, argc, argv)) {
     std::cerr << "vigil: unknown command '" << *word << "'; the commands are " << commandNames(app)
@@ -107,6 +110,7 @@ int runCommandLine(int argc, char** argv) {
   if (app.got_subcommand("track")) return runTrackCommand(track, std::cout);
   if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(evalTracks, std::cout);
   if (app.got_subcommand("passwd")) return runPasswdCommand(passwd, std::cin, std::cout, std::cerr);
+  if (app.got_subcommand("eval-lines")) return runEvalLinesCommand(evalLines, std::cout);
   if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
   if (app.got_subcommand("npu")) return runNpuSelftest(selftest, std::cout);
   return 2;

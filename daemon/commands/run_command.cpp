@@ -50,6 +50,10 @@ std::string cameraLines(const CameraConfig& c) {
                                 c.enabled ? "" : ", DISABLED");
   const std::vector<std::string> zones = zoneNames(c);
   if (!zones.empty()) out += fmt::format("    zones: {}\n", fmt::join(zones, ", "));
+  for (const LineSpec& l : c.lines) {
+    out += fmt::format("    line {}: {} points, in: {}, out: {}, band {} px, min_frames {}\n",
+                       l.name, l.points.size(), l.inName, l.outName, l.band, l.minFrames);
+  }
   if (!c.masks.empty()) {
     out += fmt::format("    masks: {} (persons standing in them are ignored)\n", c.masks.size());
   }
@@ -73,6 +77,10 @@ void addRunCommand(CLI::App& app, RunOptions& options) {
   cmd->add_option("--tracks-out", options.tracksOut,
                   "Record every tracked frame in DIR/<camera>.txt (MOTChallenge, for vigil "
                   "eval-tracks)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--state-dir", options.stateDir,
+                  "Keep the line counts across restarts in DIR/line-counts.json (default: "
+                  "$STATE_DIRECTORY, which systemd sets)")
       ->check(CLI::ExistingDirectory);
 }
 

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <opencv2/videoio.hpp>
 #include <ostream>
 #include <variant>
 
+#include "daemon/commands/line_commands.h"
 #include "daemon/log.h"
 #include "daemon/pipeline/person_tracks.h"
 #include "detector/track/byte_tracker.h"
@@ -61,7 +63,35 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
   cmd->add_option("--lost-after", options.lostAfterSeconds,
                   "Seconds a track is kept unseen (on the frames clock: in 30 fps frames / 30)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--lines-out", options.linesOut,
+                  "Write the tracks' crossings of the --line lines here (one JSON object a line)")
+      ->needs(cmd->add_option("--line", options.lines,
+                              "[NAME=]x1,y1,x2,y2[,x3,y3...]: a directed line in pixels (repeat "
+                              "for more); `in` is from its left-hand side to its right-hand side"));
+  cmd->add_option("--line-band", options.lineBand,
+                  "Pixels past a line before a crossing counts (the hysteresis)")
+      ->check(CLI::NonNegativeNumber);
 }
+
+namespace {
+
+// --lines-out: nullptr without it.
+Expected<std::unique_ptr<TrackLineWriter>> lineWriterFor(const TrackCommandOptions& o,
+                                                         std::ofstream& file) {
+  if (o.linesOut.empty()) return nullptr;
+  if (o.lines.empty()) {
+    return makeError(ErrorCode::kInvalidArgument, "--lines-out needs at least one --line");
+  }
+  auto lines = parseLineArguments(o.lines, o.lineBand, 1);
+  if (!lines) return tl::unexpected(lines.error());
+  file.open(o.linesOut);
+  if (!file) {
+    return makeError(ErrorCode::kInvalidArgument, "--lines-out {}: cannot write there", o.linesOut);
+  }
+  return std::make_unique<TrackLineWriter>(std::move(*lines), file);
+}
+
+}  // namespace
 
 int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   auto log = logger("track");
@@ -94,6 +124,12 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     log->error("--out {}: cannot write there", options.out);
     return 2;
   }
+  std::ofstream linesFile;
+  auto lineWriter = lineWriterFor(options, linesFile);
+  if (!lineWriter) {
+    log->error("{}", lineWriter.error().message);
+    return 2;
+  }
   VideoTracker tracker = makeTracker(options);
   DetectionResult result;
   cv::Mat frame;
@@ -106,7 +142,9 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       log->error("{} frame {}: {}", options.video, index, ok.error().message);
       return 2;
     }
-    writeMotLines(file, index, tracker.update(time, result.detections));
+    const std::vector<Track>& tracks = tracker.update(time, result.detections);
+    writeMotLines(file, index, tracks);
+    if (*lineWriter) (*lineWriter)->observe(index, time, tracks);
     ++tracked;
   }
   if (tracked == 0) {
@@ -117,7 +155,10 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       "{}: {} frame(s) tracked (every {} of a {:.2f} fps video), {} tracker, "
       "tracks in {}\n",
       options.video, tracked, stride, videoFps, options.tracker, options.out);
-  return file ? 0 : 2;
+  if (*lineWriter) {
+    out << fmt::format("{} line crossing(s) in {}\n", (*lineWriter)->crossings(), options.linesOut);
+  }
+  return file && (!*lineWriter || linesFile) ? 0 : 2;
 }
 
 void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options) {

@@ -3,8 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "daemon/commands/detector_cli.h"
+#include "detector/track/line_crossing.h"
 
 namespace vigil {
 
@@ -18,6 +20,10 @@ struct TrackCommandOptions {
   // frame per tracked frame, whatever the rate: ByteTrack as published).
   std::string clock = "time";
   double lostAfterSeconds = 1.0;
+  // --lines-out FILE --line [NAME=]x1,y1,x2,y2...: the tracks' crossings (line_commands.h).
+  std::string linesOut;
+  std::vector<std::string> lines;
+  double lineBand = kDefaultLineBandPixels;
 };
 
 // `vigil track VIDEO --out tracks.txt [--detect-fps F]`: the detector and the tracker on a
@@ -30,7 +36,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out);
 struct EvalTracksOptions {
   std::string groundTruth;
   std::string tracks;
-  int stride = 0;  // 0: every ground-truth frame
+  int stride = 0;               // 0: every ground-truth frame
   bool framesInTracks = false;  // only the frames the tracks file names
   bool json = false;
 };

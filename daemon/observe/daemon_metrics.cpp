@@ -71,6 +71,7 @@ enum class Series : std::size_t {
   kTracksActive,
   kTracksStarted,
   kTrackDuration,
+  kLineCrossings,
   kCount
 };
 
@@ -339,6 +340,12 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_track_duration_seconds",
      {"camera"},
      "How long each ended person track was seen, first to last detection"},
+    {Series::kLineCrossings,
+     kCounter,
+     "vigil_line_crossings_total",
+     {"camera", "line", "direction"},
+     "Tracked persons who crossed the counting line, by direction (in: from its left-hand "
+     "side to its right-hand side); continues across restarts while the line stays the same"},
 };
 
 constexpr bool tableInOrder() {
@@ -577,6 +584,22 @@ void DaemonMetrics::addCamera(const std::string& name,
     if (!view.tracks) return std::nullopt;
     return count(view.tracks->personsStarted());
   });
+  addLineSeries(name, config);
+}
+
+void DaemonMetrics::addLineSeries(const std::string& camera, const CameraConfig& config) {
+  const LineCounts& counts = sources_.publisher.lineCounts();
+  for (const LineSpec& line : config.lines) {
+    for (CrossingDirection d : {CrossingDirection::kIn, CrossingDirection::kOut}) {
+      LabelValues labels{camera, line.name, std::string(crossingDirectionName(d))};
+      callbacks(registry_, Series::kLineCrossings)
+          .add(labels, [&counts, camera, name = line.name, d]() -> std::optional<double> {
+            auto n = counts.count(camera, name, d);
+            return n ? count(*n) : std::nullopt;
+          });
+      cameras_[camera].lineSeries.push_back(std::move(labels));
+    }
+  }
 }
 
 void DaemonMetrics::removeCamera(const std::string& name) {
@@ -595,6 +618,9 @@ void DaemonMetrics::removeCamera(const std::string& name) {
     for (const std::string& zone : it->second.zones) {
       callbacks(registry_, Series::kZonePersonPresent).remove({name, zone});
       callbacks(registry_, Series::kZonePersons).remove({name, zone});
+    }
+    for (const LabelValues& labels : it->second.lineSeries) {
+      callbacks(registry_, Series::kLineCrossings).remove(labels);
     }
     callbacks(registry_, Series::kCameraInfo).remove(it->second.info);
     callbacks(registry_, Series::kCameraDecoder).remove(it->second.decoder);

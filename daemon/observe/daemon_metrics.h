@@ -58,6 +58,8 @@ class DaemonMetrics {
  private:
   void addGlobalSeries();
   void addMqttSeries();
+  // vigil_line_crossings_total of the camera's lines, in and out.
+  void addLineSeries(const std::string& camera, const CameraConfig& config);
 
   // What removeCamera() and updateCameraInfo() need of a camera added.
   struct CameraSeries {
@@ -65,6 +67,7 @@ class DaemonMetrics {
     const CameraView* view = nullptr;
     LabelValues info;     // vigil_camera_info's labels now
     LabelValues decoder;  // vigil_camera_decoder_info's: camera, decoder
+    std::vector<LabelValues> lineSeries;  // vigil_line_crossings_total's
   };
   static constexpr std::size_t kInfoResolution = 2;  // its place in `info`
   static constexpr std::size_t kDecoderLabel = 1;    // its place in `decoder`

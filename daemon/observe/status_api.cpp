@@ -70,6 +70,20 @@ nlohmann::json areasJson(const CameraSnapshot& c, nlohmann::json& masks) {
   return zones;
 }
 
+// The counting lines: points in pixels, the directions' names and their running counts.
+nlohmann::json linesJson(const CameraSnapshot& c) {
+  nlohmann::json lines = nlohmann::json::array();
+  for (const CameraSnapshot::Line& l : c.lines) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const LinePoint& p : l.spec.points) points.push_back({p.x, p.y});
+    lines.push_back({{"name", l.spec.name},
+                     {"points", points},
+                     {"names", {{"in", l.spec.inName}, {"out", l.spec.outName}}},
+                     {"counts", {{"in", l.in}, {"out", l.out}}}});
+  }
+  return lines;
+}
+
 nlohmann::json cameraJson(const CameraSnapshot& c) {
   nlohmann::json masks;
   nlohmann::json zones = areasJson(c, masks);
@@ -102,6 +116,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"tracks", c.tracking ? tracksJson(c) : nlohmann::json(nullptr)},
       {"zones", zones},
       {"masks", masks},
+      {"lines", linesJson(c)},
   };
 }
 

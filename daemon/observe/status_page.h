@@ -40,6 +40,8 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
   .view polygon.zone.present { fill: rgba(255, 170, 0, 0.18); stroke: #fa0; }
   .view polygon.mask { fill: rgba(0, 0, 0, 0.55); stroke: #777; stroke-dasharray: 4 3;
                        vector-effect: non-scaling-stroke; }
+  .view polyline.line { fill: none; stroke: #3e3; stroke-width: 2;
+                        vector-effect: non-scaling-stroke; }
   .view text { fill: #fff; font-size: 3px; paint-order: stroke; stroke: #000; stroke-width: 0.6px; }
   .info { padding: 8px 10px; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
   .info span { overflow-wrap: anywhere; min-width: 0; }
@@ -115,6 +117,7 @@ function tile(name) {
     '<span class="label">CPU</span><span data-k="capture"></span>' +
     '<span class="label">gating</span><span data-k="gating"></span>' +
     '<span class="label">zones</span><span data-k="zones"></span>' +
+    '<span class="label">lines</span><span data-k="lines"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
     '<span class="label">last person</span><span data-k="last"></span></div>';
   el.querySelector("h2").textContent = name;
@@ -149,6 +152,22 @@ function drawAreas(el, c) {
   };
   for (const m of c.masks) poly(m, "mask", null);
   for (const z of c.zones) poly(z.polygon, "zone" + (z.present ? " present" : ""), z.name);
+  // Counting lines are in the frame's pixels: scaled by the picture's own size once it loaded.
+  const img = el.querySelector("img");
+  if (!img.naturalWidth) return;
+  for (const l of c.lines) {
+    const pts = l.points.map(([x, y]) => [100 * x / img.naturalWidth, 100 * y / img.naturalHeight]);
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", pts.map(([x, y]) => x + "," + y).join(" "));
+    line.setAttribute("class", "line");
+    svg.appendChild(line);
+    const t = document.createElementNS(SVG, "text");
+    t.setAttribute("x", pts[0][0] + 1);
+    t.setAttribute("y", pts[0][1] + 4);
+    t.textContent = l.name + " " + l.counts.in + " " + l.names.in + " / " + l.counts.out + " " +
+        l.names.out;
+    svg.appendChild(t);
+  }
 }
 
 function gating(m) {
@@ -185,6 +204,8 @@ function showCamera(c) {
   set(el, "gating", gating(c.motion));
   set(el, "zones", c.zones.length ? c.zones.map(z => z.name + (z.present ? " (" + z.persons +
       ")" : "")).join(", ") : "-");
+  set(el, "lines", c.lines.length ? c.lines.map(l => l.name + ": " + l.counts.in + " " +
+      l.names.in + ", " + l.counts.out + " " + l.names.out).join("; ") : "-");
   set(el, "latency", c.latency_ms.samples ?
       "p50 " + c.latency_ms.p50.toFixed(0) + " ms, p99 " + c.latency_ms.p99.toFixed(0) + " ms" :
       "-");

@@ -43,6 +43,11 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     }
     s.zones.push_back(std::move(z));
   }
+  for (const LineSpec& line : config.lines) {
+    const LineCounts& counts = publisher.lineCounts();
+    s.lines.push_back({line, counts.count(name, line.name, CrossingDirection::kIn).value_or(0),
+                       counts.count(name, line.name, CrossingDirection::kOut).value_or(0)});
+  }
   s.masks = config.masks;
   s.idleDetectIntervalS = std::chrono::duration<double>(config.motion.idleDetectInterval).count();
   s.stillDetectIntervalS = std::chrono::duration<double>(config.motion.stillDetectInterval).count();

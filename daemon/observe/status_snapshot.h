@@ -63,8 +63,15 @@ struct CameraSnapshot {
     bool present = false;
     int persons = 0;
   };
+  // A counting line with its running counts.
+  struct Line {
+    LineSpec spec;
+    std::uint64_t in = 0;
+    std::uint64_t out = 0;
+  };
   double detectFps = 0;
   std::vector<Zone> zones;
+  std::vector<Line> lines;
   std::vector<Polygon> masks;
   double idleDetectIntervalS = 0;
   double stillDetectIntervalS = 0;

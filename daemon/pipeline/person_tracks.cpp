@@ -41,11 +41,17 @@ Point footOf(const Box& b, int width, int height) {
 }  // namespace
 
 PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
-                           std::vector<Polygon> masks)
+                           std::vector<Polygon> masks, const std::vector<LineSpec>& lines)
     : settings_(settings),
       zones_(std::move(zones)),
       masks_(std::move(masks)),
-      tracker_(settings.tracker) {}
+      tracker_(settings.tracker) {
+  for (const LineSpec& l : lines) {
+    if (auto line = CountingLine::make(l.points, l.band, l.minFrames)) {
+      lines_.emplace_back(l.name, std::move(*line));
+    }
+  }
+}
 
 void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
                           std::vector<ZoneEvent>& events) {
@@ -63,6 +69,7 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
   }
   const std::vector<Track>& tracks = tracker_.update(time, *input);
   endedDurations_.clear();
+  crossings_.clear();
   endTracks(time, events);
   persons_.clear();
   for (const Track& t : tracks) {
@@ -78,6 +85,7 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
     if (t.matched) {
       updateStationary(s, t, time);
       updateZones(s, t, time, width, height, events);
+      updateLines(s, t, time);
     }
     TrackedPerson p{t.id, t.box, t.score, t.firstSeen, t.lastSeen, t.matched, s.stationary, {}};
     for (std::size_t z = 0; z < zones_.size(); ++z) {
@@ -97,7 +105,18 @@ PersonTracks::State& PersonTracks::stateOf(const Track& t) {
   s.anchorX = t.box.x + t.box.width / 2;
   s.anchorY = t.box.y + t.box.height / 2;
   s.visits.resize(zones_.size());
+  s.lineStates.resize(lines_.size());
   return *states_.insert(it, std::move(s));
+}
+
+// The feet in the frame's pixels, as the lines are: a detected frame's box only, so a
+// prediction never crosses a line.
+void PersonTracks::updateLines(State& s, const Track& t, double time) {
+  for (std::size_t l = 0; l < lines_.size(); ++l) {
+    if (auto counted = lines_[l].second.observe(s.lineStates[l], feetOf(t.box))) {
+      crossings_.push_back({lines_[l].first, *counted, s.id, time, t.box, t.score});
+    }
+  }
 }
 
 void PersonTracks::updateStationary(State& s, const Track& t, double time) {
@@ -167,6 +186,18 @@ void PersonTracks::leaveZones(const State& s, double time, std::vector<ZoneEvent
   if (s.reported) endedDurations_.push_back(s.lastSeen - s.firstSeen);
 }
 
+std::vector<std::string> PersonTracks::linesOutside(int width, int height) const {
+  std::vector<std::string> out;
+  for (const auto& [name, line] : lines_) {
+    if (std::any_of(line.points().begin(), line.points().end(), [&](const LinePoint& p) {
+          return p.x < 0 || p.y < 0 || p.x > width || p.y > height;
+        })) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
 void PersonTracks::expire(double time, std::vector<ZoneEvent>& events) {
   static const std::vector<Detection> kNobody;
   update(time, 0, 0, kNobody, events);
@@ -174,6 +205,7 @@ void PersonTracks::expire(double time, std::vector<ZoneEvent>& events) {
 
 void PersonTracks::endAll(double time, std::vector<ZoneEvent>& events) {
   endedDurations_.clear();
+  crossings_.clear();
   for (const State& s : states_) leaveZones(s, time, events);
   states_.clear();
   persons_.clear();

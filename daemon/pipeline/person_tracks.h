@@ -8,6 +8,7 @@
 
 #include "daemon/pipeline/presence_tracker.h"
 #include "detector/track/byte_tracker.h"
+#include "detector/track/line_crossing.h"
 
 namespace vigil {
 
@@ -19,6 +20,32 @@ struct TrackZone {
   Polygon polygon;
   int minFrames = 1;
   std::optional<double> loiterAfterSeconds;  // nullopt: no loiter event
+};
+
+// A counting line of a camera (cameras.yaml `lines:`): a directed polyline in the frame's pixels,
+// counted by the rule of detector/track/line_crossing.h on the feet of the tracked persons.
+struct LineSpec {
+  std::string name;
+  std::vector<LinePoint> points;  // pixels, at least two, no zero-length segment
+  std::string inName = "in";      // what `in` and `out` are called in events and Home Assistant
+  std::string outName = "out";
+  int minFrames = 1;
+  double band = kDefaultLineBandPixels;
+
+  bool operator==(const LineSpec&) const = default;
+  const std::string& directionName(CrossingDirection d) const {
+    return d == CrossingDirection::kIn ? inName : outName;
+  }
+};
+
+// A tracked person crossed a line (counted, past its band).
+struct LineCrossingEvent {
+  std::string line;
+  CrossingDirection direction = CrossingDirection::kIn;
+  std::uint64_t trackId = 0;
+  double time = 0;  // the frame's time, on the caller's clock
+  Box box;          // pixels, on that frame
+  float score = 0;
 };
 
 // A track is stationary when its box centre stays within `maxMoveFraction` of its height of
@@ -86,8 +113,9 @@ std::string_view zoneEventName(ZoneEventType type);
 class PersonTracks {
  public:
   // `masks`: a person whose feet stand inside one is not tracked (the camera's masks).
+  // `lines`: checked already (config); one that CountingLine refuses is left out.
   PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
-               std::vector<Polygon> masks = {});
+               std::vector<Polygon> masks = {}, const std::vector<LineSpec>& lines = {});
 
   // One frame's person detections (every score the tracker uses, down to its lowScore) at
   // `time`, boxes in pixels of a width x height frame. Appends the frame's zone events.
@@ -107,6 +135,11 @@ class PersonTracks {
   std::uint64_t personsStarted() const { return personsStarted_; }
   // How long each person track that ended in the last update() was seen (last - first seen).
   const std::vector<double>& endedDurations() const { return endedDurations_; }
+  // The line crossings counted in the last update(), in the order of the lines.
+  const std::vector<LineCrossingEvent>& crossings() const { return crossings_; }
+  // The names of the lines with a point outside a width x height frame (nobody's feet get
+  // there: a line drawn for another resolution).
+  std::vector<std::string> linesOutside(int width, int height) const;
 
  private:
   struct Visit {
@@ -125,12 +158,14 @@ class PersonTracks {
     float anchorX = 0, anchorY = 0;
     bool stationary = false;
     std::vector<Visit> visits;  // one per zone
+    std::vector<LineTrackState> lineStates;  // one per line
   };
 
   State& stateOf(const Track& track);
   void updateStationary(State& s, const Track& t, double time);
   void updateZones(State& s, const Track& t, double time, int width, int height,
                    std::vector<ZoneEvent>& events);
+  void updateLines(State& s, const Track& t, double time);
   void endTracks(double time, std::vector<ZoneEvent>& events);
   // A track ends: it leaves the zones it entered, and its duration is noted.
   void leaveZones(const State& s, double time, std::vector<ZoneEvent>& events);
@@ -138,12 +173,14 @@ class PersonTracks {
   PersonTrackingSettings settings_;
   std::vector<TrackZone> zones_;
   std::vector<Polygon> masks_;
+  std::vector<std::pair<std::string, CountingLine>> lines_;  // name, line
   ByteTracker tracker_;
   std::vector<Detection> unmasked_;  // reused
   std::vector<State> states_;  // by id, as the tracker's
   std::vector<TrackedPerson> persons_;
   std::uint64_t personsStarted_ = 0;
   std::vector<double> endedDurations_;
+  std::vector<LineCrossingEvent> crossings_;
 };
 
 }  // namespace vigil

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "daemon/log.h"
 #include "daemon/pipeline/motion.h"
 
 namespace vigil {
@@ -57,7 +58,7 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
   }
   return std::make_unique<PersonTracks>(
       personTrackingSettings(camera.tracking, camera.presence.minScore), std::move(zones),
-      camera.masks);
+      camera.masks, camera.lines);
 }
 
 ResultPath::ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore)
@@ -135,6 +136,14 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
   if (!view.tracks) return;
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
+  if (!view.linesChecked && r.width > 0 && r.height > 0) {
+    view.linesChecked = true;
+    for (const std::string& line : view.tracks->linesOutside(r.width, r.height)) {
+      logger("tracking")
+          ->warn("[cam={}] line {} has a point outside the {}x{} frame", r.camera, line, r.width,
+                 r.height);
+    }
+  }
   view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
   tracksUpdated(view, time, secondsSinceEpoch(capture));
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());
@@ -204,6 +213,7 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
   if (view.tracks) {
     frame.persons = &view.latestTracks;
     frame.zoneEvents = &zoneEvents_;
+    frame.crossings = &view.tracks->crossings();
   }
   frame.backend = r.backend;
   frame.picture = r.frame ? &r.frame->picture : nullptr;

@@ -125,4 +125,27 @@ std::string zoneEventJson(std::string_view camera, const ZoneEvent& e,
   return j.dump();
 }
 
+std::string lineEventJson(std::string_view camera, const LineSpec& line, const LineCrossingEvent& e,
+                          std::uint64_t count, std::chrono::system_clock::time_point time,
+                          int width, int height) {
+  nlohmann::json j = {
+      {"schema", kSchema},
+      {"type", "cross"},
+      {"camera", camera},
+      {"line", line.name},
+      {"direction", crossingDirectionName(e.direction)},
+      {"direction_name", line.directionName(e.direction)},
+      {"count", count},
+      {"track_id", e.trackId},
+      {"time", isoUtc(time)},
+  };
+  if (width > 0 && height > 0) {
+    const auto w = static_cast<float>(width);
+    const auto h = static_cast<float>(height);
+    const Box& b = e.box;
+    j["box"] = boxJson(Box{b.x / w, b.y / h, b.width / w, b.height / h}, e.score);
+  }
+  return j.dump();
+}
+
 }  // namespace vigil

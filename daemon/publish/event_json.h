@@ -27,6 +27,14 @@ std::string zoneEventJson(std::string_view camera, const ZoneEvent& event,
                           std::chrono::system_clock::time_point time, const TrackedPerson* person,
                           int width, int height);
 
+// A line crossing of a tracked person at `time`: {"schema":1, "type":"cross", "camera", "line",
+// "direction" (in or out), "direction_name" (the line's name for it), "count" (the direction's
+// running count with this crossing), "track_id", "time", "box" (normalized by the frame's
+// width x height, with "score")}.
+std::string lineEventJson(std::string_view camera, const LineSpec& line,
+                          const LineCrossingEvent& event, std::uint64_t count,
+                          std::chrono::system_clock::time_point time, int width, int height);
+
 // "2026-11-29T21:40:01.123Z"
 std::string isoUtc(std::chrono::system_clock::time_point time);
 std::string isoUtcOfUnixSeconds(double seconds);

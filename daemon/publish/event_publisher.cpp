@@ -21,7 +21,7 @@ constexpr int kSnapshotQuality = 85;
 }  // namespace
 
 EventPublisher::EventPublisher(EventPublisherSettings settings, MessageSink* sink)
-    : settings_(std::move(settings)), sink_(sink) {}
+    : settings_(std::move(settings)), sink_(sink), lineCounts_(settings_.lineCountsFile) {}
 
 std::string EventPublisher::statusTopic() const {
   return vigil::statusTopic(settings_.topicPrefix);
@@ -41,10 +41,13 @@ DiscoverySettings EventPublisher::discoverySettings() const {
 }
 
 DiscoveredCamera EventPublisher::discovered(const CameraState& camera) const {
-  DiscoveredCamera d{camera.spec.name, {}, settings_.snapshots, {}};
+  DiscoveredCamera d{camera.spec.name, {}, settings_.snapshots, {}, {}};
   for (const ZoneSpec& zone : camera.spec.zones) {
     d.zones.push_back(zone.name);
     if (zone.loiterAfter) d.loiterZones.push_back(zone.name);
+  }
+  for (const LineSpec& line : camera.spec.lines) {
+    d.lines.push_back({line.name, line.inName, line.outName});
   }
   return d;
 }
@@ -57,8 +60,20 @@ EventPublisher::CameraState& EventPublisher::addCamera(const PublishedCamera& sp
   return camera;
 }
 
+void EventPublisher::configureLines(const std::vector<PublishedCamera>& cameras) {
+  std::vector<LineCounts::Line> lines;
+  for (const PublishedCamera& c : cameras) {
+    for (const LineSpec& l : c.lines) lines.push_back({c.name, l.name, l.points});
+  }
+  for (const std::string& line : lineCounts_.configure(lines)) {
+    logger("events")->info("line {}: its points changed, its counts start again at 0", line);
+  }
+  lineCounts_.save();
+}
+
 void EventPublisher::setCameras(const std::vector<PublishedCamera>& cameras) {
   const auto now = std::chrono::system_clock::now();
+  configureLines(cameras);
   std::set<std::string, std::less<>> wanted;
   for (const PublishedCamera& spec : cameras) wanted.insert(spec.name);
 
@@ -72,7 +87,10 @@ void EventPublisher::setCameras(const std::vector<PublishedCamera>& cameras) {
       continue;
     }
     endAll(camera, now);
-    if (next == cameras.end() || next->zones != camera.spec.zones) clearCamera(camera);
+    if (next == cameras.end() || next->zones != camera.spec.zones ||
+        next->lines != camera.spec.lines) {
+      clearCamera(camera);
+    }
     if (next == cameras.end()) {
       logger("events")->info("[cam={}] removed: its MQTT topics are cleared", it->first);
     }
@@ -110,6 +128,11 @@ void EventPublisher::clearCamera(const CameraState& camera) {
     send(personTopic(prefix, camera.spec.name, zone.name), "", true);
     send(countTopic(prefix, camera.spec.name, zone.name), "", true);
     send(loiteringTopic(prefix, camera.spec.name, zone.name), "", true);
+  }
+  for (const LineSpec& line : camera.spec.lines) {
+    for (const char* direction : {"in", "out"}) {
+      send(lineCountTopic(prefix, camera.spec.name, line.name, direction), "", true);
+    }
   }
 }
 
@@ -168,9 +191,39 @@ void EventPublisher::publishState(const CameraState& camera, const std::string& 
   const std::string& prefix = settings_.topicPrefix;
   send(personTopic(prefix, camera.spec.name, zone), state.present ? "ON" : "OFF", true);
   send(countTopic(prefix, camera.spec.name, zone), std::to_string(state.count), true);
+  if (zone.empty()) publishLineCounts(camera);
   if (!zone.empty() && hasLoiter(camera.spec, zone)) {
     send(loiteringTopic(prefix, camera.spec.name, zone), loitering(camera, zone) ? "ON" : "OFF",
          true);
+  }
+}
+
+void EventPublisher::publishLineCounts(const CameraState& camera) {
+  for (const LineSpec& line : camera.spec.lines) {
+    for (CrossingDirection d : {CrossingDirection::kIn, CrossingDirection::kOut}) {
+      const std::string direction(crossingDirectionName(d));
+      send(lineCountTopic(settings_.topicPrefix, camera.spec.name, line.name, direction),
+           std::to_string(lineCounts_.count(camera.spec.name, line.name, d).value_or(0)), true);
+    }
+  }
+}
+
+void EventPublisher::publishCrossings(const CameraState& camera,
+                                      const std::vector<LineCrossingEvent>& crossings,
+                                      TimePoint time) {
+  const std::string& name = camera.spec.name;
+  for (const LineCrossingEvent& e : crossings) {
+    auto line = std::find_if(camera.spec.lines.begin(), camera.spec.lines.end(),
+                             [&](const LineSpec& l) { return l.name == e.line; });
+    if (line == camera.spec.lines.end()) continue;  // a line reloaded away meanwhile
+    const std::uint64_t count = lineCounts_.add(name, e.line, e.direction);
+    const std::string direction(crossingDirectionName(e.direction));
+    send(lineEventsTopic(settings_.topicPrefix),
+         lineEventJson(name, *line, e, count, time, camera.width, camera.height), false);
+    send(lineCountTopic(settings_.topicPrefix, name, e.line, direction), std::to_string(count),
+         true);
+    logger("events")->info("[cam={}] line {}: track {} crossed {} ({}), {} so far", name, e.line,
+                           e.trackId, direction, line->directionName(e.direction), count);
   }
 }
 
@@ -224,6 +277,7 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
   if (frame.zoneEvents != nullptr && frame.persons != nullptr) {
     publishZoneEvents(camera, *frame.zoneEvents, *frame.persons, frame.captureTime);
   }
+  if (frame.crossings != nullptr) publishCrossings(camera, *frame.crossings, frame.captureTime);
 }
 
 void EventPublisher::onZoneEvents(std::string_view camera, const std::vector<ZoneEvent>& events,
@@ -261,10 +315,12 @@ void EventPublisher::tick(std::chrono::steady_clock::time_point now) {
     camera.tracker->tick(now, events_);
     publishEvents(camera, nullptr, wall);
   }
+  lineCounts_.save();
 }
 
 void EventPublisher::endAll(TimePoint now) {
   for (auto& [name, camera] : cameras_) endAll(camera, now);
+  lineCounts_.save();
 }
 
 void EventPublisher::endAll(CameraState& camera, TimePoint now) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <opencv2/core.hpp>
@@ -16,6 +17,7 @@
 #include "daemon/pipeline/presence_tracker.h"
 #include "daemon/publish/event_json.h"
 #include "daemon/publish/ha_discovery.h"
+#include "daemon/publish/line_counts.h"
 #include "daemon/publish/message_sink.h"
 #include "daemon/publish/recent_events.h"
 #include "detector/box.h"
@@ -31,6 +33,8 @@ struct EventPublisherSettings {
   std::string configurationUrl;    // the status page for Home Assistant; empty: not reachable
   std::string version;
   int qos = 1;  // told to Home Assistant in the discovery payloads
+  // Where the line counts continue from after a restart (LineCounts); empty: they start at 0.
+  std::filesystem::path lineCountsFile;
 };
 
 // What the publisher needs to know of one camera.
@@ -39,6 +43,7 @@ struct PublishedCamera {
   PresenceSettings presence;
   std::vector<ZoneSpec> zones;
   std::vector<Polygon> masks;
+  std::vector<LineSpec> lines;
 
   bool operator==(const PublishedCamera&) const = default;
 };
@@ -62,6 +67,8 @@ struct ObservedFrame {
   // the camera is not tracked.
   const std::vector<TrackedPerson>* persons = nullptr;
   const std::vector<ZoneEvent>* zoneEvents = nullptr;
+  // A tracked camera's line crossings on this frame; nullptr: none.
+  const std::vector<LineCrossingEvent>* crossings = nullptr;
 };
 
 // Turns frame results into presence state and events, and publishes them (topics under
@@ -76,6 +83,9 @@ struct ObservedFrame {
 //   <prefix>/events                  JSON new / update / end, not retained
 //   <prefix>/zone_events             JSON enter / leave / loiter of tracked persons, not retained
 //   <prefix>/<camera>/<zone>/loitering retained ON / OFF (zones with loiter_after)
+//   <prefix>/line_events             JSON cross of a tracked person over a line, not retained
+//   <prefix>/<camera>/<line>/in|out  retained running count of the line's direction (LineCounts:
+//                                    kept across restarts and reloads while the line stays)
 // plus Home Assistant discovery (see ha_discovery.h).
 //
 // Event JSON (schema 1): {"schema":1, "type":"new"|"update"|"end", "camera", "zone" (null for
@@ -89,6 +99,8 @@ struct ObservedFrame {
 // Zone event JSON (schema 1): {"schema":1, "type":"enter"|"leave"|"loiter", "camera", "zone",
 // "track_id", "time", "seconds_inside", and while the track is known "box" (normalized, with
 // "score"), "first_seen", "stationary"}.
+//
+// Line event JSON: event_json.h (lineEventJson).
 //
 // Count topics follow the events, so they are rate-limited like updates (update_interval).
 //
@@ -140,6 +152,8 @@ class EventPublisher {
   // The last events of every camera and zone with their best frames (the page, /api/events).
   const RecentEvents& recentEvents() const { return recent_; }
   std::uint64_t zoneEventsPublished() const { return zoneEventsPublished_; }
+  // Every configured line's running counts (metrics, the status API).
+  const LineCounts& lineCounts() const { return lineCounts_; }
 
  private:
   struct CameraState {
@@ -169,6 +183,10 @@ class EventPublisher {
   void publishSnapshot(CameraState& camera, const std::string& eventId);
   void publishZoneEvents(CameraState& camera, const std::vector<ZoneEvent>& events,
                          const std::vector<TrackedPerson>& persons, TimePoint time);
+  void configureLines(const std::vector<PublishedCamera>& cameras);
+  void publishCrossings(const CameraState& camera, const std::vector<LineCrossingEvent>& crossings,
+                        TimePoint time);
+  void publishLineCounts(const CameraState& camera);
   static bool hasLoiter(const PublishedCamera& spec, std::string_view zone);
   static bool loitering(const CameraState& camera, std::string_view zone);
   void clearCamera(const CameraState& camera);
@@ -188,6 +206,7 @@ class EventPublisher {
   std::uint64_t snapshotsPublished_ = 0;
   RecentEvents recent_;
   std::uint64_t zoneEventsPublished_ = 0;
+  LineCounts lineCounts_;
 };
 
 }  // namespace vigil

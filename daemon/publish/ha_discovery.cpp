@@ -41,14 +41,23 @@ std::string loiteringTopic(const std::string& prefix, const std::string& camera,
   return fmt::format("{}/{}/{}/loitering", prefix, camera, zone);
 }
 
+std::string lineCountTopic(const std::string& prefix, const std::string& camera,
+                           const std::string& line, std::string_view direction) {
+  return fmt::format("{}/{}/{}/{}", prefix, camera, line, direction);
+}
+
+std::string lineEventsTopic(const std::string& prefix) { return prefix + "/line_events"; }
+
 namespace {
 
-enum class Entity { kOccupancy, kCount, kSnapshot, kLoitering };
+enum class Entity { kOccupancy, kCount, kSnapshot, kLoitering, kLineCount };
 
 // The entities of one camera or zone, in the order they are announced.
 struct EntityRef {
   Entity kind;
-  std::string zone;  // empty: the whole camera
+  std::string zone;            // empty: the whole camera; kLineCount: the line
+  std::string direction = {};  // kLineCount: in or out
+  std::string label = {};      // kLineCount: the direction's name
 };
 
 // `every`: also the optional ones the camera does not offer (to remove them).
@@ -62,6 +71,10 @@ std::vector<EntityRef> entitiesOf(const DiscoveredCamera& camera, bool every) {
                      camera.loiterZones.end()) {
       refs.push_back({Entity::kLoitering, zone});
     }
+  }
+  for (const DiscoveredLine& line : camera.lines) {
+    refs.push_back({Entity::kLineCount, line.name, "in", line.inName});
+    refs.push_back({Entity::kLineCount, line.name, "out", line.outName});
   }
   return refs;
 }
@@ -77,6 +90,8 @@ std::string objectId(const DiscoveredCamera& camera, const EntityRef& ref) {
       return base + "_snapshot";
     case Entity::kLoitering:
       return base + "_loitering";
+    case Entity::kLineCount:
+      return base + "_" + ref.direction;
   }
   return base;
 }
@@ -87,6 +102,7 @@ std::string componentOf(Entity kind) {
     case Entity::kLoitering:
       return "binary_sensor";
     case Entity::kCount:
+    case Entity::kLineCount:
       return "sensor";
     case Entity::kSnapshot:
       return "image";
@@ -155,6 +171,13 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       p["payload_on"] = "ON";
       p["payload_off"] = "OFF";
       p["icon"] = "mdi:account-clock";
+      break;
+    case Entity::kLineCount:
+      // "door enter": the line and the direction's name.
+      p["name"] = ref.zone + " " + ref.label;
+      p["state_topic"] = lineCountTopic(s.topicPrefix, camera.name, ref.zone, ref.direction);
+      p["state_class"] = "total_increasing";
+      p["icon"] = ref.direction == "in" ? "mdi:location-enter" : "mdi:location-exit";
       break;
   }
   return p;

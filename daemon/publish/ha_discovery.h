@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,11 +21,19 @@ struct DiscoverySettings {
 // What one camera offers: its zones (each a binary sensor and a count sensor like the camera's
 // own), the zones that say loitering (a binary sensor each), and whether a snapshot image
 // entity exists.
+// A counting line: a total_increasing count sensor per direction, named by the direction's name.
+struct DiscoveredLine {
+  std::string name;
+  std::string inName = "in";
+  std::string outName = "out";
+};
+
 struct DiscoveredCamera {
   std::string name;
   std::vector<std::string> zones;
   bool snapshot = false;
   std::vector<std::string> loiterZones;
+  std::vector<DiscoveredLine> lines;
 };
 
 struct DiscoveryMessage {
@@ -51,13 +60,21 @@ std::string zoneEventsTopic(const std::string& prefix);
 std::string loiteringTopic(const std::string& prefix, const std::string& camera,
                            const std::string& zone);
 
+// <prefix>/<camera>/<line>/<direction> (direction `in` or `out`): retained running count.
+std::string lineCountTopic(const std::string& prefix, const std::string& camera,
+                           const std::string& line, std::string_view direction);
+// Crossings of counting lines, not retained.
+std::string lineEventsTopic(const std::string& prefix);
+
 // The node's own device ("Vigil <node>", with the status page as its configuration_url) and
 // its one entity: a connectivity binary_sensor on <topicPrefix>/status, with the backend in
 // its attributes.
 DiscoveryMessage nodeDiscoveryMessage(const DiscoverySettings& settings);
 
 // Per camera: an occupancy binary_sensor and a count sensor, the same per zone, a loitering
-// binary_sensor per zone with loiter_after, and an image entity when snapshots are on. They
+// binary_sensor per zone with loiter_after, an image entity when snapshots are on, and per
+// counting line and direction a count sensor (state_class total_increasing, so that Home
+// Assistant's statistics and utility meters give daily counts). They
 // belong to the camera's own device (named after the camera, connected via the node's device,
 // so that each camera can go in its own area), are available while both <topicPrefix>/status
 // and <topicPrefix>/<camera>/status say online, and take attributes (the backend in use, its

@@ -76,7 +76,8 @@ MqttSettings mqttSettings(const MqttConfig& c) {
   return s;
 }
 
-Expected<Publishing> makePublishing(const Config& whole, PostToControl post) {
+Expected<Publishing> makePublishing(const Config& whole, PostToControl post,
+                                    std::filesystem::path lineCountsFile) {
   const MqttConfig& config = whole.mqtt;
   auto log = logger("daemon");
   Publishing out;
@@ -90,7 +91,9 @@ Expected<Publishing> makePublishing(const Config& whole, PostToControl post) {
   } else {
     log->info("MQTT: off (no mqtt section in {})", whole.file.string());
   }
-  out.publisher = std::make_unique<EventPublisher>(publisherSettings(config, whole.node, whole.http), out.mqtt.get());
+  EventPublisherSettings settings = publisherSettings(config, whole.node, whole.http);
+  settings.lineCountsFile = std::move(lineCountsFile);
+  out.publisher = std::make_unique<EventPublisher>(std::move(settings), out.mqtt.get());
   if (out.mqtt) wire(*out.mqtt, *out.publisher, config, post);
   return out;
 }

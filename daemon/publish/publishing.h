@@ -32,7 +32,9 @@ MqttSettings mqttSettings(const MqttConfig& config);
 // Assistant's birth message makes it announce too. The client's callbacks come from its own
 // threads and reach the publisher through `post`. The client is not started (MqttClient::start).
 // From the configuration's mqtt section, its node (the Home Assistant device) and its http
-// section (the status page's address for Home Assistant).
-Expected<Publishing> makePublishing(const Config& config, PostToControl post);
+// section (the status page's address for Home Assistant). `lineCountsFile`: where the line
+// counts continue from (EventPublisherSettings::lineCountsFile).
+Expected<Publishing> makePublishing(const Config& config, PostToControl post,
+                                    std::filesystem::path lineCountsFile = {});
 
 }  // namespace vigil

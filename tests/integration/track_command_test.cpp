@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/commands/line_commands.h"
 #include "daemon/commands/track_commands.h"
 #include "detector/track/mot_io.h"
 #include "tests/eval_tracks_json.h"
@@ -58,6 +59,63 @@ TEST(TrackCommandTest, FiveDetectionsPerSecondTrackEveryFifthFrameAndBeatTheBase
   EXPECT_EQ(scores["bytetrack"]["frames"], 15);
   EXPECT_GT(scores["bytetrack"]["IDF1"].get<double>(), scores["iou"]["IDF1"].get<double>());
   EXPECT_GT(scores["bytetrack"]["MOTA"].get<double>(), scores["iou"]["MOTA"].get<double>());
+}
+
+// `vigil track --lines-out` counts what it writes to --out: `vigil eval-lines` on that file says
+// the same counts, and the ground truth's are the clip's.
+TEST(TrackCommandTest, LinesOutCountsWhatEvalLinesCountsOnTheSameTracks) {
+  VIGIL_REQUIRE_MODEL();
+  const auto clip = videosDir() / "TUD-Campus.mp4";
+  const auto gt = videosDir() / "TUD-Campus.person.json";
+  if (!std::filesystem::exists(clip) || !std::filesystem::exists(gt)) {
+    GTEST_SKIP() << clip << " or its ground truth absent";
+  }
+  TempDir dir;
+  TrackCommandOptions options;
+  options.detector.model = modelDir().string();
+  options.video = clip.string();
+  options.out = (dir.path() / "tracks.txt").string();
+  options.detectFps = 5;
+  options.linesOut = (dir.path() / "lines.jsonl").string();
+  options.lines = {"v320=320,0,320,480", "h390=0,390,640,390"};
+  std::ostringstream out;
+  ASSERT_EQ(runTrackCommand(options, out), 0);
+  std::map<std::string, int> written;  // "line direction" -> crossings
+  std::ifstream lines(options.linesOut);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ((j["frame"].get<int>() - 1) % 5, 0) << line;
+    EXPECT_EQ(j["box"].size(), 4U) << line;
+    ++written[j["line"].get<std::string>() + " " + j["direction"].get<std::string>()];
+  }
+  EXPECT_GT(written.size(), 0U) << out.str();
+
+  EvalLinesOptions eval;
+  eval.groundTruth = gt.string();
+  eval.tracks = options.out;
+  eval.lines = options.lines;
+  eval.stride = 5;
+  eval.json = true;
+  std::ostringstream report;
+  ASSERT_EQ(runEvalLinesCommand(eval, report), 0);
+  std::string last;
+  std::istringstream reportLines(report.str());
+  for (std::string line; std::getline(reportLines, line);) last = line;
+  const auto scores = nlohmann::json::parse(last);
+  EXPECT_EQ(scores["frames"], 15);
+  for (const auto& l : scores["lines"]) {
+    for (const std::string d : {"in", "out"}) {
+      EXPECT_EQ(l[d]["tracks"].get<int>(), written[l["name"].get<std::string>() + " " + d])
+          << l.dump();
+    }
+  }
+  // The ground truth on frames 1, 6, 11, ...: over x = 320 (drawn downwards: `in` is walking
+  // left) one person walks left and four right; one walks down over y = 390.
+  EXPECT_EQ(scores["lines"][0]["in"]["truth"], 1) << report.str();
+  EXPECT_EQ(scores["lines"][0]["out"]["truth"], 4) << report.str();
+  EXPECT_EQ(scores["lines"][1]["in"]["truth"], 1) << report.str();
+  EXPECT_EQ(scores["truth"].get<int>(), 6) << report.str();
+  EXPECT_LE(scores["abs_error"].get<int>(), scores["truth"].get<int>()) << report.str();
 }
 
 TEST(TrackCommandTest, ABadTracksFileIsRefusedWithItsLine) {

@@ -134,7 +134,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    fsp: 10\n"),
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
             "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
-            "masks, presence, motion, tracking, calibration_samples, hwaccel)");
+            "masks, presence, motion, tracking, lines, calibration_samples, hwaccel)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -390,6 +390,58 @@ TEST(ConfigTest, ZonesTakeTrackingsMinFramesAndLoiterTime) {
             std::string::npos)
       << errorOf(bad + "min_frames: 0}\n");
   EXPECT_NE(errorOf(bad + "inertia: 3}\n").find("cameras[0].zones[0]"), std::string::npos);
+}
+
+TEST(ConfigTest, CountingLinesInPixelsWithTheirDirectionNames) {
+  auto c = parse(
+      "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    lines:\n"
+      "      - name: door\n"
+      "        points: [[100, 400], [540, 400]]\n"
+      "        names: {in: enter, out: leave}\n"
+      "      - {name: path, points: [[10, 0], [10.5, 200], [300, 480]], min_frames: 2, band: 0}\n");
+  ASSERT_TRUE(c) << c.error().message;
+  const auto& lines = c->cameras[0].lines;
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(lines[0].name, "door");
+  EXPECT_EQ(lines[0].points, (std::vector<LinePoint>{{100, 400}, {540, 400}}));
+  EXPECT_EQ(lines[0].inName, "enter");
+  EXPECT_EQ(lines[0].outName, "leave");
+  EXPECT_EQ(lines[0].minFrames, 1);
+  EXPECT_EQ(lines[0].band, kDefaultLineBandPixels);
+  EXPECT_EQ(lines[1].points.size(), 3U);
+  EXPECT_EQ(lines[1].inName, "in");
+  EXPECT_EQ(lines[1].outName, "out");
+  EXPECT_EQ(lines[1].minFrames, 2);
+  EXPECT_EQ(lines[1].band, 0);
+}
+
+TEST(ConfigTest, LineMistakesNameFileLineAndColumn) {
+  const std::string head = "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n";
+  EXPECT_EQ(errorOf(head + "    lines: [{name: door, points: [[0, 0]]}]\n"),
+            "/etc/vigil/cameras.yaml:5:34: cameras[0].lines[0].points: a line needs at least 2 "
+            "points [x, y] (pixels), got 1");
+  EXPECT_EQ(errorOf(head + "    lines: [{name: door, points: [[0, 0], [5, 5], [5, 5]]}]\n"),
+            "/etc/vigil/cameras.yaml:5:51: cameras[0].lines[0].points[2]: the same point as the "
+            "one before it: the segment from [5, 5] has zero length");
+  EXPECT_NE(errorOf(head + "    lines: [{name: door, points: [[0, 0], [5, x]]}]\n")
+                .find("cameras[0].lines[0].points[1][1]: expected a number, got 'x'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [5, 5]]}, "
+                           "{name: d, points: [[0, 0], [5, 5]]}]\n")
+                .find("cameras[0].lines[1].name: 'd' is already the name of another line"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [5, 5]], names: {in: x, "
+                           "out: x}}]\n")
+                .find("cameras[0].lines[0].names: in and out are both called 'x'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    lines: [{name: person, points: [[0, 0], [5, 5]]}]\n")
+                .find("cameras[0].lines[0].name: must be"),
+            std::string::npos);
+  // Counting needs identities.
+  EXPECT_EQ(errorOf(head + "    tracking: {enabled: false}\n"
+                           "    lines: [{name: door, points: [[0, 0], [5, 5]]}]\n"),
+            "/etc/vigil/cameras.yaml:6:12: cameras[0].lines: counting lines need tracking (the "
+            "identities of persons), which is off for this camera (tracking.enabled: false)");
 }
 
 TEST(ConfigTest, TrackingIsOnByDefaultAndItsLostTimeOutlivesTheStillInterval) {

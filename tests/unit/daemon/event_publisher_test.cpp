@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "tests/temp_dir.h"
 
 namespace vigil {
 namespace {
@@ -71,7 +75,7 @@ PublishedCamera door(std::vector<ZoneSpec> zones = {}) {
   presence.minScore = 0.5F;
   presence.clearAfter = 2s;
   presence.updateInterval = 1s;
-  return PublishedCamera{"door", presence, std::move(zones), {}};
+  return PublishedCamera{"door", presence, std::move(zones), {}, {}};
 }
 
 ZoneSpec leftHalf() { return ZoneSpec{"left", {{0, 0}, {0.5F, 0}, {0.5F, 1}, {0, 1}}}; }
@@ -105,13 +109,16 @@ class PublisherRig {
 
   // A frame of a tracked camera: its tracked persons and zone events (no raw detections).
   void trackedFrame(int ms, std::vector<TrackedPerson> persons,
-                    std::vector<ZoneEvent> zoneEvents = {}) {
+                    std::vector<ZoneEvent> zoneEvents = {},
+                    std::vector<LineCrossingEvent> crossings = {}) {
     persons_ = std::move(persons);
     zoneEvents_ = std::move(zoneEvents);
+    crossings_ = std::move(crossings);
     detections_.clear();
     ObservedFrame f = observed(ms);
     f.persons = &persons_;
     f.zoneEvents = &zoneEvents_;
+    f.crossings = &crossings_;
     publisher.onFrame(f, at(ms + 100));
   }
 
@@ -139,6 +146,7 @@ class PublisherRig {
   CapturedPicture picture_;  // the frame a test gives, as a BGR source delivers it
   std::vector<TrackedPerson> persons_;
   std::vector<ZoneEvent> zoneEvents_;
+  std::vector<LineCrossingEvent> crossings_;
 };
 
 // Track `id` standing with its feet at x (normalized), first seen at kT0, last detected at
@@ -617,6 +625,130 @@ TEST(EventPublisherTest, ZoneEventsOfTracksAndLoiteringGoToTheirTopics) {
     }
   }
   EXPECT_EQ(rig.publisher.zoneEventsPublished(), 3U);
+}
+
+// The door camera with a line across its lower half ("entry": enter downwards, leave upwards)
+// and a second one ("side").
+PublishedCamera doorWithLines(std::vector<LinePoint> entry = {{0, 400}, {1000, 400}}) {
+  PublishedCamera camera = door();
+  LineSpec line;
+  line.name = "entry";
+  line.points = std::move(entry);
+  line.inName = "enter";
+  line.outName = "leave";
+  camera.lines.push_back(line);
+  line = LineSpec{};
+  line.name = "side";
+  line.points = {{500, 0}, {500, 500}};
+  camera.lines.push_back(line);
+  return camera;
+}
+
+LineCrossingEvent crossing(const std::string& line, CrossingDirection d, std::uint64_t track) {
+  return {line, d, track, 0, personAt(0.3F).box, 0.8F};
+}
+
+TEST(EventPublisherTest, LineCrossingsAreEventsAndRetainedCountsWithTotalIncreasingSensors) {
+  PublisherRig rig({}, {doorWithLines()});
+  EXPECT_EQ(rig.sink.on("vigil/door/entry/in"), std::vector<std::string>{"0"});
+  EXPECT_EQ(rig.sink.on("vigil/door/entry/out"), std::vector<std::string>{"0"});
+  EXPECT_TRUE(rig.sink.last("vigil/door/entry/in")->retained);
+  const auto sensor = rig.sink.on("homeassistant/sensor/vigil/door_entry_in/config");
+  ASSERT_EQ(sensor.size(), 1U);
+  const json config = json::parse(sensor[0]);
+  EXPECT_EQ(config["name"], "entry enter");
+  EXPECT_EQ(config["state_topic"], "vigil/door/entry/in");
+  EXPECT_EQ(config["state_class"], "total_increasing");
+  EXPECT_EQ(
+      json::parse(rig.sink.on("homeassistant/sensor/vigil/door_entry_out/config").at(0))["name"],
+      "entry leave");
+  EXPECT_EQ(
+      json::parse(rig.sink.on("homeassistant/sensor/vigil/door_side_in/config").at(0))["name"],
+      "side in");
+  rig.sink.messages.clear();
+
+  rig.trackedFrame(
+      0, {trackedAt(3, 0.3F)}, {},
+      {crossing("entry", CrossingDirection::kIn, 3), crossing("side", CrossingDirection::kOut, 3)});
+  rig.trackedFrame(200, {trackedAt(4, 0.3F)}, {}, {crossing("entry", CrossingDirection::kIn, 4)});
+  EXPECT_EQ(rig.sink.on("vigil/door/entry/in"), (std::vector<std::string>{"1", "2"}));
+  EXPECT_TRUE(rig.sink.last("vigil/door/entry/in")->retained);
+  EXPECT_EQ(rig.sink.on("vigil/door/side/out"), std::vector<std::string>{"1"});
+  EXPECT_EQ(rig.publisher.lineCounts().count("door", "entry", CrossingDirection::kIn), 2U);
+  EXPECT_EQ(rig.publisher.lineCounts().count("door", "entry", CrossingDirection::kOut), 0U);
+  const auto events = rig.sink.on("vigil/line_events");
+  ASSERT_EQ(events.size(), 3U);
+  EXPECT_FALSE(rig.sink.last("vigil/line_events")->retained);
+  const json first = json::parse(events[0]);
+  EXPECT_EQ(first["schema"], 1);
+  EXPECT_EQ(first["type"], "cross");
+  EXPECT_EQ(first["camera"], "door");
+  EXPECT_EQ(first["line"], "entry");
+  EXPECT_EQ(first["direction"], "in");
+  EXPECT_EQ(first["direction_name"], "enter");
+  EXPECT_EQ(first["count"], 1);
+  EXPECT_EQ(first["track_id"], 3);
+  EXPECT_EQ(first["time"], "2023-11-14T22:13:20.000Z");
+  EXPECT_DOUBLE_EQ(first["box"]["x"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(first["box"]["score"].get<double>(), 0.8);
+  EXPECT_EQ(json::parse(events[1])["direction_name"], "out");
+  EXPECT_EQ(json::parse(events[2])["count"], 2);
+
+  // A reconnect republishes the counts.
+  rig.sink.messages.clear();
+  rig.publisher.announce();
+  EXPECT_EQ(rig.sink.on("vigil/door/entry/in"), std::vector<std::string>{"2"});
+}
+
+TEST(EventPublisherTest, LineCountsContinueAfterARestartAndAChangedLineStartsAgain) {
+  TempDir dir;
+  EventPublisherSettings settings;
+  settings.lineCountsFile = dir.path() / "line-counts.json";
+  {
+    PublisherRig rig(settings, {doorWithLines()});
+    rig.trackedFrame(0, {trackedAt(3, 0.3F)}, {},
+                     {crossing("entry", CrossingDirection::kIn, 3),
+                      crossing("entry", CrossingDirection::kOut, 3),
+                      crossing("side", CrossingDirection::kIn, 3)});
+    rig.publisher.tick(monotonicAt(300));  // saves
+  }
+  ASSERT_TRUE(std::filesystem::exists(settings.lineCountsFile));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "line-counts.json.partial"));
+  // A restart: the retained counts start where they were.
+  PublisherRig restarted(settings, {doorWithLines()});
+  EXPECT_EQ(restarted.sink.on("vigil/door/entry/in"), std::vector<std::string>{"1"});
+  EXPECT_EQ(restarted.sink.on("vigil/door/side/in"), std::vector<std::string>{"1"});
+  restarted.trackedFrame(0, {trackedAt(5, 0.3F)}, {},
+                         {crossing("entry", CrossingDirection::kIn, 5)});
+  EXPECT_EQ(restarted.sink.last("vigil/door/entry/in")->payload, "2");
+  // A reload that moves the entry line: its counts start again at 0, the side line keeps its.
+  restarted.sink.messages.clear();
+  restarted.publisher.setCameras({doorWithLines({{0, 300}, {1000, 300}})});
+  EXPECT_EQ(restarted.sink.last("vigil/door/entry/in")->payload, "0");
+  EXPECT_EQ(restarted.sink.last("vigil/door/entry/out")->payload, "0");
+  EXPECT_EQ(restarted.sink.last("vigil/door/side/in")->payload, "1");
+  EXPECT_EQ(restarted.publisher.lineCounts().count("door", "entry", CrossingDirection::kIn), 0U);
+  // And the file says so for the next start.
+  restarted.publisher.endAll(at(1000));
+  LineCounts reread(settings.lineCountsFile);
+  reread.configure(
+      {{"door", "entry", {{0, 300}, {1000, 300}}}, {"door", "side", {{500, 0}, {500, 500}}}});
+  EXPECT_EQ(reread.count("door", "entry", CrossingDirection::kIn), 0U);
+  EXPECT_EQ(reread.count("door", "side", CrossingDirection::kIn), 1U);
+}
+
+TEST(EventPublisherTest, AnUnreadableLineCountFileStartsTheCountsAtZero) {
+  TempDir dir;
+  std::ofstream(dir.path() / "line-counts.json") << "{not json";
+  LineCounts counts(dir.path() / "line-counts.json");
+  counts.configure({{"door", "entry", {{0, 400}, {1000, 400}}}});
+  EXPECT_EQ(counts.count("door", "entry", CrossingDirection::kIn), 0U);
+  EXPECT_EQ(counts.add("door", "entry", CrossingDirection::kIn), 1U);
+  EXPECT_EQ(counts.add("door", "nowhere", CrossingDirection::kIn), 0U) << "not configured";
+  counts.save();
+  LineCounts reread(dir.path() / "line-counts.json");
+  reread.configure({{"door", "entry", {{0, 400}, {1000, 400}}}});
+  EXPECT_EQ(reread.count("door", "entry", CrossingDirection::kIn), 1U);
 }
 
 TEST(EventPublisherTest, IsoUtcHasMillisecondsAndZ) {

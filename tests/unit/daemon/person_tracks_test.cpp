@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace vigil {
 namespace {
 
@@ -39,6 +41,35 @@ TEST(PersonTracksTest, AWalkerEntersAfterMinFramesAndLeavesWhereTheZoneEnds) {
       << "inside on frames 0..10 (x < 0.5): entered on the third, left on the first outside";
   ASSERT_EQ(tracks.persons().size(), 1U);
   EXPECT_TRUE(tracks.persons()[0].zones.empty());
+}
+
+TEST(PersonTracksTest, ATrackedPersonCrossingALineIsCountedOnceWithItsTrackAndBox) {
+  // A vertical line at x = 500 px drawn top to bottom: walking right is `out`.
+  LineSpec line;
+  line.name = "gate";
+  line.points = {{500, 0}, {500, 500}};
+  PersonTracks tracks({}, {}, {}, {line});
+  std::vector<ZoneEvent> events;
+  std::vector<LineCrossingEvent> crossings;
+  // Feet from x = 300 to 700 px in steps of 20 px, 0.2 s apart; then standing at 700.
+  for (int i = 0; i <= 25; ++i) {
+    const float x = 0.30F + 0.02F * static_cast<float>(std::min(i, 20));
+    tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(x)}, events);
+    crossings.insert(crossings.end(), tracks.crossings().begin(), tracks.crossings().end());
+  }
+  ASSERT_EQ(crossings.size(), 1U);
+  EXPECT_EQ(crossings[0].line, "gate");
+  EXPECT_EQ(crossings[0].direction, CrossingDirection::kOut);
+  EXPECT_EQ(crossings[0].trackId, 1U);
+  // Feet at 500 on frame 10 (on the line: skipped), 520 on frame 11: 20 px past the 8 px band.
+  EXPECT_DOUBLE_EQ(crossings[0].time, 2.2);
+  EXPECT_NEAR(crossings[0].box.x + crossings[0].box.width / 2, 520, 2);
+  // A frame without persons reports no crossings of its own.
+  tracks.update(5.4, kFrameW, kFrameH, {}, events);
+  EXPECT_TRUE(tracks.crossings().empty());
+  // Drawn for this 1000x500 frame; a 400x300 one would leave it outside (a warning).
+  EXPECT_TRUE(tracks.linesOutside(kFrameW, kFrameH).empty());
+  EXPECT_EQ(tracks.linesOutside(400, 300), std::vector<std::string>{"gate"});
 }
 
 TEST(PersonTracksTest, LoiteringIsSaidOncePerVisit) {

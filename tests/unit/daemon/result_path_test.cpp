@@ -26,7 +26,7 @@ class ResultPathRig {
     PresenceSettings presence;
     presence.minFrames = 2;
     presence.clearAfter = 5s;
-    publisher.setCameras({PublishedCamera{"door", presence, {}, {}}});
+    publisher.setCameras({PublishedCamera{"door", presence, {}, {}, {}}});
     results.addCamera(
         "door", channel,
         {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),

@@ -94,7 +94,8 @@ TEST(StatusApiTest, StatusDocumentSaysNullForWhatIsAbsent) {
 // its picture with it (a daemon reloaded for months would keep one per camera ever named).
 TEST(StatusApiTest, ThePictureOfARemovedCameraIsNotKept) {
   EventPublisher publisher({}, nullptr);
-  publisher.setCameras({PublishedCamera{"door", {}, {}, {}}, PublishedCamera{"yard", {}, {}, {}}});
+  publisher.setCameras(
+      {PublishedCamera{"door", {}, {}, {}, {}}, PublishedCamera{"yard", {}, {}, {}, {}}});
   Registry registry;
   HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
   ResultPath results(
