@@ -40,6 +40,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/vigil-rules.yml
               ${PROJECT_SOURCE_DIR}/packaging/prometheus/prometheus-vigil.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/prometheus)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# TLS and logins for the HTTP endpoint: an example to copy to /etc/vigil (not active as shipped).
+install(FILES ${PROJECT_SOURCE_DIR}/config/web-config.yml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
         RENAME README.systemd.md)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})

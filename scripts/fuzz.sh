@@ -23,7 +23,8 @@ while (($#)); do
     *) targets+=("$1"); shift ;;
   esac
 done
-((${#targets[@]})) || targets=(config_fuzzer manifest_fuzzer frame_decode_fuzzer http_request_fuzzer)
+((${#targets[@]})) || targets=(config_fuzzer manifest_fuzzer frame_decode_fuzzer http_request_fuzzer
+  tls_handshake_fuzzer)
 
 source scripts/lib/sanitizer-tree.sh
 echo "=== fuzz: configure and build the fuzz targets (clang, libFuzzer, ASan+UBSan)"

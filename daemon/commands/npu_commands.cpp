@@ -11,6 +11,7 @@
 #include "daemon/config.h"
 #include "daemon/model_location.h"
 #include "daemon/observe/power.h"
+#include "daemon/observe/web_security.h"
 #include "detector/backend.h"
 #include "detector/backends/opencv_backend.h"
 #include "detector/model_manifest.h"
@@ -208,6 +209,7 @@ bool checkConfiguration(const DoctorCommandOptions& options, const DoctorLine& l
   line("config", fmt::format("{}: valid, node {}, {} camera(s){}", file.string(), config->node,
                              config->cameras.size(), config->mqtt.enabled ? ", MQTT" : ""));
   for (const std::string& warning : config->warnings) line("config", "warning: " + warning);
+  line("http", describeHttpAccess(config->http));
   if (!config->detector.model.empty()) model = config->detector.model;
   bool ok = true;
   for (const SetupFinding& f : checkSetup(*config)) {

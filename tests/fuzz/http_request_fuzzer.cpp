@@ -1,136 +1,61 @@
 // Fuzzes the HTTP request path end to end: a real HttpServer on a loopback port with the
-// daemon's kinds of routes (exact, prefix, POST with a body) gets each input as the bytes of
-// one connection, then end of stream. Whatever arrives must be answered (200/4xx/5xx) or
-// dropped, never crash the server or leave it unable to serve the next connection.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
+// daemon's kinds of routes (exact, prefix, POST with a body, one behind a login) gets each input
+// as the bytes of one connection, then end of stream. Whatever arrives must be answered
+// (200/4xx/5xx) or dropped, never crash the server or leave it unable to serve the next
+// connection. The input is also parsed as an Authorization header's value, directly (the server
+// throttles logins after a burst of failures, which would keep most inputs from the parser).
+#include <map>
+#include <string_view>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <cerrno>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
-#include <string>
-#include <thread>
-
-#include "daemon/observe/http_server.h"
+#include "daemon/observe/http_logins.h"
+#include "tests/fuzz/fuzz_http_server.h"
 
 namespace {
 
-class Server {
- public:
-  Server() {
-    vigil::HttpServerSettings settings;
-    settings.listen = "127.0.0.1:0";
-    settings.readTimeout = std::chrono::seconds(2);
-    settings.writeTimeout = std::chrono::seconds(2);
-    server_ = std::make_unique<vigil::HttpServer>(io_, settings);
-    server_->route("GET", "/metrics", [](const vigil::HttpRequest&) {
-      vigil::HttpResponse response;
-      response.body = "vigil_up 1\n";
-      return response;
-    });
-    server_->route("POST", "/echo", [](const vigil::HttpRequest& request) {
-      vigil::HttpResponse response;
-      response.body = request.body + std::string(request.header("x-echo"));
-      response.headers.emplace_back("X-Query", request.query);  // may hold CR/LF: dropped
-      return response;
-    });
-    server_->routePrefix("GET", "/api/cameras/", [](const vigil::HttpRequest& request) {
-      vigil::HttpResponse response;
-      if (request.subpath.empty()) response.status = 404;
-      response.body = request.subpath;
-      return response;
-    });
-    if (auto started = server_->start(); !started) {
-      std::fprintf(stderr, "http fuzzer: %s\n", started.error().message.c_str());
-      std::abort();
-    }
-    port_ = server_->port();
-    thread_ = std::thread([this] { io_.run(); });
-  }
-  ~Server() {
-    work_.reset();
-    io_.stop();
-    thread_.join();
-  }
-  unsigned short port() const { return port_; }
-
- private:
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{
-      io_.get_executor()};
-  std::unique_ptr<vigil::HttpServer> server_;
-  unsigned short port_ = 0;
-  std::thread thread_;
-};
-
-// A connected socket to the server. libFuzzer's timer signal (SIGALRM, installed without
-// SA_RESTART) can interrupt a blocking connect(); the attempt then goes on in the kernel, so
-// start over on a fresh socket (the server sees one empty connection, which it must survive too).
-int connectTo(unsigned short port) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) std::abort();
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
-    const int err = errno;
-    ::close(fd);
-    if (err != EINTR) {
-      errno = err;
-      std::perror("http fuzzer: connect");
-      std::abort();
-    }
-  }
-  std::fprintf(stderr, "http fuzzer: connect interrupted 100 times in a row\n");
-  std::abort();
-}
-
-// One connection: send `data`, half-close, read until the server closes (or 5 s pass, which
-// means it hung: abort so the fuzzer reports it). Closed with a reset so that hundreds of
-// thousands of runs leave no TIME_WAIT sockets behind.
-void exchange(unsigned short port, const std::uint8_t* data, std::size_t size) {
-  const int fd = connectTo(port);
-  std::size_t sent = 0;
-  while (sent < size) {
-    ssize_t n = ::send(fd, data + sent, size - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server closed early (answered 4xx): fine
-    sent += static_cast<std::size_t>(n);
-  }
-  ::shutdown(fd, SHUT_WR);
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        std::fprintf(stderr, "http fuzzer: the server neither answered nor closed in 5 s\n");
-        std::abort();
-      }
-      break;  // reset: fine
-    }
-  }
-  linger reset{1, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-  ::close(fd);
+void setUp(vigil::HttpServer& server) {
+  server.route(
+      "GET", "/metrics",
+      [](const vigil::HttpRequest&) {
+        vigil::HttpResponse response;
+        response.body = "vigil_up 1\n";
+        return response;
+      },
+      vigil::RouteAccess::kMonitoring);
+  server.route(
+      "POST", "/echo",
+      [](const vigil::HttpRequest& request) {
+        vigil::HttpResponse response;
+        response.body = request.body + std::string(request.header("x-echo"));
+        response.headers.emplace_back("X-Query", request.query);  // may hold CR/LF: dropped
+        return response;
+      },
+      vigil::RouteAccess::kMonitoring);
+  server.routePrefix(
+      "GET", "/api/cameras/",
+      [](const vigil::HttpRequest& request) {
+        vigil::HttpResponse response;
+        if (request.subpath.empty()) response.status = 404;
+        response.body = request.subpath;
+        return response;
+      },
+      vigil::RouteAccess::kMonitoring);
+  server.route("GET", "/camera", [](const vigil::HttpRequest&) {
+    vigil::HttpResponse response;
+    response.body = "a picture\n";
+    return response;
+  });  // a camera view: behind the login
+  // bcrypt cost 10 of "fuzz": a right login ("Basic ZnV6ejpmdXp6", fuzz:fuzz) is served.
+  vigil::HttpSecurity security;
+  security.logins = std::make_shared<vigil::HttpLogins>(std::map<std::string, std::string>{
+      {"fuzz", "$2b$10$SgTE1imHJIgVbcnKdkfnH.zZjLr4bMRKRNawkAiRNxs7TOVUEvrue"}});
+  server.setSecurity(std::move(security));
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static Server server;
-  exchange(server.port(), data, size);
+  static vigil::fuzz::FuzzHttpServer server(setUp);
+  vigil::HttpLogins::parseBasic(std::string_view(reinterpret_cast<const char*>(data), size));
+  vigil::fuzz::exchange(server.port(), data, size);
   return 0;
 }
