@@ -48,6 +48,8 @@ enum class Series : std::size_t {
   kHttpLoginFailures,
   kHttpLoginsThrottled,
   kHttpRefusedWithoutLogins,
+  kHttpStreams,
+  kHttpStreamsRefused,
   kFramesCaptured,
   kFramesSkipped,
   kFramesDropped,
@@ -207,6 +209,12 @@ constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_http_camera_views_refused_total",
      {},
      "Camera pictures and pages answered 403: not on loopback and no logins configured"},
+    {Series::kHttpStreams, kGauge, "vigil_http_streams_open", {}, "Live MJPEG streams open now"},
+    {Series::kHttpStreamsRefused,
+     kCounter,
+     "vigil_http_streams_refused_total",
+     {},
+     "Live streams answered 503: the most that may be open at once are"},
     {Series::kFramesCaptured,
      kCounter,
      "vigil_camera_frames_captured_total",
@@ -529,7 +537,9 @@ void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
       {Series::kHttpTlsHandshakeFailures, &counters.tlsHandshakeFailures},
       {Series::kHttpLoginFailures, &counters.loginFailures},
       {Series::kHttpLoginsThrottled, &counters.loginsThrottled},
-      {Series::kHttpRefusedWithoutLogins, &counters.refusedWithoutLogins}};
+      {Series::kHttpRefusedWithoutLogins, &counters.refusedWithoutLogins},
+      {Series::kHttpStreams, &counters.streams},
+      {Series::kHttpStreamsRefused, &counters.streamsRefused}};
   for (const auto& [series, value] : reads) {
     callbacks(registry_, series).add({}, [value = value]() { return count(value->load()); });
   }

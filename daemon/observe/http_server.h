@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,9 +39,17 @@ struct HttpServerSettings {
   // From the moment the server waits for a request until the whole request has arrived, so it
   // also bounds how long an idle keep-alive connection stays open. Seconds convert implicitly.
   std::chrono::milliseconds readTimeout{std::chrono::seconds(10)};
-  // For writing one response.
+  // For writing one response (one part of a stream: a viewer that reads nothing for this long
+  // is closed).
   std::chrono::milliseconds writeTimeout{std::chrono::seconds(10)};
+  // Streams open at once. Each holds a connection that is being answered (never closed to make
+  // room), so they are kept well below maxConnections: at most half of them, whatever this says,
+  // so that scrapes and health checks always find places.
+  std::size_t maxStreams = 64;
 };
+
+// How often a stream with nothing new is asked again.
+inline constexpr std::chrono::milliseconds kStreamPoll{100};
 
 struct HttpRequest {
   std::string method;   // as sent, e.g. "GET" (HEAD requests reach GET handlers as "HEAD")
@@ -54,9 +63,25 @@ struct HttpRequest {
   std::string_view header(std::string_view name) const;
 };
 
+// A response that goes on for as long as the client reads, such as an MJPEG stream
+// (multipart/x-mixed-replace): after the header the server asks for the next part whenever the
+// previous one has been written, so a slow client gets fewer parts, never a queue of them.
+class HttpStream {
+ public:
+  virtual ~HttpStream() = default;
+  // io thread: the next part's bytes, or nullopt when there is nothing new (asked again
+  // kStreamPoll later).
+  virtual std::optional<std::string> next() = 0;
+  // io thread: false once the stream has ended (its camera is gone): the connection closes.
+  virtual bool open() const = 0;
+};
+
 struct HttpResponse {
   int status = 200;  // 200..599; anything else is logged and answered 500
   std::string contentType = "text/plain; charset=utf-8";  // empty: no Content-Type header
+  // Set: a stream (status 200, `body` unused, no Content-Length, the connection closes when it
+  // ends). Streams are limited (HttpServerSettings::maxStreams); beyond, 503.
+  std::shared_ptr<HttpStream> stream = nullptr;
   std::string body;
   // Extra headers such as Cache-Control. Content-Length, Connection and Server are the
   // server's own; values with CR or LF are dropped (and logged).
@@ -104,8 +129,10 @@ struct HttpServerCounters {
   std::atomic<std::uint64_t> tlsHandshakeFailures{0};  // incl. plain HTTP sent to a TLS listener
   std::atomic<std::uint64_t> loginFailures{0};         // a wrong user or password (401)
   std::atomic<std::uint64_t> loginsThrottled{0};       // answered 429: too many failures
-  std::atomic<std::uint64_t> refusedWithoutLogins{
-      0};  // camera views answered 403 (see RouteAccess)
+  // Camera views answered 403 (see RouteAccess).
+  std::atomic<std::uint64_t> refusedWithoutLogins{0};
+  std::atomic<std::uint64_t> streams{0};         // streams open now (a gauge)
+  std::atomic<std::uint64_t> streamsRefused{0};  // answered 503: maxStreams open
 };
 
 // A small HTTP/1.1 server (Boost.Beast) for the daemon's metrics and status pages.

@@ -111,6 +111,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   LoginThrottle throttle_;
   std::unique_ptr<boost::asio::thread_pool> loginThread_;  // bcrypt off the io thread
   int pendingLoginChecks_ = 0;
+  std::size_t streamsOpen_ = 0;
   std::shared_ptr<spdlog::logger> log_ = logger("http");
   std::string endpointText_;
   unsigned short port_ = 0;
@@ -136,7 +137,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   void start();
   // From stop(): pending operations complete with operation_aborted and release the session.
-  void close() { lowest().close(); }
+  void close() {
+    lowest().close();
+    if (pollTimer_) pollTimer_->cancel();
+  }
   // Waiting for a request (or the rest of one, or a TLS handshake), or lingering after a close:
   // what may be closed to make room at the connection limit. Since when, to pick the longest.
   bool waiting() const { return waiting_; }
@@ -173,6 +177,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void handle();
   void checkLogin(HttpAdmission admission);
   void respond(HttpResponse response);
+  // A stream's header, then its parts as they come (http_stream.cpp).
+  void startStream(HttpResponse response);
+  void writeStreamBytes();
+  void nextStreamPart();
   void write(HttpResponse& in, bool headOnly, bool keepAlive, unsigned version);
   void onWrite(boost::beast::error_code ec);
   void shutdown();
@@ -193,6 +201,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   bool close_ = false;
   bool waiting_ = false;
   Clock::time_point waitingSince_{};
+  std::shared_ptr<HttpStream> stream_;                  // a stream being served
+  std::string streamBytes_;                             // the part being written
+  std::optional<boost::asio::steady_timer> pollTimer_;  // a stream with nothing new waits on it
   std::unique_ptr<char[]> discard_;  // only for lingering closes
   std::size_t discarded_ = 0;
 };

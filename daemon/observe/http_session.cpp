@@ -30,6 +30,10 @@ HttpServer::Impl::Session::Session(std::shared_ptr<Impl> server, tcp::socket soc
 }
 
 HttpServer::Impl::Session::~Session() {
+  if (stream_) {
+    --server_->streamsOpen_;
+    server_->counters_.streams.fetch_sub(1, std::memory_order_relaxed);
+  }
   server_->sessions_.erase(this);
   server_->counters_.open.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -203,6 +207,7 @@ void HttpServer::Impl::Session::checkLogin(HttpAdmission admission) {
 }
 
 void HttpServer::Impl::Session::respond(HttpResponse response) {
+  if (response.stream && !headOnly_) return startStream(std::move(response));
   write(response, headOnly_, keepAlive_, version_);
 }
 

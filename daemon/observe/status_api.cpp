@@ -211,7 +211,7 @@ void StatusApi::addRoutes(HttpServer& server) {
     return jsonResponse(statusJson(sources_.snapshot()));
   });
   server.routePrefix("GET", "/api/cameras/",
-                     [this](const HttpRequest& request) { return latestJpeg(request.subpath); });
+                     [this](const HttpRequest& request) { return cameraPicture(request.subpath); });
   server.route("GET", "/api/events",
                [this](const HttpRequest&) { return jsonResponse(sources_.events.json()); });
   server.routePrefix("GET", "/api/events/",
@@ -236,15 +236,66 @@ HttpResponse StatusApi::metricsText() {
   return r;
 }
 
-HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
-  constexpr std::string_view kSuffix = "/latest.jpg";
-  if (!subpath.ends_with(kSuffix))
-    return plainResponse(404, "try /api/cameras/<name>/latest.jpg\n");
-  const std::string name = subpath.substr(0, subpath.size() - kSuffix.size());
+// A camera's live stream: each newly detected frame, annotated, as one part. At most the
+// camera's detection rate (a part only when the frame changed, asked every kStreamPoll); a viewer
+// slower than that gets the newest frame when it is ready for one.
+class CameraStream : public HttpStream {
+ public:
+  CameraStream(StatusApi& api, std::string name) : api_(api), name_(std::move(name)) {}
+  std::optional<std::string> next() override {
+    auto picture = api_.encodedPicture(name_);
+    if (!picture || picture->version == sent_) return std::nullopt;
+    sent_ = picture->version;
+    return fmt::format("--vigil-frame\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\n\r\n",
+                       picture->jpeg->size()) +
+           *picture->jpeg + "\r\n";
+  }
+  bool open() const override { return api_.sources_.results.view(name_) != nullptr; }
+
+ private:
+  StatusApi& api_;
+  std::string name_;
+  std::uint64_t sent_ = 0;
+};
+
+HttpResponse StatusApi::cameraPicture(const std::string& subpath) {
+  constexpr std::string_view kLatest = "/latest.jpg";
+  constexpr std::string_view kStream = "/stream.mjpeg";
+  if (subpath.ends_with(kLatest))
+    return latestJpeg(subpath.substr(0, subpath.size() - kLatest.size()));
+  if (!subpath.ends_with(kStream)) {
+    return plainResponse(404, "try /api/cameras/<name>/latest.jpg or /stream.mjpeg\n");
+  }
+  const std::string name = subpath.substr(0, subpath.size() - kStream.size());
+  if (sources_.results.view(name) == nullptr) {
+    return plainResponse(404, fmt::format("no camera named '{}'\n", name));
+  }
+  HttpResponse r;
+  r.contentType = "multipart/x-mixed-replace; boundary=vigil-frame";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.stream = std::make_shared<CameraStream>(*this, name);
+  return r;
+}
+
+HttpResponse StatusApi::latestJpeg(const std::string& name) {
+  auto picture = encodedPicture(name);
+  if (!picture) return picture.error();
+  HttpResponse r;
+  r.contentType = "image/jpeg";
+  r.body = *picture->jpeg;
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+tl::expected<StatusApi::EncodedPicture, HttpResponse> StatusApi::encodedPicture(
+    const std::string& name) {
   const CameraView* view = sources_.results.view(name);
-  if (view == nullptr) return plainResponse(404, fmt::format("no camera named '{}'\n", name));
+  if (view == nullptr) {
+    return tl::unexpected(plainResponse(404, fmt::format("no camera named '{}'\n", name)));
+  }
   if (!view->hasFrame) {
-    return plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name));
+    return tl::unexpected(
+        plainResponse(404, fmt::format("[cam={}] no frame detected yet\n", name)));
   }
   // Pictures of cameras a reload removed go with them.
   std::erase_if(encoded_,
@@ -253,21 +304,17 @@ HttpResponse StatusApi::latestJpeg(const std::string& subpath) {
   if (version != view->frameVersion || jpeg.empty()) {
     // The full-size picture is decoded here, when somebody looks, once per frame.
     if (auto annotated = annotate(*view); !annotated) {
-      return plainResponse(500, fmt::format("[cam={}] cannot decode the frame: {}\n", name,
-                                            annotated.error().message));
+      return tl::unexpected(plainResponse(500, fmt::format("[cam={}] cannot decode the frame: {}\n",
+                                                           name, annotated.error().message)));
     }
     std::vector<unsigned char> bytes;
     if (!cv::imencode(".jpg", annotated_, bytes, {cv::IMWRITE_JPEG_QUALITY, 80})) {
-      return plainResponse(500, "cannot encode the frame\n");
+      return tl::unexpected(plainResponse(500, "cannot encode the frame\n"));
     }
     jpeg.assign(bytes.begin(), bytes.end());
     version = view->frameVersion;
   }
-  HttpResponse r;
-  r.contentType = "image/jpeg";
-  r.body = jpeg;
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
+  return EncodedPicture{version, &jpeg};
 }
 
 HttpResponse StatusApi::events(const std::string& subpath) {

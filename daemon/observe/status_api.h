@@ -28,8 +28,10 @@ nlohmann::json statusJson(const DaemonSnapshot& snapshot);
 // A camera's frame counters as /api/status ("frames") and --summary-json name them.
 nlohmann::json frameCountsJson(const FrameCounts& counts);
 
-// The daemon's HTTP face: the status page (/), /metrics, /healthz, /readyz, /api/status and
-// /api/cameras/<name>/latest.jpg (the newest detected frame with its boxes drawn).
+// The daemon's HTTP face: the status page (/), /metrics, /healthz, /readyz, /api/status,
+// /api/cameras/<name>/latest.jpg (the newest detected frame with its boxes drawn) and
+// /api/cameras/<name>/stream.mjpeg (those frames as they come, multipart/x-mixed-replace, for Home
+// Assistant's MJPEG camera, VLC and browsers).
 //
 // Threads: its routes run on the control (io_context) thread, which owns every source; the
 // sources are borrowed and outlive the server.
@@ -51,7 +53,17 @@ class StatusApi {
 
  private:
   HttpResponse metricsText();
-  HttpResponse latestJpeg(const std::string& subpath);
+  friend class CameraStream;
+  // /api/cameras/<name>/latest.jpg or /stream.mjpeg (a CameraStream).
+  HttpResponse cameraPicture(const std::string& subpath);
+  HttpResponse latestJpeg(const std::string& name);
+  // The camera's newest annotated frame as a JPEG, encoded once per frame however many ask:
+  // its CameraView::frameVersion and the bytes (valid until the next call); else the answer.
+  struct EncodedPicture {
+    std::uint64_t version;
+    const std::string* jpeg;
+  };
+  tl::expected<EncodedPicture, HttpResponse> encodedPicture(const std::string& name);
   HttpResponse events(const std::string& subpath);
   // Draws the view's latest frame with its persons into annotated_.
   Expected<void> annotate(const CameraView& view);

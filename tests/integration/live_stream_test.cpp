@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
+#include <regex>
 #include <sstream>
 
 #include "tests/http_get.h"
@@ -69,11 +70,26 @@ TEST(LiveStreamTest, AViewerGetsSeveralFramesAndIdleViewersCannotStopHealthCheck
               static_cast<ssize_t>(request.size()));
     idle.push_back(fd);
   }
+  auto metric = [&](const std::string& name) {
+    auto metrics = testing::httpGet(vigil.port(), "/metrics");
+    std::smatch m;
+    return metrics && std::regex_search(metrics->body, m, std::regex("\\n" + name + " (\\d+)"))
+               ? std::stoi(m[1])
+               : -1;
+  };
+  // The first 64 are streams; the rest are refused (503) rather than take the places left.
+  ASSERT_TRUE(testing::waitUntil([&] { return metric("vigil_http_streams_refused_total") == 36; }))
+      << metric("vigil_http_streams_refused_total");
+  EXPECT_EQ(metric("vigil_http_streams_open"), 64);
   for (int i = 0; i < 10; ++i) {
     auto health = testing::httpGet(vigil.port(), "/healthz");
     ASSERT_TRUE(health) << "health check " << i << " not answered";
     EXPECT_EQ(health->status, 200) << health->body;
   }
+  // Viewers that go are noticed at the next frame written to them.
+  for (int fd : idle) ::close(fd);
+  ASSERT_TRUE(testing::waitUntil([&] { return metric("vigil_http_streams_open") == 0; }))
+      << metric("vigil_http_streams_open");
 
   // A real client reads the stream for a few seconds.
   testing::ChildProcess curl({kStreamCurl, "-s", "--max-time", "4", "-o",
@@ -99,7 +115,6 @@ TEST(LiveStreamTest, AViewerGetsSeveralFramesAndIdleViewersCannotStopHealthCheck
                                    cv::IMREAD_COLOR);
     EXPECT_FALSE(picture.empty()) << "every part is a JPEG";
   }
-  for (int fd : idle) ::close(fd);
   EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
 }
 
