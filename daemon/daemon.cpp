@@ -29,6 +29,7 @@
 #include "daemon/observe/watchdog_pinger.h"
 #include "daemon/pipeline/detector_load.h"
 #include "daemon/pipeline/detector_loading.h"
+#include "daemon/pipeline/detector_reload.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/result_path.h"
 #include "daemon/pipeline/scheduler.h"
@@ -96,6 +97,25 @@ void releaseHeapPeriodically(asio::steady_timer& timer) {
     releaseFreeHeap();
     releaseHeapPeriodically(timer);
   });
+}
+
+// What a reload cannot change while running: said, and the running value kept in `next`.
+// False when the HTTP listener is among them.
+bool keepWhatNeedsARestart(Config& next, const Config& running, spdlog::logger& log) {
+  const bool sameListener = next.http.sameListener(running.http);
+  if (!sameListener) {
+    log.warn("reload: http.enabled or http.listen changed; it takes effect at the next restart");
+    next.http = running.http;
+  }
+  if (next.node != running.node) {
+    log.warn("reload: node changed to '{}'; it takes effect at the next restart", next.node);
+    next.node = running.node;
+  }
+  if (!(next.mqtt == running.mqtt)) {
+    log.warn("reload: the mqtt section changed; it takes effect at the next restart");
+    next.mqtt = running.mqtt;
+  }
+  return sameListener;
 }
 
 // The parts wind down side by side, so that the stop takes as long as the slowest of them
@@ -238,7 +258,6 @@ class Daemon {
     }
     backendStatus_.reset(config.backend, loaded->detector->backend(), loaded->reason);
     publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
-    if (worker_) worker_->stop();
     worker_ = std::make_unique<InferenceWorker>(
         std::move(loaded->detector), scheduler_, [this](FrameResult&& result) {
           asio::post(io_, [this, r = std::move(result)]() mutable {
@@ -249,7 +268,9 @@ class Daemon {
           });
         });
     worker_->start();
-    detectorLoad_ = DetectorLoad(config.threads);
+    reload_ = std::make_unique<DetectorReload>(*worker_, [this](DetectorReload::Outcome out) {
+      asio::post(io_, [this, out = std::move(out)]() mutable { onDetectorReloaded(out); });
+    });
     return true;
   }
 
@@ -344,39 +365,48 @@ class Daemon {
       return;
     }
     for (const std::string& warning : next->warnings) log_->warn("{}", warning);
-    std::string notApplied;
-    if (!loadsTheSameDetector(next->detector, config_.detector) && !startWorker(next->detector)) {
-      // The cameras, zones and publishing of the same file still apply.
-      log_->error("reload: the new detector settings do not load; the running detector stays");
+    std::string detectorNote;
+    if (!loadsTheSameDetector(next->detector, config_.detector)) {
+      // The rest of the file applies now; the detector section once its detector runs.
+      detectorNote = reload_->begin(next->detector, config_.detector)
+                         ? "; the new detector loads in the background"
+                         : "; the detector section was not (a detector is still loading: "
+                           "SIGHUP again once it is in use)";
       next->detector = config_.detector;
-      notApplied = "; the detector section was not (it did not load)";
     }
     results_->setReportedScore(next->detector.minScore);
     const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
-    if (!next->http.sameListener(config_.http)) {
-      log_->warn(
-          "reload: http.enabled or http.listen changed; it takes effect at the next restart");
-      next->http = config_.http;
-    } else if (http_) {
+    if (keepWhatNeedsARestart(*next, config_, *log_) && http_) {
       http_->reload(next->http);  // TLS, logins and headers at once, their files read again
-    }
-    if (next->node != config_.node) {
-      log_->warn("reload: node changed to '{}'; it takes effect at the next restart", next->node);
-      next->node = config_.node;
-    }
-    if (!(next->mqtt == config_.mqtt)) {
-      log_->warn("reload: the mqtt section changed; it takes effect at the next restart");
-      next->mqtt = config_.mqtt;
     }
     config_ = *next;
     worker_->setScaledDecode(config_.capture.scaledDecode);
     publishing_.publisher->setCameras(publishedCameras(config_));
     log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running{}",
-               changes.restarted, changes.added, changes.removed, cameras_.size(), notApplied);
+               changes.restarted, changes.added, changes.removed, cameras_.size(), detectorNote);
+  }
+
+  // The end of a DetectorReload, on the control thread.
+  void onDetectorReloaded(const DetectorReload::Outcome& out) {
+    if (out.backend) {
+      backendStatus_.reset(*out.backend);
+      publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    }
+    config_.detector = out.running;
+    results_->setReportedScore(out.running.minScore);
+    detectorLoad_ = DetectorLoad(out.running.threads);
+    if (out.applied) {
+      log_->info("reload: the new detector is in use (loaded in {:.2f} s)", out.loadSeconds);
+    } else {
+      log_->error("reload: the new detector does not load ({}); the previous one {}", out.error,
+                  out.backend ? "runs again" : "keeps running");
+    }
+    notifier_.status(statusLine());
   }
 
   void stopAll() {
     if (http_) http_->stop();
+    if (reload_) reload_->stop();  // a load under way ends first (it cannot be cut)
     windDown(cameras_, worker_.get(), results_.get(), publishing_);
   }
 
@@ -411,6 +441,7 @@ class Daemon {
   std::unique_ptr<ResultPath> results_;
   Scheduler scheduler_;
   std::unique_ptr<InferenceWorker> worker_;
+  std::unique_ptr<DetectorReload> reload_;  // after worker_: its thread uses the worker
   std::unique_ptr<HttpEndpoint> http_;
   CameraSet cameras_;                 // last: its cameras stop before anything they feed goes
   SteadyClock::time_point startedAt_;

@@ -42,11 +42,21 @@ BackendStatus::BackendStatus(Registry& registry, const NpuStats& stats)
 
 void BackendStatus::reset(const std::string& configured, const InferenceBackend& backend,
                           std::string reason) {
-  configured_ = configured;
-  reason_ = std::move(reason);
-  name_ = std::string(backend.name());
-  device_ = backend.device();
-  sides_ = autoBackendSides(backend);
+  reset(factsOf(configured, backend, std::move(reason)));
+}
+
+BackendStatus::Facts BackendStatus::factsOf(const std::string& configured,
+                                            const InferenceBackend& backend, std::string reason) {
+  return Facts{configured, std::move(reason), std::string(backend.name()), backend.device(),
+               autoBackendSides(backend)};
+}
+
+void BackendStatus::reset(Facts facts) {
+  configured_ = std::move(facts.configured);
+  reason_ = std::move(facts.reason);
+  name_ = std::move(facts.name);
+  device_ = std::move(facts.device);
+  sides_ = std::move(facts.sides);
   inUse_ = current();
   publishInfo();
 }

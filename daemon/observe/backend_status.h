@@ -39,6 +39,18 @@ class BackendStatus {
   // A new detector (start-up, reload), before its worker runs: `configured` is the config's
   // backend key, `reason` why `backend` is the one in use.
   void reset(const std::string& configured, const InferenceBackend& backend, std::string reason);
+  // What reset() keeps of a backend, read on the thread that holds it (a reload's loader
+  // thread, before the worker has it), applied later on the control thread.
+  struct Facts {
+    std::string configured;
+    std::string reason;
+    std::string name;
+    std::string device;
+    std::optional<AutoBackendSides> sides;
+  };
+  static Facts factsOf(const std::string& configured, const InferenceBackend& backend,
+                       std::string reason);
+  void reset(Facts facts);
 
   // Reads the atomics; true when the backend in use or the last fallback reason changed since
   // the last call (vigil_backend_info already follows).

@@ -337,9 +337,8 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
   auto pixels = view.latest.bgr();
   if (!pixels) return tl::unexpected(pixels.error());
   pixels->copyTo(annotated_);
-  static const std::vector<std::string> kNoNames;
-  const std::vector<std::string>& classNames =
-      sources_.worker ? sources_.worker->detector().manifest().postprocess.classNames : kNoNames;
+  const std::vector<std::string> classNames =
+      sources_.worker ? sources_.worker->classNames() : std::vector<std::string>();
   if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
     // other classes as detected.

@@ -81,7 +81,7 @@ DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
   s.backend = in.backend.inUse();
   s.backendJson = in.backend.json();
   if (in.worker != nullptr) {
-    s.model = in.worker->detector().manifest().name;
+    s.model = in.worker->modelName();
     s.detectionFailures = in.worker->failures();
     s.invalidOutputs = in.worker->invalidOutputs();
     s.workerOverdue = in.worker->heartbeat().overdueBy();

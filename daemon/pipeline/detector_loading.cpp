@@ -4,6 +4,7 @@
 
 #include "daemon/log.h"
 #include "daemon/model_location.h"
+#include "detector/model_manifest.h"
 
 namespace vigil {
 
@@ -52,6 +53,14 @@ bool loadsTheSameDetector(const DetectorConfig& a, const DetectorConfig& b) {
   left.minScore = std::min(a.minScore, kTrackingLowScore);
   right.minScore = std::min(b.minScore, kTrackingLowScore);
   return left == right;
+}
+
+bool mayHoldAnNpuSession(const DetectorConfig& config) {
+  if (!hasNpuBackend()) return false;
+  if (config.backend == "npu") return true;
+  if (config.backend != "auto") return false;
+  auto manifest = loadModelManifest(detectorOptions(config).model);
+  return manifest && manifest->npuStage() != nullptr;
 }
 
 Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {

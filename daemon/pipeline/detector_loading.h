@@ -23,4 +23,9 @@ Expected<LoadedDetector> loadDetector(const DetectorConfig& config);
 // tracking's low score (it is given the lower of the two; above that the result path filters).
 bool loadsTheSameDetector(const DetectorConfig& a, const DetectorConfig& b);
 
+// Whether the section's detector may hold an NPU session (one per process: RyzenAI-SW#402):
+// `npu`, or `auto` on a bundle with an NPU stage, in a build with an NPU runtime. Reads the
+// bundle's manifest for `auto`: not on the control thread.
+bool mayHoldAnNpuSession(const DetectorConfig& config);
+
 }  // namespace vigil

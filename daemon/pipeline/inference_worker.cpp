@@ -4,12 +4,18 @@
 
 namespace vigil {
 
+// One line per 10 s at most: a broken backend must not flood the journal.
+struct InferenceWorker::ErrorLog {
+  std::shared_ptr<spdlog::logger> log = logger("detector");
+  SteadyClock::time_point last{};
+  std::uint64_t suppressed = 0;
+};
+
 InferenceWorker::InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler,
                                  ResultHandler onResult)
-    : detector_(std::move(detector)),
-      scheduler_(scheduler),
-      onResult_(std::move(onResult)),
-      input_(detector_->manifest().input.width, detector_->manifest().input.height) {}
+    : scheduler_(scheduler), onResult_(std::move(onResult)) {
+  adopt(std::move(detector));
+}
 
 InferenceWorker::~InferenceWorker() { stop(); }
 
@@ -26,74 +32,132 @@ void InferenceWorker::start() {
 void InferenceWorker::stop() {
   stopping_ = true;
   scheduler_.stop();
+  given_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
+std::unique_ptr<Detector> InferenceWorker::take() {
+  takeWanted_ = true;
+  std::lock_guard lock(mutex_);
+  takeWanted_ = false;
+  return std::move(detector_);
+}
+
+void InferenceWorker::give(std::unique_ptr<Detector> detector) {
+  {
+    std::lock_guard lock(mutex_);
+    adopt(std::move(detector));
+  }
+  given_.notify_all();
+}
+
+std::unique_ptr<Detector> InferenceWorker::replace(std::unique_ptr<Detector> next) {
+  takeWanted_ = true;
+  std::unique_ptr<Detector> old;
+  {
+    std::lock_guard lock(mutex_);
+    takeWanted_ = false;
+    old = std::move(detector_);
+    adopt(std::move(next));
+  }
+  given_.notify_all();
+  return old;
+}
+
+void InferenceWorker::adopt(std::unique_ptr<Detector> detector) {
+  detector_ = std::move(detector);
+  if (!detector_) return;
+  const ModelManifest& m = detector_->manifest();
+  input_ = cv::Size(m.input.width, m.input.height);
+  backend_ = std::string(detector_->backend().name());
+  std::lock_guard lock(infoMutex_);
+  modelName_ = m.name;
+  classNames_ = m.postprocess.classNames;
+}
+
+std::string InferenceWorker::modelName() const {
+  std::lock_guard lock(infoMutex_);
+  return modelName_;
+}
+
+std::vector<std::string> InferenceWorker::classNames() const {
+  std::lock_guard lock(infoMutex_);
+  return classNames_;
+}
+
 void InferenceWorker::run() {
-  auto log = logger("detector");
-  DetectionResult result;
-  auto lastErrorLog = SteadyClock::time_point{};
-  std::uint64_t suppressed = 0;
-  const std::string backend(detector_->backend().name());
+  ErrorLog errors;
   constexpr auto kWait = std::chrono::milliseconds(500);
   while (!stopping_) {
     heartbeat_.expectWithin(kWait + std::chrono::seconds(10));
+    std::unique_lock lock(mutex_);
+    if (!detector_ || takeWanted_) {
+      // Between take() and give(): alive, the frames wait in their slots.
+      given_.wait_for(lock, kWait);
+      continue;
+    }
+    lock.unlock();
     auto job = scheduler_.next(kWait);
     if (!job) continue;
+    lock.lock();
+    if (!detector_) continue;  // taken meanwhile: the frame goes back to its pool
     heartbeat_.expectWithin(kInferenceLimit);
-    const Frame& frame = *job->frame;
-    auto start = SteadyClock::now();
-    // The picture becomes pixels here, when the camera is due, at the size the letterbox needs.
-    const cv::Size full = frame.picture.size();
-    auto pixels = frame.picture.bgr(scaledDecode_.load(std::memory_order_relaxed)
-                                        ? letterboxCovering(full, input_)
-                                        : cv::Size());
-    if (!pixels) {
-      // A picture that does not decode is a corrupt frame of its camera, never a detection.
-      busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
-                           std::memory_order_relaxed);
-      job->camera->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
-      log->debug("[cam={}] frame skipped: {}", job->camera->name(), pixels.error().message);
-      continue;
-    }
-    auto ok = detector_->detect(*pixels, full, result);
-    busyNanos_.fetch_add(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
-        std::memory_order_relaxed);
-    if (!ok) {
-      failures_.fetch_add(1, std::memory_order_relaxed);
-      if (ok.error().code == ErrorCode::kInvalidOutput) {
-        invalidOutputs_.fetch_add(1, std::memory_order_relaxed);
-      }
-      // One line per 10 s at most: a broken backend must not flood the journal.
-      if (start - lastErrorLog > std::chrono::seconds(10)) {
-        log->error("[cam={}] detection failed: {}{}", job->camera->name(), ok.error().message,
-                   suppressed > 0 ? fmt::format(" ({} more since the last report)", suppressed)
-                                  : std::string());
-        lastErrorLog = start;
-        suppressed = 0;
-      } else {
-        ++suppressed;
-      }
-      continue;
-    }
-    job->camera->counters().detected.fetch_add(1, std::memory_order_relaxed);
-    inferences_.fetch_add(1, std::memory_order_relaxed);
-    FrameResult out;
-    out.camera = job->camera->name();
-    out.sequence = frame.sequence;
-    out.frameId = frame.id;
-    out.width = result.width;
-    out.height = result.height;
-    out.captureTime = frame.captureTime;
-    out.startTime = start;
-    out.doneTime = SteadyClock::now();
-    out.detections = result.detections;
-    out.timings = result.timings;
-    out.backend = backend;
-    out.frame = std::move(job->frame);
-    onResult_(std::move(out));
+    detect(*job, errors);
   }
+}
+
+void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
+  const Frame& frame = *job.frame;
+  auto start = SteadyClock::now();
+  // The picture becomes pixels here, when the camera is due, at the size the letterbox needs.
+  const cv::Size full = frame.picture.size();
+  auto pixels = frame.picture.bgr(
+      scaledDecode_.load(std::memory_order_relaxed) ? letterboxCovering(full, input_) : cv::Size());
+  if (!pixels) {
+    // A picture that does not decode is a corrupt frame of its camera, never a detection.
+    busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
+                         std::memory_order_relaxed);
+    job.camera->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
+    errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
+    return;
+  }
+  auto ok = detector_->detect(*pixels, full, result_);
+  busyNanos_.fetch_add(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
+      std::memory_order_relaxed);
+  if (!ok) {
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    if (ok.error().code == ErrorCode::kInvalidOutput) {
+      invalidOutputs_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (start - errors.last > std::chrono::seconds(10)) {
+      errors.log->error("[cam={}] detection failed: {}{}", job.camera->name(), ok.error().message,
+                        errors.suppressed > 0
+                            ? fmt::format(" ({} more since the last report)", errors.suppressed)
+                            : std::string());
+      errors.last = start;
+      errors.suppressed = 0;
+    } else {
+      ++errors.suppressed;
+    }
+    return;
+  }
+  job.camera->counters().detected.fetch_add(1, std::memory_order_relaxed);
+  inferences_.fetch_add(1, std::memory_order_relaxed);
+  FrameResult out;
+  out.camera = job.camera->name();
+  out.sequence = frame.sequence;
+  out.frameId = frame.id;
+  out.width = result_.width;
+  out.height = result_.height;
+  out.captureTime = frame.captureTime;
+  out.startTime = start;
+  out.doneTime = SteadyClock::now();
+  out.detections = result_.detections;
+  out.timings = result_.timings;
+  out.backend = backend_;
+  out.frame = std::move(job.frame);
+  onResult_(std::move(out));
 }
 
 }  // namespace vigil

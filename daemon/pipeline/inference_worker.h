@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +41,10 @@ struct FrameResult {
 // and hands the result to `onResult` (on this thread; it must not block, e.g. asio::post).
 // A detector error (runtime failure, NaN output) produces no result: it is logged
 // (rate-limited) and counted, never turned into detections.
+//
+// A reload changes the detector without a new worker (DetectorReload): take() waits for the
+// frame in flight and takes the detector out, the worker then leaves frames in their slots
+// (alive, heartbeat kept) until give() hands it one; replace() is both in one step.
 class InferenceWorker {
  public:
   using ResultHandler = std::function<void(FrameResult&&)>;
@@ -52,7 +58,15 @@ class InferenceWorker {
   // Stops the scheduler's waits and joins the thread.
   void stop();
 
-  const Detector& detector() const { return *detector_; }
+  // Any thread but the worker's. take() returns the detector once the frame in flight is done
+  // (null when it has none); give() hands one over; replace() swaps and returns the old one.
+  std::unique_ptr<Detector> take();
+  void give(std::unique_ptr<Detector> detector);
+  std::unique_ptr<Detector> replace(std::unique_ptr<Detector> next);
+
+  // Of the detector given last (it stays while none is given): any thread.
+  std::string modelName() const;
+  std::vector<std::string> classNames() const;
   // capture.scaled_decode: pictures decoded at the smallest size covering the detector's input
   // (the default), or at full size. Any thread; the next frame follows it.
   void setScaledDecode(bool scaled) { scaledDecode_ = scaled; }
@@ -71,12 +85,23 @@ class InferenceWorker {
   static constexpr std::chrono::seconds kInferenceLimit{30};
 
  private:
+  struct ErrorLog;
   void run();
+  void detect(DetectionJob& job, ErrorLog& errors);
+  void adopt(std::unique_ptr<Detector> detector);  // mutex_ held
 
-  std::unique_ptr<Detector> detector_;
+  std::mutex mutex_;  // held by the worker while it detects: take() waits for that frame
+  std::condition_variable given_;
+  std::atomic<bool> takeWanted_{false};  // the worker stands aside before its next frame
+  std::unique_ptr<Detector> detector_;   // null between take() and give()
+  std::string backend_;                  // detector_'s, for the results
+  mutable std::mutex infoMutex_;
+  std::string modelName_;
+  std::vector<std::string> classNames_;
   Scheduler& scheduler_;
   ResultHandler onResult_;
   cv::Size input_;  // the detector's input, which a decoded picture must cover
+  DetectionResult result_;  // the worker's, reused frame after frame
   std::atomic<bool> scaledDecode_{true};
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> failures_{0};

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -382,14 +383,103 @@ TEST(RunDaemonTest, SighupAppliesCameraEditsWhenTheDetectorDoesNotLoadAndMinScor
   write((dir.path() / "no-such-model").string(), 0.6F, true);
   vigil.signal(SIGHUP);
   ASSERT_TRUE(vigil.waitForLog(
-      "reload applied: 0 camera(s) restarted, 1 added, 0 removed, 2 running; the detector "
-      "section was not (it did not load)"))
+      "reload applied: 0 camera(s) restarted, 1 added, 0 removed, 2 running; the new detector "
+      "loads in the background"))
       << vigil.log();
-  EXPECT_NE(vigil.log().find("reload: the new detector settings do not load"), std::string::npos);
+  ASSERT_TRUE(vigil.waitForLog("reload: the new detector does not load (")) << vigil.log();
+  EXPECT_NE(vigil.log().find("; the previous one keeps running"), std::string::npos);
   ASSERT_TRUE(vigil.waitForLog("[cam=b] streaming")) << vigil.log();
   auto stopped = vigil.stop(SIGTERM);
   ASSERT_TRUE(stopped.status.has_value());
   EXPECT_EQ(*stopped.status, 0);
+}
+
+// The detector section of a reload loads off the control thread: /healthz answers 200 all
+// through it (polled from the SIGHUP until the new detector is in use), the rest of the file
+// is applied before the load ends, and detection goes on after the swap.
+TEST(RunDaemonTest, SighupLoadsTheNewDetectorWhileHealthzAnswersAndDetectionGoesOn) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  auto write = [&](int threads) {
+    return fmt::format(
+        "version: 1\ndetector:\n  model: {}\n  backend: {}\n  threads: {}\nhttp: {{listen: "
+        "'127.0.0.1:0'}}\ncameras:\n  - {{name: a, source: 'file:{}', loop: true, detect_fps: "
+        "5}}\n",
+        modelDir().string(), testing::autoCpuBackend(), threads, videoFile("TUD-Campus.mp4"));
+  };
+  VigilDaemon vigil(dir.path(), write(1));
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
+
+  std::ofstream(dir.path() / "cameras.yaml") << write(2);
+  std::atomic<bool> loaded{false};
+  std::vector<int> answers;  // the status of each /healthz, 0: none within 10 s
+  std::chrono::steady_clock::duration slowest{};
+  std::thread poller([&] {
+    while (!loaded) {
+      const auto start = std::chrono::steady_clock::now();
+      auto reply = testing::httpGet(vigil.port(), "/healthz");
+      slowest = std::max(slowest, std::chrono::steady_clock::now() - start);
+      answers.push_back(reply ? reply->status : 0);
+      std::this_thread::sleep_for(10ms);  // the poll's pace, not a wait for anything
+    }
+  });
+  vigil.process().signal(SIGHUP);
+  loaded = vigil.process().waitForLog("reload: the new detector is in use");
+  loaded = true;
+  poller.join();
+  ASSERT_NE(vigil.log().find("reload: the new detector is in use"), std::string::npos)
+      << vigil.log();
+  const std::string log = vigil.log();
+  EXPECT_LT(log.find("reload applied: 0 camera(s) restarted"),
+            log.find("reload: the new detector is in use"))
+      << "the rest of the reload waited for the model\n"
+      << log;
+  ASSERT_FALSE(answers.empty());
+  EXPECT_EQ(std::count(answers.begin(), answers.end(), 200),
+            static_cast<std::ptrdiff_t>(answers.size()))
+      << "a /healthz during the load did not answer 200";
+  EXPECT_LT(slowest, 5s) << "a /healthz waited for the model load";
+  std::printf("[ reload ] %zu /healthz polls during the load, slowest %.3f s\n", answers.size(),
+              std::chrono::duration<double>(slowest).count());
+  const std::uint64_t after = vigil.detected("a");
+  EXPECT_TRUE(vigil.waitDetected("a", after)) << vigil.log();
+  auto stopped = vigil.stop(SIGTERM);
+  ASSERT_TRUE(stopped.status.has_value());
+  EXPECT_EQ(*stopped.status, 0) << vigil.log();
+}
+
+// A reload to a bundle whose weights are broken (the file a user half-copied): the load fails
+// on the loader thread and the running detector keeps detecting, named as before.
+TEST(RunDaemonTest, SighupToADetectorThatDoesNotLoadKeepsTheOldOneDetecting) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  const auto broken = dir.path() / "broken-model";
+  std::filesystem::copy(modelDir(), broken, std::filesystem::copy_options::recursive);
+  std::ofstream(broken / "yolox_nano.onnx", std::ios::trunc) << "not an ONNX model";
+  auto write = [&](const std::filesystem::path& model) {
+    return fmt::format(
+        "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n  - "
+        "{{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n",
+        model.string(), videoFile("TUD-Campus.mp4"));
+  };
+  VigilDaemon vigil(dir.path(), write(modelDir()));
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
+  const std::string backendBefore = vigil.status()["backend"]["name"].get<std::string>();
+
+  std::ofstream(dir.path() / "cameras.yaml") << write(broken);
+  vigil.process().signal(SIGHUP);
+  ASSERT_TRUE(vigil.process().waitForLog("reload: the new detector does not load ("))
+      << vigil.log();
+  const std::string log = vigil.log();
+  EXPECT_NE(log.find("; the previous one keeps running"), std::string::npos) << log;
+  const std::uint64_t after = vigil.detected("a");
+  EXPECT_TRUE(vigil.waitDetected("a", after)) << vigil.log();
+  EXPECT_EQ(vigil.status()["backend"]["name"], backendBefore);
+  auto stopped = vigil.stop(SIGTERM);
+  ASSERT_TRUE(stopped.status.has_value());
+  EXPECT_EQ(*stopped.status, 0) << vigil.log();
 }
 
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still
