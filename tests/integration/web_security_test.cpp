@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "daemon/observe/http_logins.h"
+#include "daemon/observe/web_config.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
 #include "tests/prometheus_server.h"
@@ -164,6 +165,28 @@ TEST(WebSecurityTest, OffLoopbackWithoutLoginsPicturesAre403AndMonitoringAnswers
   const int health = curlStatus(dir.path(), {base + "/healthz"});
   EXPECT_TRUE(health == 200 || health == 503) << health << ": answered, healthy or not yet";
   EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
+}
+
+TEST(WebSecurityTest, VigilPasswdPrintsALineThatTheWebConfigurationAcceptsAndThatVerifies) {
+  TempDir dir;
+  // The password on standard input (not a terminal): one line.
+  testing::ChildProcess passwd(
+      {"/bin/sh", "-c",
+       "printf 'horse battery\\n' | " + std::string(VIGIL_BINARY) + " passwd prometheus 2>&1"},
+      dir.path() / "passwd.log");
+  ASSERT_EQ(passwd.wait(), 0) << passwd.log();
+  const std::string line = passwd.log();
+  ASSERT_TRUE(line.starts_with("prometheus: $2b$10$")) << line;
+  std::ofstream(dir.path() / "web-config.yml") << "basic_auth_users:\n  " << line;
+  auto web = loadWebConfig(dir.path() / "web-config.yml");
+  ASSERT_TRUE(web) << web.error().message;
+  HttpLogins logins(web->basicAuthUsers);
+  EXPECT_TRUE(logins.verify({"prometheus", "horse battery"}));
+  EXPECT_FALSE(logins.verify({"prometheus", "horse battery "}));
+  testing::ChildProcess empty(
+      {"/bin/sh", "-c", std::string(VIGIL_BINARY) + " passwd u < /dev/null"},
+      dir.path() / "empty.log");
+  EXPECT_EQ(empty.wait(), 1) << "no password, no line";
 }
 
 }  // namespace
