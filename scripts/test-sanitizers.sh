@@ -4,7 +4,7 @@
 #            targets that scripts/fuzz.sh runs.
 #   thread   TSan (g++): the code that owns threads (cameras, scheduler, inference worker, HTTP
 #            server, MQTT client, the daemon as a whole): the unit tests and the daemon, MQTT,
-#            HTTP, systemd and hostile-world integration tests. The detector's single-threaded
+#            HTTP (logins, TLS, streams), systemd and hostile-world integration tests. The detector's single-threaded
 #            paths (accuracy, backends, the NPU runtime) run under ASan+UBSan only.
 #   scripts/test-sanitizers.sh [--build-only] [address|thread]...   (default: both)
 # Build trees and their flags: scripts/lib/sanitizer-tree.sh. A sanitizer report fails the run
@@ -57,7 +57,7 @@ for kind in "${kinds[@]}"; do
   cmake --build "$dir" ${targets[@]:+--target "${targets[@]}"}
   ((build_only)) && continue
   if [[ $kind == thread ]]; then
-    runs=("vigil_unit_tests" "vigil_integration_tests RunDaemonTest.*:Mqtt*:ObservabilityTest.*:SystemdDaemonTest.*:HostileWorldTest.*")
+    runs=("vigil_unit_tests" "vigil_integration_tests RunDaemonTest.*:Mqtt*:ObservabilityTest.*:SystemdDaemonTest.*:HostileWorldTest.*:WebSecurityTest.*:LiveStreamTest.*")
   else
     # Every GoogleTest binary tests/CMakeLists.txt builds, so a new one is not left out here.
     mapfile -t runs < <(find "$dir/tests" -maxdepth 1 -name 'vigil_*_tests' -type f \
