@@ -207,30 +207,21 @@ int runEvalLinesCommand(const EvalLinesOptions& options, std::ostream& out) {
     log->error("{}", lines.error().message);
     return 2;
   }
-  auto gt = readGroundTruthJson(options.groundTruth);
-  if (!gt) {
-    log->error("{}", gt.error().message);
+  auto judging =
+      readTrackJudging(options.groundTruth, options.tracks, options.stride, options.framesInTracks);
+  if (!judging) {
+    log->error("{}", judging.error().message);
     return 2;
   }
-  auto tracks = readMotText(options.tracks);
-  if (!tracks) {
-    log->error("{}", tracks.error().message);
-    return 2;
-  }
-  toPixels(gt->boxes);
-  toPixels(*tracks);
-  std::vector<int> frames;
-  for (int f : gt->frames) {
-    if (options.framesInTracks ? tracks->contains(f)
-                               : options.stride <= 1 || (f - 1) % options.stride == 0) {
-      frames.push_back(f);
-    }
-  }
+  const MotSequence& truth = judging->truth.boxes;
+  const std::vector<int>& frames = judging->frames;
+  toPixels(judging->truth.boxes);
+  toPixels(judging->tracks);
   std::vector<LineResult> results;
   for (const NamedLine& l : *lines) {
-    results.push_back({&l, countsOf(crossingsOf(l.line, gt->boxes, frames)),
-                       countsOf(crossingsOf(l.line, *tracks, frames)),
-                       countsOf(crossingsOf(l.line, gt->boxes, gt->frames))});
+    results.push_back({&l, countsOf(crossingsOf(l.line, truth, frames)),
+                       countsOf(crossingsOf(l.line, judging->tracks, frames)),
+                       countsOf(crossingsOf(l.line, truth, judging->truth.frames))});
   }
   printResults(results, frames.size(), options, out);
   return 0;

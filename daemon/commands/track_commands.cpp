@@ -181,24 +181,13 @@ void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options) {
 
 int runEvalTracksCommand(const EvalTracksOptions& options, std::ostream& out) {
   auto log = logger("track");
-  auto gt = readGroundTruthJson(options.groundTruth);
-  if (!gt) {
-    log->error("{}", gt.error().message);
+  auto judging =
+      readTrackJudging(options.groundTruth, options.tracks, options.stride, options.framesInTracks);
+  if (!judging) {
+    log->error("{}", judging.error().message);
     return 2;
   }
-  auto tracks = readMotText(options.tracks);
-  if (!tracks) {
-    log->error("{}", tracks.error().message);
-    return 2;
-  }
-  std::vector<int> frames;
-  for (int f : gt->frames) {
-    if (options.framesInTracks ? tracks->contains(f)
-                               : options.stride <= 1 || (f - 1) % options.stride == 0) {
-      frames.push_back(f);
-    }
-  }
-  const MotScores s = evaluateTracks(gt->boxes, *tracks, frames);
+  const MotScores s = evaluateTracks(judging->truth.boxes, judging->tracks, judging->frames);
   out << fmt::format(
       "{} frames, {} ground-truth boxes in {} tracks\n"
       "MOTA {:.3f}  MOTP {:.3f}  IDF1 {:.3f}  IDP {:.3f}  IDR {:.3f}  HOTA {:.3f} (DetA {:.3f} "

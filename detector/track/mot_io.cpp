@@ -119,4 +119,20 @@ void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& track
   }
 }
 
+Expected<TrackJudging> readTrackJudging(const std::filesystem::path& groundTruth,
+                                        const std::filesystem::path& tracks, int stride,
+                                        bool framesInTracks) {
+  auto truth = readGroundTruthJson(groundTruth);
+  if (!truth) return tl::unexpected(truth.error());
+  auto boxes = readMotText(tracks);
+  if (!boxes) return tl::unexpected(boxes.error());
+  TrackJudging judging{std::move(*truth), std::move(*boxes), {}};
+  for (int f : judging.truth.frames) {
+    if (framesInTracks ? judging.tracks.contains(f) : stride <= 1 || (f - 1) % stride == 0) {
+      judging.frames.push_back(f);
+    }
+  }
+  return judging;
+}
+
 }  // namespace vigil

@@ -19,6 +19,18 @@ struct GroundTruth {
 };
 Expected<GroundTruth> readGroundTruthJson(const std::filesystem::path& file);
 
+// A tracks file to be judged against ground truth (eval-tracks, eval-lines): both read, and the
+// frames the judging covers: every ground-truth frame; with stride > 1 frames 1, 1+stride, ...;
+// with framesInTracks the ground-truth frames the tracks file has lines for.
+struct TrackJudging {
+  GroundTruth truth;
+  MotSequence tracks;
+  std::vector<int> frames;
+};
+Expected<TrackJudging> readTrackJudging(const std::filesystem::path& groundTruth,
+                                        const std::filesystem::path& tracks, int stride,
+                                        bool framesInTracks);
+
 // MOTChallenge text: one line per box, `frame,id,x,y,w,h,score,-1,-1,-1` (frames from 1, boxes
 // in pixels with the top-left pixel at (1, 1)). Errors name the file and line.
 Expected<MotSequence> readMotText(const std::filesystem::path& file);
