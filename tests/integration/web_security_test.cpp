@@ -143,6 +143,21 @@ TEST(WebSecurityTest, ANewPasswordAppliesOnSighupAndARenewedCertificateWithoutOn
                                  testing::kDeadline, 500ms))
       << vigil.log();
   EXPECT_EQ(status(first, "prometheus:new-password"), 0) << "the old CA no longer verifies it";
+
+  // Guessing: 401 for a burst of wrong passwords, then 429. The old password after the SIGHUP
+  // was one failure already, unless a place came back since (one every 12 s): 4 or 5 401s.
+  int wrong = 0;
+  int code = 0;
+  while (wrong <= LoginThrottle::kBurst &&
+         (code = status(renewed, "prometheus:guess" + std::to_string(wrong))) == 401) {
+    ++wrong;
+  }
+  EXPECT_EQ(code, 429);
+  EXPECT_GE(wrong, LoginThrottle::kBurst - 1);
+  // The right login, verified before, is still served.
+  EXPECT_EQ(status(renewed, "prometheus:new-password"), 200);
+  EXPECT_TRUE(vigil.process().waitForLog("failed login from 127.0.0.1 as 'prometheus'"))
+      << vigil.log();
   EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
 }
 
