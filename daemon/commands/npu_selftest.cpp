@@ -329,6 +329,10 @@ int runNpuSelftest(const NpuSelftestOptions& options, std::ostream& out) {
   } else {
     printSummary(report, out);
   }
+  // Out now, in one piece: left in the buffer until exit, the report's tail would come after
+  // whatever the process prints while it ends (under ASan, LeakSanitizer's summary came between
+  // the first 4 KiB and the rest when both went to one file).
+  out.flush();
   if (report["bundles"].empty()) {
     out << "npu selftest: no NPU bundle found (--model DIR names one)\n";
     return 1;
