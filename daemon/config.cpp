@@ -517,7 +517,7 @@ void readHttp(const YamlReader& r, const YAML::Node& root, const std::filesystem
     warnings.insert(warnings.end(), web->warnings.begin(), web->warnings.end());
     h.web = std::make_shared<const WebConfig>(std::move(*web));
   }
-  if (h.metricsNeedLogin && (!h.web || h.web->basicAuthUsers.empty())) {
+  if (h.metricsNeedLogin && !h.hasLogins()) {
     r.fail(node["metrics_need_login"], "http.metrics_need_login",
            "needs logins: http.web_config with basic_auth_users");
   }
@@ -746,6 +746,12 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
 }
 
 }  // namespace
+
+bool HttpConfig::listensOnLoopback() const {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host.starts_with("127.") || host == "::1";
+}
 
 std::string nodeNameOf(std::string_view hostName) {
   std::string name(hostName.substr(0, hostName.find('.')));  // the short name

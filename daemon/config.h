@@ -115,6 +115,13 @@ struct HttpConfig {
   // With logins: /metrics, /healthz and /readyz need one too (camera views always do).
   bool metricsNeedLogin = false;
 
+  // The host of `listen` is a loopback address (127.0.0.0/8, ::1, localhost).
+  bool listensOnLoopback() const;
+  // The web configuration has basic_auth_users.
+  bool hasLogins() const { return web && !web->basicAuthUsers.empty(); }
+  // Camera views answer 403: not on loopback and no logins (RouteAccess::kCameraView).
+  bool refusesCameraViews() const { return !listensOnLoopback() && !hasLogins(); }
+
   // Where and how it listens; what the web configuration says is compared by reading it again.
   bool sameListener(const HttpConfig& other) const {
     return enabled == other.enabled && listen == other.listen;

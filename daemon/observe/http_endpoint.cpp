@@ -36,9 +36,7 @@ Expected<void> HttpEndpoint::start() {
   log_->info("HTTP: status page, /metrics, /healthz, /readyz and /api/status on {}://{}:{}/",
              tls ? "https" : "http", host, server_.port());
   // Pictures refused for want of logins is worth a warning: the user may not expect it.
-  const bool refusing =
-      !listensOnLoopback(config_) && !(config_.web && !config_.web->basicAuthUsers.empty());
-  log_->log(refusing ? spdlog::level::warn : spdlog::level::info, "HTTP: {}",
+  log_->log(config_.refusesCameraViews() ? spdlog::level::warn : spdlog::level::info, "HTTP: {}",
             describeHttpAccess(config_));
   return {};
 }

@@ -26,19 +26,13 @@ HttpSecurity httpSecurityOf(const HttpConfig& config) {
   return security;
 }
 
-bool listensOnLoopback(const HttpConfig& config) {
-  std::string host = config.listen.substr(0, config.listen.rfind(':'));
-  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
-  return host == "localhost" || host.starts_with("127.") || host == "::1";
-}
-
 std::string describeHttpAccess(const HttpConfig& config) {
   if (!config.enabled) return "http: off";
   const bool tls = config.web && config.web->tlsContext;
   const std::size_t users = config.web ? config.web->basicAuthUsers.size() : 0;
   const std::string where = fmt::format("{} on {}", tls ? "https" : "http", config.listen);
   if (users == 0) {
-    if (listensOnLoopback(config)) {
+    if (config.listensOnLoopback()) {
       return where + " without logins: loopback, so every page answers this machine's users";
     }
     return where +

@@ -17,9 +17,6 @@ namespace vigil {
 // What the `http` section gives the server: TLS, logins, headers (see RouteAccess).
 HttpSecurity httpSecurityOf(const HttpConfig& config);
 
-// The host of http.listen is a loopback address (127.0.0.0/8, ::1, localhost).
-bool listensOnLoopback(const HttpConfig& config);
-
 // One line on who may see what, for the start-up log, check-config and doctor, e.g.
 // "https on 0.0.0.0:9842 with logins for 2 user(s): camera pictures, events and the page need a
 // login; /metrics, /healthz and /readyz answer without one".

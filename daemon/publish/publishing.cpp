@@ -15,7 +15,7 @@ std::string statusPageUrl(const HttpConfig& http) {
   const auto colon = http.listen.rfind(':');
   std::string host = http.listen.substr(0, colon);
   const std::string port = http.listen.substr(colon + 1);
-  if (host.starts_with("127.") || host == "[::1]" || host == "localhost") return "";
+  if (http.listensOnLoopback()) return "";
   if (host == "0.0.0.0" || host == "[::]" || host.empty()) {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0) return "";

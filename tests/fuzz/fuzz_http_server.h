@@ -25,6 +25,18 @@
 
 namespace vigil::fuzz {
 
+// GET /metrics, open to all (RouteAccess::kMonitoring): a route every fuzzed server has.
+inline void addMetricsRoute(vigil::HttpServer& server) {
+  server.route(
+      "GET", "/metrics",
+      [](const vigil::HttpRequest&) {
+        vigil::HttpResponse response;
+        response.body = "vigil_up 1\n";
+        return response;
+      },
+      vigil::RouteAccess::kMonitoring);
+}
+
 class FuzzHttpServer {
  public:
   // `setUp` adds the routes and the security before the server starts.

@@ -13,14 +13,7 @@
 namespace {
 
 void setUp(vigil::HttpServer& server) {
-  server.route(
-      "GET", "/metrics",
-      [](const vigil::HttpRequest&) {
-        vigil::HttpResponse response;
-        response.body = "vigil_up 1\n";
-        return response;
-      },
-      vigil::RouteAccess::kMonitoring);
+  vigil::fuzz::addMetricsRoute(server);
   server.route(
       "POST", "/echo",
       [](const vigil::HttpRequest& request) {

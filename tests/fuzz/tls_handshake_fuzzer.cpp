@@ -32,14 +32,7 @@ ReD8uaCwrZbDGv3f+9HhkhuCjVATxuHh2tSfhDqhxL3UOoR7qVmM2W/H
 )";
 
 void setUp(vigil::HttpServer& server) {
-  server.route(
-      "GET", "/metrics",
-      [](const vigil::HttpRequest&) {
-        vigil::HttpResponse response;
-        response.body = "vigil_up 1\n";
-        return response;
-      },
-      vigil::RouteAccess::kMonitoring);
+  vigil::fuzz::addMetricsRoute(server);
   vigil::TlsContextBuilder tls;
   auto context =
       tls.certificate(kCertificate).and_then([&] { return tls.privateKey(kKey); }).and_then([&] {

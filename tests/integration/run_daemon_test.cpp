@@ -415,14 +415,17 @@ TEST(RunDaemonTest, SighupLoadsTheNewDetectorWhileHealthzAnswersAndDetectionGoes
   std::atomic<bool> loaded{false};
   std::vector<int> answers;  // the status of each /healthz, 0: none within 10 s
   std::chrono::steady_clock::duration slowest{};
+  // /healthz every 10 ms until the new detector is in use (or the deadline passes).
   std::thread poller([&] {
-    while (!loaded) {
-      const auto start = std::chrono::steady_clock::now();
-      auto reply = testing::httpGet(vigil.port(), "/healthz");
-      slowest = std::max(slowest, std::chrono::steady_clock::now() - start);
-      answers.push_back(reply ? reply->status : 0);
-      std::this_thread::sleep_for(10ms);  // the poll's pace, not a wait for anything
-    }
+    testing::waitUntil(
+        [&] {
+          const auto start = std::chrono::steady_clock::now();
+          auto reply = testing::httpGet(vigil.port(), "/healthz");
+          slowest = std::max(slowest, std::chrono::steady_clock::now() - start);
+          answers.push_back(reply ? reply->status : 0);
+          return loaded.load();
+        },
+        testing::kDeadline, 10ms);
   });
   vigil.process().signal(SIGHUP);
   loaded = vigil.process().waitForLog("reload: the new detector is in use");
