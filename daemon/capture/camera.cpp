@@ -168,6 +168,9 @@ void Camera::run() {
     auto info = source->open();
     chargeCpu(supervision);
     if (!info) {
+      // A stop (a reload, the daemon's end) interrupts an open under way: no failure to count
+      // or warn about.
+      if (stopping_) break;
       if (info.error().code == ErrorCode::kInvalidArgument ||
           info.error().code == ErrorCode::kUnsupported) {
         // A configuration problem will not fix itself quickly, but a device may be swapped:

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -283,6 +286,53 @@ TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
   auto start = std::chrono::steady_clock::now();
   camera.stop();
   EXPECT_WITHIN(std::chrono::steady_clock::now() - start, 1000ms);
+}
+
+// A source whose open() waits until interrupted, then fails as FFmpeg's interrupted probe does.
+class SlowOpenSource final : public FrameSource {
+ public:
+  explicit SlowOpenSource(std::shared_ptr<std::atomic<bool>> opening)
+      : opening_(std::move(opening)) {}
+  Expected<SourceInfo> open() override {
+    std::unique_lock lock(mutex_);
+    *opening_ = true;
+    interrupted_.wait(lock, [this] { return interrupt_; });
+    return makeError(ErrorCode::kUnavailable, "no picture size: FFmpeg decoded no picture");
+  }
+  Expected<void> read(Frame&, std::chrono::milliseconds) override {
+    return makeError(ErrorCode::kUnavailable, "never opened");
+  }
+  void close() override {}
+  void interrupt() override {
+    std::lock_guard lock(mutex_);
+    interrupt_ = true;
+    interrupted_.notify_all();
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> opening_;
+  std::mutex mutex_;
+  std::condition_variable interrupted_;
+  bool interrupt_ = false;
+};
+
+// A reload or the daemon's stop while a camera opens: the open ends failing, which is the stop's
+// doing, not a lost source (no warning, no open failure counted).
+TEST(CameraTest, AStopDuringTheOpenIsNoOpenFailure) {
+  setLogLevel(spdlog::level::info);
+  auto opening = std::make_shared<std::atomic<bool>>(false);
+  Scheduler scheduler;
+  testing::LogCapture log("capture");
+  Camera camera(
+      config(), scheduler,
+      [opening](const CameraConfig&) { return std::make_unique<SlowOpenSource>(opening); },
+      fastBackoff());
+  camera.start();
+  ASSERT_TRUE(testing::waitUntil([&] { return opening->load(); }));
+  camera.stop();
+  EXPECT_EQ(camera.channel()->counters().openFailures.load(), 0U);
+  EXPECT_EQ(camera.state(), CameraState::kStopped);
+  EXPECT_EQ(log.text().find("source lost"), std::string::npos) << log.text();
 }
 
 TEST(CameraTest, StopIsPromptDuringBackoff) {
