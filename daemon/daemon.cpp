@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -406,7 +407,7 @@ class Daemon {
 
   void stopAll() {
     if (http_) http_->stop();
-    if (reload_) reload_->stop();  // a load under way ends first (it cannot be cut)
+    if (reload_) reload_->stop();  // waits 0.5 s at most for a load under way
     windDown(cameras_, worker_.get(), results_.get(), publishing_);
   }
 
@@ -450,8 +451,19 @@ class Daemon {
 }  // namespace
 
 int runDaemon(const RunOptions& options) {
-  Daemon daemon(options);
-  return daemon.run();
+  int status = 0;
+  {
+    Daemon daemon(options);
+    status = daemon.run();
+  }
+  // A detector load still runs on its detached thread (DetectorReload::stop): the process ends
+  // here, without the static destructors that thread could still be using.
+  if (DetectorReload::leftALoadRunning()) {
+    spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  return status;
 }
 
 }  // namespace vigil

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -27,6 +28,13 @@ namespace vigil {
 // (retried every 5 s until it is, or until stop()). Never left without a detector by a bad
 // section.
 //
+// A stop does not wait for a load that does not end: session creation is one call that cannot
+// be cut (an NPU compile takes minutes, a model on a hung file system forever). stop() waits
+// `limit` at most; a load still under way then is abandoned: its thread runs on detached and,
+// from the stop on, never touches the worker or calls `done`. The process must then end with
+// std::_Exit (runDaemon does, leftALoadRunning()): normal exit would run static destructors
+// under that thread.
+//
 // Threads: begin() and stop() on the control thread; `done` on the loader thread (it posts).
 class DetectorReload {
  public:
@@ -39,6 +47,7 @@ class DetectorReload {
   };
   using Loader = std::function<Expected<LoadedDetector>(const DetectorConfig&)>;
   using Done = std::function<void(Outcome)>;
+  static constexpr std::chrono::milliseconds kStopWait{500};
 
   DetectorReload(InferenceWorker& worker, Done done, Loader loader = loadDetector);
   ~DetectorReload() { stop(); }
@@ -46,26 +55,34 @@ class DetectorReload {
   DetectorReload& operator=(const DetectorReload&) = delete;
 
   // Starts loading `next` in place of `running`; false (nothing started) while a load is
-  // under way.
+  // under way or after stop().
   bool begin(DetectorConfig next, DetectorConfig running);
-  // Waits for a load under way (it cannot be cut: ONNX Runtime's session creation is one call)
-  // and ends the retries of the old section.
-  void stop();
+  // Ends the retries of the old section and waits up to `limit` for a load under way; true when
+  // none is left, false when one was abandoned (how long it had run: abandonedAfter()).
+  bool stop(std::chrono::milliseconds limit = kStopWait);
+  // How long the abandoned load had run at the stop; nullopt when none was.
+  std::optional<double> abandonedAfter() const { return abandonedAfter_; }
+  // Whether a stop in this process abandoned a load (whose thread may still run): the process
+  // must then end with std::_Exit.
+  static bool leftALoadRunning() { return abandonedInProcess_.load(); }
 
  private:
-  void sideBySide(const DetectorConfig& next, const DetectorConfig& running);
-  void oneAtATime(const DetectorConfig& next, const DetectorConfig& running);
-  // Loads `config` and gives it to the worker; the load's error otherwise.
-  std::optional<std::string> loadInto(const DetectorConfig& config,
-                                      std::optional<BackendStatus::Facts>& facts);
+  // What the loader thread shares with this object; it outlives an abandoned load's thread.
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool stopping = false;  // from here on the thread touches neither worker nor done
+    bool loading = false;
+    SteadyClock::time_point since{};  // the load under way began
+  };
+  class Job;
 
   InferenceWorker& worker_;
   Done done_;
   Loader loader_;
-  std::atomic<bool> busy_{false};
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;  // guarded by mutex_
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+  std::optional<double> abandonedAfter_;
+  static inline std::atomic<bool> abandonedInProcess_{false};
   std::thread thread_;
 };
 

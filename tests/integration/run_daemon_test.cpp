@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -483,6 +485,75 @@ TEST(RunDaemonTest, SighupToADetectorThatDoesNotLoadKeepsTheOldOneDetecting) {
   auto stopped = vigil.stop(SIGTERM);
   ASSERT_TRUE(stopped.status.has_value());
   EXPECT_EQ(*stopped.status, 0) << vigil.log();
+}
+
+// A file system whose reads never answer (tests/tools/hung_fs.py, FUSE): a model on a network
+// share that hangs. Its one file is weights(); unmounted when this goes.
+class HungFileSystem {
+ public:
+  explicit HungFileSystem(const std::filesystem::path& dir)
+      : mountpoint_(dir / "hung"),
+        process_((std::filesystem::create_directory(mountpoint_),
+                  std::vector<std::string>{"/usr/bin/python3",
+                                           VIGIL_SOURCE_DIR "/tests/tools/hung_fs.py",
+                                           mountpoint_.string()}),
+                 dir / "hung_fs.log") {}
+  ~HungFileSystem() {
+    process_.stop(SIGTERM, 5s);
+    ::umount2(mountpoint_.c_str(), MNT_DETACH);  // left mounted by a kill
+  }
+  HungFileSystem(const HungFileSystem&) = delete;
+  HungFileSystem& operator=(const HungFileSystem&) = delete;
+
+  bool mounted() { return process_.waitForLog("hung_fs: mounted", 20s); }
+  std::string log() const { return process_.log(); }
+  std::filesystem::path weights() const { return mountpoint_ / "weights.onnx"; }
+
+ private:
+  std::filesystem::path mountpoint_;
+  testing::ChildProcess process_;
+};
+
+// A stop while a reload's detector loads, and the load does not end (its weights on a share
+// that stopped answering): the stop abandons the load, says so, and ends within 2 s with status
+// 0. The control thread never waited for the share: detection went on with the old detector.
+TEST(RunDaemonTest, AStopDuringADetectorLoadThatHangsEndsWithinTwoSeconds) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  HungFileSystem share(dir.path());
+  ASSERT_TRUE(share.mounted()) << "a FUSE mount needs /dev/fuse, root and python3-fusepy\n"
+                               << share.log();
+  const auto hung = dir.path() / "hung-model";
+  std::filesystem::copy(modelDir(), hung, std::filesystem::copy_options::recursive);
+  std::filesystem::remove(hung / "yolox_nano.onnx");
+  std::filesystem::create_symlink(share.weights(), hung / "yolox_nano.onnx");
+  auto write = [&](const std::filesystem::path& model) {
+    return fmt::format(
+        "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n  - "
+        "{{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n",
+        model.string(), videoFile("TUD-Campus.mp4"));
+  };
+  VigilDaemon vigil(dir.path(), write(modelDir()));
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
+
+  std::ofstream(dir.path() / "cameras.yaml") << write(hung);
+  vigil.process().signal(SIGHUP);
+  ASSERT_TRUE(vigil.process().waitForLog("reload: loading the new detector")) << vigil.log();
+  const std::uint64_t after = vigil.detected("a");
+  ASSERT_TRUE(vigil.waitDetected("a", after)) << vigil.log();
+  ASSERT_EQ(vigil.log().find("reload: the new detector"), std::string::npos)
+      << "the load was meant to hang\n"
+      << vigil.log();
+  auto [status, took] = vigil.stop(SIGTERM);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("[ stop ] during a hung detector load: SIGTERM to exit %.3f s\n",
+              std::chrono::duration<double>(took).count());
+  const std::string log = vigil.log();
+  EXPECT_NE(log.find("a detector load under way for "), std::string::npos) << log;
+  EXPECT_NE(log.find("] stopped"), std::string::npos) << "the stop's last line\n" << log;
 }
 
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still
