@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Soak: the real daemon with 4 file cameras (the walking clips, looped), a real mosquitto with a
-# subscriber on everything, and a real Prometheus scraping /metrics every 5 s, for a while.
+# Soak: the real daemon with 4 cameras (three walking clips as looped files, one as an MJPEG
+# camera over HTTP that hangs up every --reconnect-every seconds: scripts/mjpeg-camera.py), a
+# real mosquitto with a subscriber on everything, and a real Prometheus scraping /metrics every
+# 5 s, for a while; every --reload-every seconds the configuration is rewritten and SIGHUP
+# sent, alternating a camera's detection rate (that camera restarts) and the detector's NMS
+# threshold (a new detector loads in the background and is swapped in).
 # Samples the daemon's resident memory, open file descriptors and threads every 10 s and
 # checks, at the end:
 #   - each of the three is within 5% of its value after warm-up (resident memory without what
@@ -9,18 +13,23 @@
 #     samples (the first after warm-up, the last), so one sample taken mid-burst decides nothing;
 #   - no MQTT message was dropped (vigil_mqtt_messages_dropped_total 0) and the subscriber got
 #     at least as many as Vigil counts as delivered;
-#   - Prometheus scraped it successfully the whole time (up == 1 at every scrape).
-#   scripts/soak.sh [--minutes 60] [--out DIR]        (CI runs --minutes 5)
+#   - Prometheus scraped it successfully the whole time (up == 1 at every scrape);
+#   - the MJPEG camera reconnected as often as it was hung up on (one fewer at most), and every
+#     reload was applied and every detector change came into use.
+#   scripts/soak.sh [--minutes 60] [--reconnect-every 60] [--reload-every 300] [--out DIR]
+#   (CI runs --minutes 5 --reload-every 100)
 # Exit 0 when every check holds, 1 otherwise; the samples stay in DIR/samples.csv, with the
 # daemon's live heap (vigil_heap_in_use_bytes) beside the resident size: RSS growing while the
 # live heap stays flat is the allocator keeping memory, not a leak.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-minutes=60 out=""
+minutes=60 out="" reconnect_every=60 reload_every=300
 while (($#)); do
   case "$1" in
     --minutes) minutes=$2; shift 2 ;;
+    --reconnect-every) reconnect_every=$2; shift 2 ;;
+    --reload-every) reload_every=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "soak: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -36,6 +45,7 @@ for clip in "${clips[@]}"; do
 done
 seconds=$((minutes * 60))
 mqtt_port=$(scripts/free-port.sh) http_port=$(scripts/free-port.sh) prom_port=$(scripts/free-port.sh)
+camera_port=$(scripts/free-port.sh)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 
@@ -49,17 +59,30 @@ mosquitto -c "$out/mosquitto.conf" > "$out/mosquitto.log" 2>&1 & pids+=($!)
 for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null && break; sleep 0.1; done
 mosquitto_sub -p "$mqtt_port" -t '#' -v > "$out/received.txt" & pids+=($!)
 
-{
-  echo "version: 1"
-  echo "mqtt: {url: 'mqtt://127.0.0.1:$mqtt_port', snapshots: true}"
-  echo "http: {listen: '127.0.0.1:$http_port'}"
-  echo "cameras:"
-  i=0
-  for clip in "${clips[@]}"; do
-    echo "  - {name: cam$i, source: 'file:$(realpath "$clip")', loop: true, detect_fps: 2}"
-    i=$((i + 1))
-  done
-} > "$out/cameras.yaml"
+# The last clip as a network camera that hangs up on schedule.
+scripts/mjpeg-camera.py --clip "${clips[3]}" --port "$camera_port" --fps 10 \
+  --session-seconds "$reconnect_every" > "$out/mjpeg-camera.log" 2>&1 & pids+=($!)
+for _ in $(seq 300); do grep -q serving "$out/mjpeg-camera.log" && break; sleep 0.1; done
+grep -q serving "$out/mjpeg-camera.log" || { echo "FAIL soak: the MJPEG camera did not start"; cat "$out/mjpeg-camera.log"; exit 1; }
+
+# The configuration of reload number $1: even and odd ones differ in cam1's detection rate and
+# the detector's NMS threshold (not its threads: the thread count is judged below).
+write_config() {
+  local odd=$(($1 % 2))
+  {
+    echo "version: 1"
+    echo "mqtt: {url: 'mqtt://127.0.0.1:$mqtt_port', snapshots: true}"
+    echo "http: {listen: '127.0.0.1:$http_port'}"
+    echo "detector: {nms: 0.4$((5 + odd))}"
+    echo "cameras:"
+    for i in 0 1 2; do
+      echo "  - {name: cam$i, source: 'file:$(realpath "${clips[$i]}")', loop: true, detect_fps: $((i == 1 ? 2 + odd : 2))}"
+    done
+    echo "  - {name: cam3, source: 'http://127.0.0.1:$camera_port/', detect_fps: 2}"
+  } > "$out/cameras.yaml.new"
+  mv "$out/cameras.yaml.new" "$out/cameras.yaml"
+}
+write_config 0
 
 cat > "$out/prometheus.yml" <<PROM
 global: {scrape_interval: 5s, scrape_timeout: 4s}
@@ -86,8 +109,14 @@ echo "t_s,rss_kib,fds,threads,heap_in_use_kib,rss_anon_kib,rss_file_kib,heap_fre
 start=$(date +%s)
 metrics=""
 scrape_to=$scrape_from
+reloads=0
 while kill -0 "$vigil" 2>/dev/null; do
   now=$(($(date +%s) - start))
+  if ((now >= (reloads + 1) * reload_every && now < seconds - 30)); then
+    reloads=$((reloads + 1))
+    write_config "$reloads"
+    kill -HUP "$vigil"
+  fi
   rss="" anon="" file="" threads="" fds=""
   if [[ -r /proc/$vigil/status ]]; then
     # One read of the file: resident memory, of which anonymous (heap, stacks) and file-backed
@@ -119,10 +148,10 @@ failed=$(curl -sf "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "t
   --data-urlencode "query=count_over_time((up{job=\"vigil\"} == 0)[${window}s:5s])" |
   python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 
-python3 - "$out" "$seconds" "$scrapes" "$failed" "$window" <<'PY'
-import csv, sys
+python3 - "$out" "$seconds" "$scrapes" "$failed" "$window" "$reloads" <<'PY'
+import csv, re, sys
 out, seconds, scrapes, failed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-window = int(sys.argv[5])
+window, reloads = int(sys.argv[5]), int(sys.argv[6])
 rows = [{k: int(v) if v else None for k, v in r.items()}
         for r in csv.DictReader(open(f"{out}/samples.csv"))]
 warm = max(60, seconds // 5)
@@ -178,5 +207,16 @@ check(published > 0 and received >= published,
 check(window >= seconds * 0.8 and scrapes >= window / 5 * 0.8 and failed == 0,
       f"Prometheus: {scrapes:.0f} scrapes of {window // 5} expected in the {window} s it ran "
       f"beside the daemon, {failed:.0f} with up == 0")
+hangups = sum(1 for line in open(f"{out}/mjpeg-camera.log") if "closed after" in line)
+reconnects = re.search(r'^vigil_camera_reconnects_total\{camera="cam3"\} (\S+)$',
+                       open(f"{out}/metrics.txt").read(), re.M)
+reconnects = float(reconnects.group(1)) if reconnects else -1
+check(hangups > 0 and reconnects >= hangups - 1,
+      f"the MJPEG camera hung up {hangups} times, Vigil reconnected {reconnects:.0f} times")
+log = open(f"{out}/vigil.log", errors="replace").read()
+applied = log.count("reload applied: ")
+swapped = log.count("reload: the new detector is in use")
+check(applied == reloads and swapped == reloads,
+      f"{reloads} reloads sent, {applied} applied, {swapped} new detectors in use")
 sys.exit(0 if ok else 1)
 PY
