@@ -15,6 +15,7 @@
 #include "tests/npu/npu_fixtures.h"
 #include "tests/process.h"
 #include "tests/promtool.h"
+#include "tests/vigil_daemon.h"
 
 namespace vigil {
 namespace {
@@ -94,6 +95,53 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
   auto stopped = vigil.stop(SIGTERM);
   ASSERT_TRUE(stopped.status.has_value());
   EXPECT_EQ(*stopped.status, 0) << vigil.log();
+}
+
+// A reload where only one NPU session may exist (RyzenAI-SW#402), under `npu` and `auto`, to a
+// bundle whose NPU stage file is broken: inference stops, the old session is released, the new
+// one does not load, and the old bundle is opened again and detects on the NPU as before.
+// The NPU is XRT's noop shim replaying the canary's expected output (NpuDaemonTest above).
+TEST(NpuDaemonTest, AReloadThatDoesNotLoadReopensTheOldSessionUnderNpuAndAuto) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  if (!std::filesystem::exists(doorClip())) GTEST_SKIP() << "clip absent: " << doorClip();
+  if (!testing::NoopXrt::available()) GTEST_SKIP() << "libxrt_noop.so.2 absent";
+  testing::NoopXrt noop;
+  auto manifest = loadModelManifest(testing::npuBundle());
+  ASSERT_TRUE(manifest) << manifest.error().message;
+  TempDir replay;
+  testing::Recorder rec(*manifest);
+  rec.recordCanary(replay.path(), false);
+  ::setenv("VIGIL_NOOP_REPLAY_DIR", replay.path().c_str(), 1);
+  for (const std::string policy : {"npu", "auto"}) {
+    SCOPED_TRACE(policy);
+    TempDir dir;
+    const auto broken = dir.path() / "broken-bundle";
+    std::filesystem::copy(testing::npuBundle(), broken, std::filesystem::copy_options::recursive);
+    std::ofstream(broken / manifest->npuStage()->file, std::ios::trunc) << "half copied";
+    auto config = [&](const std::filesystem::path& bundle) {
+      return "version: 1\ndetector:\n  model: " + bundle.string() + "\n  backend: " + policy +
+             "\nhttp: {listen: '127.0.0.1:0'}\ncameras:\n  - {name: door, source: 'file:" +
+             doorClip().string() + "', loop: true, detect_fps: 2}\n";
+    };
+    testing::VigilDaemon vigil(dir.path(), config(testing::npuBundle()));
+    ASSERT_NE(vigil.port(), 0) << vigil.log();
+    ASSERT_TRUE(vigil.waitDetected("door", 0)) << vigil.log();
+    ASSERT_EQ(vigil.status()["backend"]["name"], "npu") << vigil.log();
+
+    std::ofstream(dir.path() / "cameras.yaml") << config(broken);
+    vigil.process().signal(SIGHUP);
+    ASSERT_TRUE(vigil.process().waitForLog("; the previous one runs again")) << vigil.log();
+    const std::string log = vigil.log();
+    EXPECT_NE(log.find("reload: one NPU session per process: inference stops"), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("reload: the new detector does not load ("), std::string::npos) << log;
+    const std::uint64_t after = vigil.detected("door");
+    EXPECT_TRUE(vigil.waitDetected("door", after)) << vigil.log();
+    EXPECT_EQ(vigil.status()["backend"]["name"], "npu") << vigil.status().dump();
+    auto stopped = vigil.stop(SIGTERM);
+    ASSERT_TRUE(stopped.status.has_value());
+    EXPECT_EQ(*stopped.status, 0) << vigil.log();
+  }
 }
 
 }  // namespace
