@@ -35,6 +35,7 @@
 #include "daemon/pipeline/result_path.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/publish/publishing.h"
+#include "detector/background_work.h"
 
 namespace vigil {
 
@@ -406,6 +407,7 @@ class Daemon {
   }
 
   void stopAll() {
+    background::processEnding();  // work that cannot be cut is no longer waited for
     if (http_) http_->stop();
     if (reload_) reload_->stop();  // waits 0.5 s at most for a load under way
     windDown(cameras_, worker_.get(), results_.get(), publishing_);
@@ -456,9 +458,9 @@ int runDaemon(const RunOptions& options) {
     Daemon daemon(options);
     status = daemon.run();
   }
-  // A detector load still runs on its detached thread (DetectorReload::stop): the process ends
-  // here, without the static destructors that thread could still be using.
-  if (DetectorReload::leftALoadRunning()) {
+  // A detector load or the NPU's bring-up still runs on a detached thread (DetectorReload::stop,
+  // the auto backend): the process ends here, without the static destructors it could be using.
+  if (background::detachedRunning() > 0) {
     spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
     std::fflush(nullptr);
     std::_Exit(status);

@@ -1,6 +1,7 @@
 #include "daemon/pipeline/detector_reload.h"
 
 #include "daemon/log.h"
+#include "detector/background_work.h"
 
 namespace vigil {
 
@@ -31,11 +32,14 @@ class DetectorReload::Job {
     } else {
       sideBySide(next, running);
     }
+    bool abandoned = false;
     {
       std::lock_guard lock(shared_->mutex);
       shared_->loading = false;
+      abandoned = shared_->abandoned;
     }
     shared_->wake.notify_all();
+    if (abandoned) background::detachedEnded();
   }
 
  private:
@@ -140,6 +144,10 @@ bool DetectorReload::stop(std::chrono::milliseconds limit) {
   shared_->wake.notify_all();
   const bool ended = shared_->wake.wait_for(lock, limit, [this] { return !shared_->loading; });
   const SteadyClock::time_point since = shared_->since;
+  if (!ended) {
+    shared_->abandoned = true;
+    background::detachedStarted();
+  }
   lock.unlock();
   if (ended) {
     thread_.join();
@@ -147,7 +155,6 @@ bool DetectorReload::stop(std::chrono::milliseconds limit) {
   }
   thread_.detach();
   abandonedAfter_ = secondsSince(since);
-  abandonedInProcess_ = true;
   logger("daemon")->warn(
       "stopping: a detector load under way for {:.1f} s is abandoned (a session's creation "
       "cannot be cut); the process ends without waiting for it",

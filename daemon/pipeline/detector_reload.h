@@ -31,9 +31,8 @@ namespace vigil {
 // A stop does not wait for a load that does not end: session creation is one call that cannot
 // be cut (an NPU compile takes minutes, a model on a hung file system forever). stop() waits
 // `limit` at most; a load still under way then is abandoned: its thread runs on detached and,
-// from the stop on, never touches the worker or calls `done`. The process must then end with
-// std::_Exit (runDaemon does, leftALoadRunning()): normal exit would run static destructors
-// under that thread.
+// from the stop on, never touches the worker or calls `done`; it is counted as detached work
+// (detector/background_work.h), and the process then ends with std::_Exit (runDaemon).
 //
 // Threads: begin() and stop() on the control thread; `done` on the loader thread (it posts).
 class DetectorReload {
@@ -62,9 +61,6 @@ class DetectorReload {
   bool stop(std::chrono::milliseconds limit = kStopWait);
   // How long the abandoned load had run at the stop; nullopt when none was.
   std::optional<double> abandonedAfter() const { return abandonedAfter_; }
-  // Whether a stop in this process abandoned a load (whose thread may still run): the process
-  // must then end with std::_Exit.
-  static bool leftALoadRunning() { return abandonedInProcess_.load(); }
 
  private:
   // What the loader thread shares with this object; it outlives an abandoned load's thread.
@@ -73,6 +69,7 @@ class DetectorReload {
     std::condition_variable wake;
     bool stopping = false;  // from here on the thread touches neither worker nor done
     bool loading = false;
+    bool abandoned = false;           // by stop(): the thread's end is counted as detached work's
     SteadyClock::time_point since{};  // the load under way began
   };
   class Job;
@@ -82,7 +79,6 @@ class DetectorReload {
   Loader loader_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::optional<double> abandonedAfter_;
-  static inline std::atomic<bool> abandonedInProcess_{false};
   std::thread thread_;
 };
 

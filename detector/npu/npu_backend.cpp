@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <future>
+#include <mutex>
+#include <optional>
+#include <thread>
 
+#include "detector/background_work.h"
 #include "detector/cpu_stage.h"
 #include "detector/npu/npu_stage.h"
 
@@ -223,8 +226,20 @@ class AutoBackend final : public InferenceBackend {
   }
 
   ~AutoBackend() override {
-    // A retry still bringing the NPU up is waited for (its device must be closed by it).
-    if (retry_.valid()) retry_.wait();
+    if (!retryThread_.joinable()) return;
+    // A retry still bringing the NPU up is waited for (its device must be closed by it before a
+    // reload opens the next session), except at the process's end: it then runs on detached,
+    // counted, and the process ends without it (background_work.h).
+    if (background::isProcessEnding()) {
+      std::lock_guard lock(retry_->mutex);
+      if (!retry_->built) {
+        retry_->detached = true;
+        background::detachedStarted();
+        retryThread_.detach();
+        return;
+      }
+    }
+    retryThread_.join();
   }
 
   // Tries the NPU (with its start-up canary) here and now: at creation. On failure the CPU
@@ -257,15 +272,30 @@ class AutoBackend final : public InferenceBackend {
   // a thread of its own (seconds on a real device), so that detection goes on meanwhile; the
   // frame after it is done takes the NPU, or the CPU keeps answering until the next retry.
   void retryInBackground() {
-    if (retry_.valid()) {
-      if (retry_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-      adopt(retry_.get());
+    if (retryThread_.joinable()) {
+      std::optional<Built> built;
+      {
+        std::lock_guard lock(retry_->mutex);
+        if (!retry_->built) return;
+        built = std::move(retry_->built);
+      }
+      retryThread_.join();
+      adopt(std::move(*built));
       return;
     }
     if (config_.now() < nextTry_) return;
     nextTry_ = config_.now() + config_.retryAfter;
-    retry_ = std::async(std::launch::async, [manifest = manifest_, config = config_] {
-      return buildNpu(manifest, config);
+    retry_ = std::make_shared<Retry>();
+    retryThread_ = std::thread([retry = retry_, manifest = manifest_, config = config_] {
+      Built built = buildNpu(manifest, config);
+      std::unique_lock lock(retry->mutex);
+      if (!retry->detached) {
+        retry->built = std::move(built);
+        return;
+      }
+      lock.unlock();
+      if (built) built->reset();  // the device closes before the work counts as ended
+      background::detachedEnded();
     });
   }
 
@@ -293,7 +323,14 @@ class AutoBackend final : public InferenceBackend {
   NpuBackendConfig config_;
   AutoBackendSides sides_;  // fixed at creation
   std::unique_ptr<NpuBackend> npu_;
-  std::future<Built> retry_;  // the NPU being brought up again in the background
+  // The NPU being brought up again on a thread of its own: its result, once there.
+  struct Retry {
+    std::mutex mutex;
+    std::optional<Built> built;
+    bool detached = false;  // the backend went at the process's end without waiting
+  };
+  std::shared_ptr<Retry> retry_;
+  std::thread retryThread_;
   std::string lastReason_;
   std::chrono::steady_clock::time_point nextTry_{};
 };

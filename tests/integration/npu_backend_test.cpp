@@ -12,6 +12,7 @@
 #include "daemon/commands/eval_command.h"
 #include "daemon/observe/backend_status.h"
 #include "daemon/observe/metrics.h"
+#include "detector/background_work.h"
 #include "detector/detector.h"
 #include "detector/verify.h"
 #include "tests/npu/npu_fixtures.h"
@@ -292,6 +293,35 @@ TEST_F(FaultTest, TheNpuRetryRunsBesideTheFramesNotInTheirWay) {
     EXPECT_TRUE((*autoBackend)->infer(input_, out));
     return npuStats().npuActive.load();
   })) << "the NPU, up again, answers";
+}
+
+// The daemon's stop while the NPU is being brought up again (open, load, canary: seconds on a
+// real device, forever on a hung one): the backend goes without waiting for it. The bring-up
+// runs on detached, counted (background_work.h) until it ends, so that the daemon's process
+// ends with std::_Exit meanwhile. Before the stop, the backend's end waits (a reload must
+// release the NPU before opening it again).
+TEST_F(FaultTest, AtTheProcessEndTheNpuBringUpIsNotWaitedFor) {
+  auto autoBackend = createAutoBackend(manifest_, {}, config_);
+  ASSERT_TRUE(autoBackend);
+  script_->steady = Outcome::kError;
+  Tensor out;
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));
+  ASSERT_FALSE(npuStats().npuActive.load()) << "fell back";
+  script_->steady = Outcome::kOk;
+  std::promise<void> gate;
+  script_->openGate = gate.get_future().share();
+  now_ += std::chrono::seconds(61);
+  ASSERT_TRUE((*autoBackend)->infer(input_, out));  // the retry starts; its open waits
+  background::processEnding();
+  auto gone = std::async(std::launch::async, [&] { autoBackend->reset(); });
+  const bool waited = gone.wait_for(std::chrono::seconds(5)) != std::future_status::ready;
+  EXPECT_FALSE(waited) << "the backend's end waited for the NPU's bring-up";
+  EXPECT_EQ(background::detachedRunning(), waited ? 0 : 1);
+  gate.set_value();
+  gone.wait();
+  EXPECT_TRUE(testing::waitUntil([] { return background::detachedRunning() == 0; }))
+      << "the bring-up, let go, ends and says so";
+  background::detail::ending = false;  // the next tests in this process are not ending
 }
 
 TEST_F(FaultTest, NanOutputIsRefusedAndAutoFallsBack) {
