@@ -8,13 +8,16 @@ Cases:
   mosquitto   a file camera and a real mosquitto (Debian's) on a free loopback port
   no-suback   a broker that answers CONNACK and never SUBACK (the client waits up to 10 s for it)
   no-puback   a broker that acknowledges nothing it is sent (the stop waits for `offline`)
+  hung-load   a reload's detector load that never ends: the model's weights on a FUSE file
+              system whose reads never answer (tests/tools/hung_fs.py; needs /dev/fuse, root)
 A V4L2 camera's stop (its read woken by the stop) is measured by vm.v4l2_run in QEMU instead.
 
-  scripts/bench-stop.py [--stops 20] [--cases "plain mosquitto no-suback no-puback"]
+  scripts/bench-stop.py [--stops 20] [--cases "plain mosquitto no-suback no-puback hung-load"]
 Needs build/vigil, the model in models/yolox-nano and ../shared's TUD-Campus clip.
 """
 import argparse
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -85,8 +88,7 @@ class MqttPeer:
         self.server.close()
 
 
-def config(case, clip, mqtt_port):
-    model = ROOT / "models" / "yolox-nano"
+def config(case, clip, mqtt_port, model=ROOT / "models" / "yolox-nano"):
     text = (f"version: 1\ndetector: {{model: '{model}', backend: cpu-ort, threads: 1}}\n"
             f"http: {{listen: '127.0.0.1:0'}}\n")
     if mqtt_port:
@@ -104,9 +106,32 @@ def wait_for(path, text, limit=30):
     return False
 
 
+class HungModel:
+    """The model with its weights on a mounted file system whose reads never answer."""
+
+    def __init__(self, workdir):
+        self.mountpoint = workdir / "hung"
+        self.mountpoint.mkdir()
+        self.server = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/tools/hung_fs.py"),
+                                        str(self.mountpoint)], stdout=subprocess.PIPE, text=True)
+        if "mounted" not in self.server.stdout.readline():
+            raise SystemExit("bench-stop: hung-load: the FUSE mount did not answer")
+        self.model = workdir / "hung-model"
+        shutil.copytree(ROOT / "models" / "yolox-nano", self.model)
+        (self.model / "yolox_nano.onnx").unlink()
+        (self.model / "yolox_nano.onnx").symlink_to(self.mountpoint / "weights.onnx")
+
+    def close(self):
+        self.server.kill()  # a read it holds keeps SIGTERM from ending it
+        self.server.wait()
+        subprocess.run(["umount", "-l", str(self.mountpoint)], stderr=subprocess.DEVNULL)
+
+
 def one_stop(case, clip, workdir):
-    peer = broker = None
+    peer = broker = hung = None
     mqtt_port = None
+    if case == "hung-load":
+        hung = HungModel(workdir)
     if case in ("no-suback", "no-puback"):
         peer = MqttPeer(suback=case == "no-puback")
         mqtt_port = peer.port
@@ -131,6 +156,12 @@ def one_stop(case, clip, workdir):
         if not ready:
             raise SystemExit(f"bench-stop: {case}: the daemon did not get ready, see {log}")
         time.sleep(1.0)  # streaming and detecting for a while
+        if hung:
+            (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port, hung.model))
+            daemon.send_signal(signal.SIGHUP)
+            if not wait_for(log, "reload: loading the new detector"):
+                raise SystemExit(f"bench-stop: {case}: the reload did not start, see {log}")
+            time.sleep(0.5)  # the load waiting on the hung file system
         sent = time.monotonic()
         daemon.send_signal(signal.SIGTERM)
         status = daemon.wait(timeout=30)
@@ -146,12 +177,14 @@ def one_stop(case, clip, workdir):
             broker.wait()
         if peer:
             peer.close()
+        if hung:
+            hung.close()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stops", type=int, default=20)
-    parser.add_argument("--cases", default="plain mosquitto no-suback no-puback")
+    parser.add_argument("--cases", default="plain mosquitto no-suback no-puback hung-load")
     args = parser.parse_args()
     clip = (ROOT / ".." / "shared" / "data" / "videos" / "TUD-Campus.mp4").resolve()
     if not clip.exists():

@@ -499,8 +499,8 @@ class HungFileSystem {
                                            mountpoint_.string()}),
                  dir / "hung_fs.log") {}
   ~HungFileSystem() {
-    process_.stop(SIGTERM, 5s);
-    ::umount2(mountpoint_.c_str(), MNT_DETACH);  // left mounted by a kill
+    process_.stop(SIGKILL);  // a read it holds keeps SIGTERM from ending it
+    ::umount2(mountpoint_.c_str(), MNT_DETACH);  // left mounted by the kill
   }
   HungFileSystem(const HungFileSystem&) = delete;
   HungFileSystem& operator=(const HungFileSystem&) = delete;

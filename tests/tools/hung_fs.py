@@ -4,7 +4,8 @@ a stop during a detector load that does not end (FUSE, python3-fusepy; needs /de
 
 Mounts MOUNTPOINT with one regular file, `weights.onnx` (SIZE bytes as stat tells it); listing
 and stat answer at once, every read waits forever. Prints "hung_fs: mounted" once the mount
-answers. Ends at SIGTERM; the test unmounts (umount -l) after.
+answers. A read it holds keeps it from ending at SIGTERM (libfuse waits for its threads): end
+it with SIGKILL, then unmount (umount -l, or umount2 with MNT_DETACH).
 
 usage: hung_fs.py MOUNTPOINT [--size BYTES]
 """
