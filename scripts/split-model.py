@@ -81,15 +81,34 @@ def canary_input(shape, value_min, value_max, pad_value):
 
 
 def device_bytes(array, spec):
-    """Float tensor -> bytes in the NPU stage's device format (layout, dtype, quantization)."""
+    """Float tensor -> bytes in the NPU stage's device format (layout, dtype, quantization).
+
+    YCXC8 (mlir-aie's conv2d activations): for each row y, for each block of 8 channels, for each
+    x, the block's 8 channels; the channels padded up to a multiple of 8 with zero bytes."""
     a = array.astype(np.float32)
-    if spec["layout"] == "NHWC":
-        a = a.transpose(0, 2, 3, 1)
     if spec["dtype"] == "float32":
-        return a.astype(np.float32).tobytes()
-    q = np.round(a / spec["scale"]) + spec["zero_point"]
-    info = np.iinfo(DTYPES[spec["dtype"]])
-    return np.clip(q, info.min, info.max).astype(DTYPES[spec["dtype"]]).tobytes()
+        values = a
+    else:
+        info = np.iinfo(DTYPES[spec["dtype"]])
+        q = np.clip(np.round(a / spec["scale"]) + spec["zero_point"], info.min, info.max)
+        values = q.astype(DTYPES[spec["dtype"]])
+    if spec["layout"] == "NHWC":
+        values = values.transpose(0, 2, 3, 1)
+    elif spec["layout"] == "YCXC8":
+        n, c, h, w = values.shape
+        blocks = (c + 7) // 8
+        padded = np.zeros((n, blocks * 8, h, w), dtype=values.dtype)  # zero bytes, whatever dtype
+        padded[:, :c] = values
+        values = padded.reshape(n, blocks, 8, h, w).transpose(0, 3, 1, 4, 2)
+    return np.ascontiguousarray(values).astype(DTYPES[spec["dtype"]]).tobytes()
+
+
+def stored_count(spec):
+    """Elements the device buffer holds: YCXC8 stores its padding channels too."""
+    shape = list(spec["shape"])
+    if spec["layout"] == "YCXC8":
+        shape[1] = (shape[1] + 7) // 8 * 8
+    return int(np.prod(shape))
 
 
 def main():
@@ -105,7 +124,8 @@ def main():
     ap.add_argument("--min-xrt", default="2.13", help="minimum XRT version (major.minor)")
     ap.add_argument("--kernel", default="MLIR_AIE", help="kernel name (prefix) in the xclbin")
     ap.add_argument("--device-dtype", default="float32", choices=sorted(DTYPES))
-    ap.add_argument("--device-layout", default="NCHW", choices=["NCHW", "NHWC"])
+    ap.add_argument("--device-layout", default="NCHW", choices=["NCHW", "NHWC", "YCXC8"],
+                    help="YCXC8: mlir-aie's blocked conv2d activations (the ONNX shape kept)")
     ap.add_argument("--scale", type=float, default=1.0, help="quantization scale (int8/uint8)")
     ap.add_argument("--zero-point", type=int, default=0)
     ap.add_argument("--tolerance", type=float, default=1e-3, help="canary max abs diff")
@@ -213,9 +233,8 @@ def main():
         ]
         for i, t in enumerate(dev_in + dev_out):
             role = "input" if i < len(dev_in) else "output"
-            count = int(np.prod(t["shape"]))
             arguments.append({"index": 3 + i, "role": role, "tensor": t["name"],
-                              "bytes": count * itemsize})
+                              "bytes": stored_count(t) * itemsize})
 
         # The canary: input in device format; expected output from the CPU reference of the
         # same stage (the vigil binary's stage-run), also in device format.

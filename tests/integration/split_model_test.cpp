@@ -8,7 +8,9 @@
 #include <string_view>
 #include <utility>
 
+#include "detector/cpu_stage.h"
 #include "detector/detector.h"
+#include "detector/npu/device_tensor.h"
 #include "detector/verify.h"
 #include "tests/npu/npu_fixtures.h"
 
@@ -101,6 +103,63 @@ TEST(SplitModelTest, ScriptRefusesATensorTheModelDoesNotHave) {
   std::string text(reinterpret_cast<const char*>(err.data()), err.size());
   EXPECT_NE(text.find("no tensor named 'no_such_tensor'"), std::string::npos) << text;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "b"));
+}
+
+// split-model.py --device-layout YCXC8 (mlir-aie's blocked conv2d activations, the layout the
+// direct-XRT runtime reads): the canary the script packs is what the runtime's own unpacking and
+// the CPU reference agree on. The input, unpacked (its 3 channels padded to 8 with zero bytes),
+// run through the backbone on the CPU, gives the expected output, unpacked.
+TEST(SplitModelTest, Ycxc8BundlesPackTheCanaryAsTheRuntimeUnpacksIt) {
+  VIGIL_REQUIRE_NPU_BUNDLE();
+  TempDir dir;
+  const auto design = npuBundle().parent_path() / "npu-design";
+  const auto out = dir.path() / "ycxc8";
+  const std::string cmd = std::string(VIGIL_SYSTEM_PYTHON) +
+                          " " VIGIL_SOURCE_DIR "/scripts/split-model.py --manifest " VIGIL_MODEL_DIR
+                          "/model.yaml --cut 956,990,1024 --out " +
+                          out.string() + " --xclbin " + (design / "design.xclbin").string() +
+                          " --instructions " + (design / "insts.bin").string() +
+                          " --device-layout YCXC8 --tolerance 1e-4 --reference-runner " +
+                          VIGIL_BINARY + " > " + (dir.path() / "log").string() + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  auto m = loadModelManifest(out);  // checks every argument's bytes against the padded size
+  ASSERT_TRUE(m) << m.error().message;
+  const StageSpec& stage = *m->npuStage();
+  const NpuStageSpec& npu = *stage.npu;
+  ASSERT_EQ(npu.inputs.size(), 1U);
+  ASSERT_EQ(npu.outputs.size(), 3U);
+  EXPECT_EQ(npu.inputs[0].layout, "YCXC8");
+  EXPECT_EQ(npu.inputs[0].shape, (std::vector<std::int64_t>{1, 3, 416, 416}));
+
+  const auto inBytes = testing::readBytes(m->directory() / npu.canaryInput);
+  ASSERT_EQ(inBytes.size(), npu.inputs[0].byteSize());
+  std::vector<Tensor> inputs(1);
+  inputs[0].resize(npu.inputs[0].shape);  // unpacking fills a tensor of the ONNX shape
+  ASSERT_TRUE(unpackTensor(inBytes, npu.inputs[0], inputs[0]));
+  // Channels 3..7 of every (row, x) are padding: zero bytes.
+  std::size_t nonZeroPadding = 0;
+  const auto* words = reinterpret_cast<const float*>(inBytes.data());
+  for (std::size_t i = 0; i < inBytes.size() / sizeof(float); ++i) {
+    if (i % 8 >= 3 && words[i] != 0.0F) ++nonZeroPadding;
+  }
+  EXPECT_EQ(nonZeroPadding, 0U);
+
+  auto backbone = loadCpuStage(*m, stage);
+  ASSERT_TRUE(backbone) << backbone.error().message;
+  std::vector<Tensor> reference(3);
+  ASSERT_TRUE((*backbone)->run(inputs, reference));
+  const auto expected = testing::readBytes(m->directory() / npu.canaryExpected);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const DeviceTensorSpec& spec = npu.outputs[i];
+    ASSERT_LE(offset + spec.byteSize(), expected.size());
+    Tensor unpacked;
+    unpacked.resize(spec.shape);
+    ASSERT_TRUE(unpackTensor(std::span(expected).subspan(offset, spec.byteSize()), spec, unpacked));
+    EXPECT_LE(maxAbsDiff(unpacked.values(), reference[i].values()), 1e-4F) << spec.name;
+    offset += spec.byteSize();
+  }
+  EXPECT_EQ(offset, expected.size());
 }
 
 }  // namespace
