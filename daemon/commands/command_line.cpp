@@ -12,6 +12,7 @@
 #include "daemon/commands/eval_command.h"
 #include "daemon/commands/line_commands.h"
 #include "daemon/commands/npu_commands.h"
+#include "daemon/commands/npu_compile.h"
 #include "daemon/commands/npu_selftest.h"
 #include "daemon/commands/passwd_command.h"
 #include "daemon/commands/run_command.h"
@@ -74,7 +75,9 @@ int runCommandLine(int argc, char** argv) {
   addDoctorCommand(app, doctor);
   addStageRunCommand(app, stageRun);
   NpuSelftestOptions selftest;
-  addNpuCommand(app, selftest);
+  CLI::App& npu = addNpuCommand(app, selftest);
+  NpuCompileOptions npuCompile;
+  addNpuCompileCommand(npu, npuCompile);
   TrackCommandOptions track;
   EvalTracksOptions evalTracks;
   addTrackCommand(app, track);
@@ -112,6 +115,7 @@ int runCommandLine(int argc, char** argv) {
   if (app.got_subcommand("passwd")) return runPasswdCommand(passwd, std::cin, std::cout, std::cerr);
   if (app.got_subcommand("eval-lines")) return runEvalLinesCommand(evalLines, std::cout);
   if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
+  if (npu.got_subcommand("compile")) return runNpuCompile(npuCompile, std::cout, std::cerr);
   if (app.got_subcommand("npu")) return runNpuSelftest(selftest, std::cout);
   return 2;
 }

@@ -45,18 +45,6 @@ std::string firstLineOf(const std::filesystem::path& file) {
   return line;
 }
 
-// The service's Vitis AI settings: the configuration's (given, else the installed one), then
-// --onnxruntime.
-VitisAiSettings selftestVitisAi(const NpuSelftestOptions& options) {
-  VitisAiSettings settings;
-  const std::filesystem::path file = options.config.empty() ? kInstalledConfig : options.config;
-  if (!options.config.empty() || std::filesystem::exists(file)) {
-    if (auto config = loadConfig(file)) settings = config->detector.vitisai;
-  }
-  if (!options.onnxRuntime.empty()) settings.onnxRuntime = options.onnxRuntime;
-  return settings;
-}
-
 json orNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json versionsReport(const NpuEnvironment& env, const VitisAiSettings& settings) {
@@ -271,7 +259,7 @@ std::vector<std::filesystem::path> npuBundlesIn(const std::vector<std::filesyste
 }
 
 json npuSelftestReport(const NpuSelftestOptions& options) {
-  const VitisAiSettings settings = selftestVitisAi(options);
+  const VitisAiSettings settings = serviceVitisAiSettings(options.config, options.onnxRuntime);
   const NpuEnvironment env = probeNpuEnvironment();
   json report;
   report["schema"] = 1;
@@ -294,7 +282,18 @@ json npuSelftestReport(const NpuSelftestOptions& options) {
   return report;
 }
 
-void addNpuCommand(CLI::App& app, NpuSelftestOptions& options) {
+VitisAiSettings serviceVitisAiSettings(const std::string& configFile,
+                                       const std::string& onnxRuntime) {
+  VitisAiSettings settings;
+  const std::filesystem::path file = configFile.empty() ? kInstalledConfig : configFile;
+  if (!configFile.empty() || std::filesystem::exists(file)) {
+    if (auto config = loadConfig(file)) settings = config->detector.vitisai;
+  }
+  if (!onnxRuntime.empty()) settings.onnxRuntime = onnxRuntime;
+  return settings;
+}
+
+CLI::App& addNpuCommand(CLI::App& app, NpuSelftestOptions& options) {
   auto* npu = app.add_subcommand("npu", "NPU tools");
   npu->require_subcommand(1);
   auto* cmd = npu->add_subcommand(
@@ -312,6 +311,7 @@ void addNpuCommand(CLI::App& app, NpuSelftestOptions& options) {
                   "ONNX Runtime with the Vitis AI EP (overrides the configuration's)");
   cmd->add_option("--iterations", options.iterations, "Measured inferences per backend")
       ->check(CLI::Range(1, 10000));
+  return *npu;
 }
 
 int runNpuSelftest(const NpuSelftestOptions& options, std::ostream& out) {

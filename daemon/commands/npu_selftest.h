@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "detector/npu/vitisai_plan.h"
+
 namespace vigil {
 
 // `vigil npu selftest`: a field report a user with the hardware can attach to a bug report. For
@@ -28,7 +30,14 @@ struct NpuSelftestOptions {
   std::string out;          // also write the JSON report there
 };
 
-void addNpuCommand(CLI::App& app, NpuSelftestOptions& options);
+// The `npu` command group with its `selftest`; returned for the group's other commands.
+CLI::App& addNpuCommand(CLI::App& app, NpuSelftestOptions& options);
+
+// The service's Vitis AI settings: `configFile`'s detector.onnxruntime and detector.vitisai
+// (empty: the installed configuration, when there is one), then `onnxRuntime` over its ONNX
+// Runtime.
+VitisAiSettings serviceVitisAiSettings(const std::string& configFile,
+                                       const std::string& onnxRuntime);
 // 0 when the report was made (a refused NPU is a finding, not an error), 2 when it cannot be
 // written, 1 when no NPU bundle was found.
 int runNpuSelftest(const NpuSelftestOptions& options, std::ostream& out);

@@ -119,6 +119,29 @@ std::vector<std::pair<std::string, std::string>> vitisAiSessionConfig() {
   return {{"session.disable_cpu_ep_fallback", "1"}};
 }
 
+std::filesystem::path vitisAiContextModel(const VitisAiPlan& plan) {
+  return plan.cacheDir / (plan.cacheKey + ".ctx.onnx");
+}
+
+std::vector<std::pair<std::string, std::string>> vitisAiContextWriteConfig(
+    const std::filesystem::path& file) {
+  auto config = vitisAiSessionConfig();
+  config.emplace_back("ep.context_enable", "1");
+  config.emplace_back("ep.context_file_path", file.string());
+  config.emplace_back("ep.context_embed_mode", "1");
+  return config;
+}
+
+VitisAiSessionSource vitisAiSessionSource(const VitisAiPlan& plan,
+                                          const std::filesystem::path& bundleModel) {
+  const std::filesystem::path context = vitisAiContextModel(plan);
+  std::error_code ec;
+  const bool usable = std::filesystem::is_regular_file(context, ec) &&
+                      std::filesystem::file_size(context, ec) > 0 && !ec;
+  if (usable) return {context, true};
+  return {bundleModel, false};
+}
+
 Expected<NpuNodeCounts> parseVitisAiReport(std::string_view text, const std::string& where) {
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("deviceStat") ||

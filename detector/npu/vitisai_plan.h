@@ -79,6 +79,27 @@ std::vector<std::pair<std::string, std::string>> vitisAiProviderOptions(const Vi
 // fails when a node would be left for the CPU).
 std::vector<std::pair<std::string, std::string>> vitisAiSessionConfig();
 
+// The EP-context model (ONNX Runtime's compiled-model format, AMD's recommended way to carry a
+// compile across processes): `vigil npu compile` writes it once, the runtime loads it instead
+// of compiling. Kept beside the EP's cache, under the same key, so a new model, EP, driver or
+// firmware makes a new one: <cacheDir>/<cacheKey>.ctx.onnx.
+std::filesystem::path vitisAiContextModel(const VitisAiPlan& plan);
+
+// The session config entries that make creating a session write the EP-context model `file`
+// (the compiled model embedded in it), beside the strict placement of vitisAiSessionConfig().
+std::vector<std::pair<std::string, std::string>> vitisAiContextWriteConfig(
+    const std::filesystem::path& file);
+
+// What a session is created from: the EP-context model when one for this plan's key is present
+// and not empty (a half-written one from a killed compile is passed over), else the bundle's
+// model, compiled then.
+struct VitisAiSessionSource {
+  std::filesystem::path model;
+  bool fromContext = false;
+};
+VitisAiSessionSource vitisAiSessionSource(const VitisAiPlan& plan,
+                                          const std::filesystem::path& bundleModel);
+
 // The EP's operator report (XLNX_ONNX_EP_REPORT_FILE, written into the cache directory):
 // `deviceStat: [{name: all|CPU|NPU, nodeNum, ...}]`.
 struct NpuNodeCounts {

@@ -95,21 +95,46 @@ class VitisAiRuntime final : public NpuRuntime {
   }
 
   Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& directory) override {
-    if (sessionOpen.exchange(true)) {
-      return makeError(ErrorCode::kUnsupported,
-                       "a Vitis AI NPU session already exists in this process; a second one turns "
-                       "the first one's outputs to NaN (RyzenAI-SW#402): one per process");
+    if (auto ok = prepare(spec, directory); !ok) return ok;
+    const VitisAiSessionSource source = vitisAiSessionSource(plan_, directory / spec.model);
+    if (source.fromContext) {
+      auto ok = createSession(source.model, vitisAiSessionConfig(), true);
+      if (ok) return checkPlacement(contextReport());
+      vitisLog()->warn("npu: the EP-context model {} does not load ({}); compiling {} instead",
+                       source.model.string(), ok.error().message, spec.model);
     }
-    ownsSession_ = true;
-    spec_ = spec;
-    auto plan = planVitisAi(spec, directory, env(), settings_);
-    if (!plan) return tl::unexpected(plan.error());
-    plan_ = std::move(*plan);
-    auto key = cacheKey(directory);
-    if (!key) return tl::unexpected(key.error());
-    plan_.cacheKey = *key;
-    if (auto ok = createSession(directory / spec.model); !ok) return ok;
-    return checkPlacement();
+    if (auto ok = createSession(directory / spec.model, vitisAiSessionConfig(), false); !ok) {
+      return ok;
+    }
+    return checkPlacement({});
+  }
+
+  // `vigil npu compile`: a session whose creation writes the EP-context model (and the operator
+  // report beside it, which a session loaded from it does not write again), then released.
+  Expected<VitisAiContextMade> compileContext(const NpuStageSpec& spec,
+                                              const std::filesystem::path& directory) {
+    if (auto ok = prepare(spec, directory); !ok) return tl::unexpected(ok.error());
+    const std::filesystem::path file = vitisAiContextModel(plan_);
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto ok = createSession(directory / spec.model, vitisAiContextWriteConfig(file), false);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ok) ok = checkPlacement({});
+    if (ok &&
+        !(std::filesystem::is_regular_file(file, ec) && std::filesystem::file_size(file, ec) > 0)) {
+      ok = makeError(ErrorCode::kBackendFailure,
+                     "the session was made but the EP wrote no EP-context model at {}",
+                     file.string());
+    }
+    if (ok) {
+      std::filesystem::copy_file(cachePath() / kReportName, contextReport(),
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+    }
+    unload();
+    if (!ok) return tl::unexpected(ok.error());
+    return VitisAiContextMade{file, seconds, npuStats().graphNodesNpu.load()};
   }
 
   Expected<void> allocate() override { return session_->bind(spec_); }
@@ -140,6 +165,24 @@ class VitisAiRuntime final : public NpuRuntime {
   void closeDevice() override {}
 
  private:
+  // One session per process, the plan and the cache key: what every session needs first.
+  Expected<void> prepare(const NpuStageSpec& spec, const std::filesystem::path& directory) {
+    if (sessionOpen.exchange(true)) {
+      return makeError(ErrorCode::kUnsupported,
+                       "a Vitis AI NPU session already exists in this process; a second one turns "
+                       "the first one's outputs to NaN (RyzenAI-SW#402): one per process");
+    }
+    ownsSession_ = true;
+    spec_ = spec;
+    auto plan = planVitisAi(spec, directory, env(), settings_);
+    if (!plan) return tl::unexpected(plan.error());
+    plan_ = std::move(*plan);
+    auto key = cacheKey(directory);
+    if (!key) return tl::unexpected(key.error());
+    plan_.cacheKey = *key;
+    return {};
+  }
+
   const NpuEnvironment& env() {
     if (!environment_) environment_ = probeNpuEnvironment();
     return *environment_;
@@ -181,7 +224,16 @@ class VitisAiRuntime final : public NpuRuntime {
     return vitisAiCacheKey(in);
   }
 
-  Expected<void> createSession(const std::filesystem::path& model) {
+  // The operator report `vigil npu compile` keeps beside the EP-context model.
+  std::filesystem::path contextReport() const {
+    return plan_.cacheDir / (plan_.cacheKey + ".ctx." + kReportName);
+  }
+
+  // A session of `model` with the session config entries `config`; `fromContext`: `model` is an
+  // EP-context model (loaded, not compiled).
+  Expected<void> createSession(const std::filesystem::path& model,
+                               const std::vector<std::pair<std::string, std::string>>& config,
+                               bool fromContext) {
     const OrtApi* api = lib_->api;
     std::error_code ec;
     std::filesystem::create_directories(plan_.cacheDir, ec);
@@ -198,7 +250,7 @@ class VitisAiRuntime final : public NpuRuntime {
     if (auto ok = check(api->CreateSessionOptions(&options)); !ok) return ok;
     std::unique_ptr<OrtSessionOptions, void (*)(OrtSessionOptions*)> owned(
         options, api->ReleaseSessionOptions);
-    for (const auto& [key, value] : vitisAiSessionConfig()) {
+    for (const auto& [key, value] : config) {
       if (auto ok = check(api->AddSessionConfigEntry(options, key.c_str(), value.c_str())); !ok) {
         return ok;
       }
@@ -234,21 +286,28 @@ class VitisAiRuntime final : public NpuRuntime {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (auto ok = session_->adopt(session); !ok) return ok;
-    if (reuse) {
+    if (fromContext) {
+      vitisLog()->info("npu: loaded the EP-context model {} ({:.1f} s, no compile)", model.string(),
+                       seconds);
+    } else if (reuse) {
       vitisLog()->info("npu: reused the compiled model in {} ({:.1f} s)", cachePath().string(),
                        seconds);
     } else {
-      vitisLog()->warn("npu: compiled {} for the NPU in {:.1f} s, kept in {}", model.string(),
-                       seconds, cachePath().string());
+      vitisLog()->warn(
+          "npu: compiled {} for the NPU in {:.1f} s, kept in {} (`vigil npu compile` does this "
+          "once, before the first start)",
+          model.string(), seconds, cachePath().string());
     }
     return {};
   }
 
-  // The operator report against the bundle's minimum.
-  Expected<void> checkPlacement() {
+  // The operator report against the bundle's minimum; `kept`, when not empty, is read when the
+  // EP wrote none this time (a session loaded from an EP-context model).
+  Expected<void> checkPlacement(const std::filesystem::path& kept) {
     std::filesystem::path report = cachePath() / kReportName;
     std::error_code ec;
     if (!std::filesystem::exists(report, ec)) report = plan_.cacheDir / kReportName;
+    if (!std::filesystem::exists(report, ec) && !kept.empty()) report = kept;
     if (!std::filesystem::exists(report, ec)) {
       return makeError(ErrorCode::kNotOnNpu,
                        "the Vitis AI EP wrote no operator report ({} under {}): where the nodes "
@@ -285,6 +344,19 @@ class VitisAiRuntime final : public NpuRuntime {
 
 std::unique_ptr<NpuRuntime> makeVitisAiRuntime(VitisAiSettings settings) {
   return std::make_unique<VitisAiRuntime>(std::move(settings));
+}
+
+Expected<VitisAiContextMade> compileVitisAiContext(const ModelManifest& bundle,
+                                                   VitisAiSettings settings) {
+  const StageSpec* stage = bundle.npuStage();
+  if (stage == nullptr || stage->npu->runtime != "vitisai") {
+    return makeError(ErrorCode::kInvalidArgument,
+                     "{}: no stage runs on the Vitis AI EP (runtime: vitisai); only those compile",
+                     bundle.directory().string());
+  }
+  VitisAiRuntime runtime(std::move(settings));
+  if (auto ok = runtime.openDevice(); !ok) return tl::unexpected(ok.error());
+  return runtime.compileContext(*stage->npu, bundle.directory());
 }
 
 Expected<std::string> probeVitisAi(const VitisAiSettings& settings) {

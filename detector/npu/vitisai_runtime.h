@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <memory>
 
 #include "detector/npu/npu_runtime.h"
@@ -23,6 +25,18 @@ namespace vigil {
 //   the amdxdna busy time (npu_busy_time.h), that the NPU did the work: flat is kNotOnNpu.
 // Threads: one caller, like every NpuRuntime.
 std::unique_ptr<NpuRuntime> makeVitisAiRuntime(VitisAiSettings settings);
+
+// `vigil npu compile`: the bundle's Vitis AI stage compiled once into an EP-context model under
+// the cache key (vitisAiContextModel), with its operator report beside it, so that the daemon
+// loads it instead of compiling at its first start. Refused like a session (no Vitis AI EP, no
+// node on the NPU, a session already open in this process).
+struct VitisAiContextMade {
+  std::filesystem::path file;
+  double seconds = 0;         // the compile
+  std::int64_t npuNodes = 0;  // of the operator report
+};
+Expected<VitisAiContextMade> compileVitisAiContext(const ModelManifest& bundle,
+                                                   VitisAiSettings settings);
 
 // "ONNX Runtime 1.23.3 (/opt/.../libonnxruntime.so) with the Vitis AI EP", or why not (the
 // library does not load, its API is too old, it has no Vitis AI EP): for `vigil doctor`.

@@ -292,6 +292,46 @@ TEST(VitisAiRouteTest, DoctorTakesTheVitisAiSettingsFromTheConfiguration) {
   EXPECT_NE(out2.find("vitisai cache    " + cache), std::string::npos) << out2;
 }
 
+// `vigil npu compile` with the real ONNX Runtime C API: the settings come from the file (its
+// cache_dir, its ONNX Runtime, overridden by --onnxruntime); here the EP is absent, so it is
+// refused with what to install and writes no EP-context model; a bundle with no Vitis AI stage
+// is refused naming why. (Where the EP-context model goes, how it is written and when a session
+// takes it: VitisAiPlanTest.TheEpContextModelIsKeyedLikeTheCacheAndUsedWhenPresent.)
+TEST(VitisAiRouteTest, CompileRefusesWithoutTheEpAndWritesNothing) {
+  VIGIL_REQUIRE_VITISAI_RUNTIME();
+  TempDir dir;
+  const std::string cache = (dir.path() / "vitisai-cache").string();
+  const std::string file = (dir.path() / "cameras.yaml").string();
+  std::ofstream(dir.path() / "door.mp4") << "frames";
+  std::ofstream(file) << "version: 1\ndetector:\n  model: " << npuModel("xint8").string()
+                      << "\n  onnxruntime: " << (dir.path() / "no-ort").string()
+                      << "\n  vitisai:\n    target: X2\n    cache_dir: " << cache
+                      << "\ncameras:\n  - name: door\n    source: 'file:door.mp4'\n";
+  auto compile = [&](std::vector<std::string> args, const char* log) {
+    args.insert(args.begin(), {VIGIL_BINARY, "npu", "compile"});
+    testing::ChildProcess cmd(args, dir.path() / log);
+    const int status = cmd.wait(120s).value_or(-1);  // before the log is read
+    return std::make_pair(status, cmd.log());
+  };
+  auto [noOrt, said] = compile({npuModel("xint8").string(), "--config", file}, "a.log");
+  EXPECT_EQ(noOrt, 1) << said;
+  EXPECT_NE(said.find("cannot load ONNX Runtime '" + (dir.path() / "no-ort").string()),
+            std::string::npos)
+      << "the file's detector.onnxruntime was used\n"
+      << said;
+  auto [noEp, said2] = compile(
+      {npuModel("xint8").string(), "--config", file, "--onnxruntime", VIGIL_ORT_LIBRARY}, "b.log");
+  EXPECT_EQ(noEp, 1) << said2;
+  EXPECT_NE(said2.find("has no Vitis AI execution provider"), std::string::npos) << said2;
+  EXPECT_NE(said2.find("docs/ryzen-ai.md"), std::string::npos) << said2;
+  std::error_code ec;
+  EXPECT_FALSE(std::filesystem::exists(cache, ec) && !std::filesystem::is_empty(cache, ec))
+      << "nothing written to " << cache;
+  auto [notVitisAi, said3] = compile({testing::modelDir().string()}, "c.log");
+  EXPECT_EQ(notVitisAi, 1) << said3;
+  EXPECT_NE(said3.find("no stage runs on the Vitis AI EP"), std::string::npos) << said3;
+}
+
 // The field report on this machine: every shipped bundle refused with its reason, cpu-ort's
 // figures for each, the versions; --out writes what --json prints; nothing of the
 // configuration's secrets in it.

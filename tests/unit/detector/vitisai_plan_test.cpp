@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+
+#include "tests/temp_dir.h"
 
 namespace vigil {
 namespace {
@@ -154,6 +157,44 @@ constexpr const char* kReport = R"({
   ],
   "nodeStat": []
 })";
+
+// `vigil npu compile` writes the EP-context model under the cache key; a session is created from
+// it when it is there and not empty (a compile killed halfway leaves an empty file), else from
+// the bundle's model, compiled then.
+TEST(VitisAiPlanTest, TheEpContextModelIsKeyedLikeTheCacheAndUsedWhenPresent) {
+  TempDir dir;
+  VitisAiSettings settings;
+  settings.cacheDir = dir.path();
+  auto plan = planVitisAi(vitisAiStage("int8"), "/m", deviceWith("1022:17f0"), settings);
+  ASSERT_TRUE(plan);
+  plan->cacheKey = "yolox-nano-npu-xint8-0123456789abcdef";
+  const auto context = dir.path() / "yolox-nano-npu-xint8-0123456789abcdef.ctx.onnx";
+  EXPECT_EQ(vitisAiContextModel(*plan), context);
+  VitisAiPlan other = *plan;
+  other.cacheKey = "yolox-nano-npu-xint8-fedcba9876543210";  // a new driver, say
+  EXPECT_NE(vitisAiContextModel(other), context);
+
+  const auto write = vitisAiContextWriteConfig(context);
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"session.disable_cpu_ep_fallback", "1"},
+      {"ep.context_enable", "1"},
+      {"ep.context_file_path", context.string()},
+      {"ep.context_embed_mode", "1"}};
+  EXPECT_EQ(write, expected);
+
+  const std::filesystem::path bundleModel = "/m/npu.onnx";
+  auto source = vitisAiSessionSource(*plan, bundleModel);
+  EXPECT_EQ(source.model, bundleModel);
+  EXPECT_FALSE(source.fromContext);
+  std::ofstream(context).close();  // empty: a compile that did not finish
+  source = vitisAiSessionSource(*plan, bundleModel);
+  EXPECT_FALSE(source.fromContext);
+  std::ofstream(context) << "an EP-context model";
+  source = vitisAiSessionSource(*plan, bundleModel);
+  EXPECT_EQ(source.model, context);
+  EXPECT_TRUE(source.fromContext);
+  EXPECT_FALSE(vitisAiSessionSource(other, bundleModel).fromContext) << "another key's is not ours";
+}
 
 TEST(VitisAiReportTest, TheCountsPerDeviceAreRead) {
   auto counts = parseVitisAiReport(kReport, "vitisai_ep_report.json");
