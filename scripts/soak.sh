@@ -7,10 +7,11 @@
 # threshold (a new detector loads in the background and is swapped in).
 # Samples the daemon's resident memory, open file descriptors and threads every 10 s and
 # checks, at the end:
-#   - each of the three is within 5% of its value after warm-up (resident memory without what
-#     the allocator keeps free, vigil_heap_free_bytes; the first fifth of the run,
-#     at least 60 s), i.e. nothing grows with time; each value is the median of a minute of
-#     samples (the first after warm-up, the last), so one sample taken mid-burst decides nothing;
+#   - the live heap (vigil_heap_in_use_bytes), descriptors and threads are within 5% of their
+#     values after warm-up (the first fifth of the run, at least 60 s), and resident memory has
+#     grown by at most 10% (the allocator's retention, below), i.e. nothing grows with time; each
+#     value is the median of a minute of samples (the first after warm-up, the last), so one
+#     sample taken mid-burst decides nothing;
 #   - no MQTT message was dropped (vigil_mqtt_messages_dropped_total 0) and the subscriber got
 #     at least as many as Vigil counts as delivered;
 #   - Prometheus scraped it successfully the whole time (up == 1 at every scrape);
@@ -166,28 +167,28 @@ def check(cond, text):
     print(("PASS " if cond else "FAIL ") + text)
     ok &= cond
 check(len(after) >= 2 * minute, f"{len(rows)} samples, {len(after)} after the {warm} s warm-up")
-# Resident memory is judged without what the allocator keeps on its free lists: that part rises
-# by up to ~20 MiB between the daemon's once-a-minute malloc_trim and falls at it, so the median
-# of a minute of raw RSS depends on where the trims fall (a 5-minute run swung from +0.5% to
-# +5.2% with a flat live heap). It is exported (vigil_heap_free_bytes) and printed below with
-# the raw RSS. A leak on the heap grows the live heap, one outside it (stacks, mmaps) the rest
-# of RSS: both stay in what is judged.
-for r in rows:
-    r["rss_not_free_kib"] = (r["rss_kib"] - r["heap_free_kib"]
-                             if r["rss_kib"] is not None and r["heap_free_kib"] is not None
-                             else None)
+# A leak on the heap grows the live heap (every arena and mmapped chunk: mallinfo2's uordblks +
+# hblkhd), judged at 5%; descriptors and threads likewise. Resident memory also holds what the
+# allocator keeps after frees: it rises by up to ~20 MiB between the daemon's once-a-minute
+# malloc_trim and falls at it, and each detector reload (a whole ONNX Runtime session freed
+# while the next is made) leaves more of it; an hour with a reload every 5 minutes peaked at +9%
+# (30 minutes in) with the live heap flat, and was +3.4% after 50 minutes. So RSS may grow by
+# 10% at most, and may shrink. The free lists are not subtracted from it (as they were before
+# reloads): mallinfo2's fordblks still counts pages malloc_trim gave back to the kernel, so RSS
+# minus it fell 21.6% in that hour, a figure of nothing.
 if len(after) >= 2 * minute:
-    for key, unit in (("rss_not_free_kib", "KiB"), ("fds", ""), ("threads", "")):
+    for key, unit, limit in (("heap_in_use_kib", "KiB", (-5, 5)), ("fds", "", (-5, 5)),
+                             ("threads", "", (-5, 5)), ("rss_kib", "KiB", (-100, 10))):
         base, end = median(r[key] for r in after[:minute]), median(r[key] for r in after[-minute:])
         peak = max(r[key] for r in after if r[key] is not None)
         growth = (end - base) / base * 100 if base else 0
-        check(abs(growth) <= 5, f"{key}: {base} {unit} after warm-up, {end} {unit} at the end "
-              f"({growth:+.1f}%, medians of a minute), peak {peak} {unit}")
-    for key, text in (("rss_kib", "resident (RSS)"),
-                      ("heap_free_kib", "kept free by the allocator (vigil_heap_free_bytes)"),
+        check(limit[0] <= growth <= limit[1],
+              f"{key}: {base} {unit} after warm-up, {end} {unit} at the end "
+              f"({growth:+.1f}%, medians of a minute; allowed {limit[0]:+d}% to {limit[1]:+d}%), "
+              f"peak {peak} {unit}")
+    for key, text in (("heap_free_kib", "kept free by the allocator (vigil_heap_free_bytes)"),
                       ("rss_anon_kib", "anonymous resident (heap, stacks)"),
-                      ("rss_file_kib", "file-backed resident (libraries paged in)"),
-                      ("heap_in_use_kib", "live heap (vigil_heap_in_use_bytes)")):
+                      ("rss_file_kib", "file-backed resident (libraries paged in)")):
         base = median(r[key] for r in after[:minute])
         end = median(r[key] for r in after[-minute:])
         if base and end:
