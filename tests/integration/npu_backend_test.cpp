@@ -146,6 +146,18 @@ class FaultTest : public ::testing::Test {
 
   std::uint64_t fallbacks(FallbackReason r) const { return npuStats().fallbackCount(r); }
 
+  // Makes `backend` (auto) fall back to the CPU, then makes the NPU's retry due with its open
+  // held until `gate` is set (a bring-up that takes its time).
+  void fallBackAndHoldTheRetry(InferenceBackend& backend, std::promise<void>& gate) {
+    script_->steady = Outcome::kError;
+    Tensor out;
+    ASSERT_TRUE(backend.infer(input_, out));
+    ASSERT_FALSE(npuStats().npuActive.load()) << "fell back";
+    script_->steady = Outcome::kOk;
+    script_->openGate = gate.get_future().share();
+    now_ += std::chrono::seconds(61);  // the retry is due; its open now waits for the gate
+  }
+
   ModelManifest manifest_;
   std::shared_ptr<FaultScript> script_ = std::make_shared<FaultScript>();
   NpuBackendConfig config_;
@@ -269,14 +281,9 @@ TEST_F(FaultTest, AutoFallsBackToTheCpuOnRunFailureAndRetriesLater) {
 TEST_F(FaultTest, TheNpuRetryRunsBesideTheFramesNotInTheirWay) {
   auto autoBackend = createAutoBackend(manifest_, {}, config_);
   ASSERT_TRUE(autoBackend);
-  script_->steady = Outcome::kError;
-  Tensor out;
-  ASSERT_TRUE((*autoBackend)->infer(input_, out));
-  ASSERT_FALSE(npuStats().npuActive.load()) << "fell back";
-  script_->steady = Outcome::kOk;
   std::promise<void> gate;
-  script_->openGate = gate.get_future().share();
-  now_ += std::chrono::seconds(61);  // the retry is due; its open now waits for the gate
+  ASSERT_NO_FATAL_FAILURE(fallBackAndHoldTheRetry(**autoBackend, gate));
+  Tensor out;
   for (int frame = 0; frame < 3; ++frame) {
     auto answered = std::async(std::launch::async,
                                [&] { return (*autoBackend)->infer(input_, out).has_value(); });
@@ -303,14 +310,9 @@ TEST_F(FaultTest, TheNpuRetryRunsBesideTheFramesNotInTheirWay) {
 TEST_F(FaultTest, AtTheProcessEndTheNpuBringUpIsNotWaitedFor) {
   auto autoBackend = createAutoBackend(manifest_, {}, config_);
   ASSERT_TRUE(autoBackend);
-  script_->steady = Outcome::kError;
-  Tensor out;
-  ASSERT_TRUE((*autoBackend)->infer(input_, out));
-  ASSERT_FALSE(npuStats().npuActive.load()) << "fell back";
-  script_->steady = Outcome::kOk;
   std::promise<void> gate;
-  script_->openGate = gate.get_future().share();
-  now_ += std::chrono::seconds(61);
+  ASSERT_NO_FATAL_FAILURE(fallBackAndHoldTheRetry(**autoBackend, gate));
+  Tensor out;
   ASSERT_TRUE((*autoBackend)->infer(input_, out));  // the retry starts; its open waits
   background::processEnding();
   auto gone = std::async(std::launch::async, [&] { autoBackend->reset(); });

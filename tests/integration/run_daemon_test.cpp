@@ -454,6 +454,14 @@ TEST(RunDaemonTest, SighupLoadsTheNewDetectorWhileHealthzAnswersAndDetectionGoes
   EXPECT_EQ(*stopped.status, 0) << vigil.log();
 }
 
+// A looped TUD-Campus camera `a` detecting 5 frames a second with the model in `model`.
+std::string clipCameraWith(const std::filesystem::path& model) {
+  return fmt::format(
+      "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n  - "
+      "{{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n",
+      model.string(), videoFile("TUD-Campus.mp4"));
+}
+
 // A reload to a bundle whose weights are broken (the file a user half-copied): the load fails
 // on the loader thread and the running detector keeps detecting, named as before.
 TEST(RunDaemonTest, SighupToADetectorThatDoesNotLoadKeepsTheOldOneDetecting) {
@@ -462,18 +470,12 @@ TEST(RunDaemonTest, SighupToADetectorThatDoesNotLoadKeepsTheOldOneDetecting) {
   const auto broken = dir.path() / "broken-model";
   std::filesystem::copy(modelDir(), broken, std::filesystem::copy_options::recursive);
   std::ofstream(broken / "yolox_nano.onnx", std::ios::trunc) << "not an ONNX model";
-  auto write = [&](const std::filesystem::path& model) {
-    return fmt::format(
-        "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n  - "
-        "{{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n",
-        model.string(), videoFile("TUD-Campus.mp4"));
-  };
-  VigilDaemon vigil(dir.path(), write(modelDir()));
+  VigilDaemon vigil(dir.path(), clipCameraWith(modelDir()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
   const std::string backendBefore = vigil.status()["backend"]["name"].get<std::string>();
 
-  std::ofstream(dir.path() / "cameras.yaml") << write(broken);
+  std::ofstream(dir.path() / "cameras.yaml") << clipCameraWith(broken);
   vigil.process().signal(SIGHUP);
   ASSERT_TRUE(vigil.process().waitForLog("reload: the new detector does not load ("))
       << vigil.log();
@@ -527,17 +529,11 @@ TEST(RunDaemonTest, AStopDuringADetectorLoadThatHangsEndsWithinTwoSeconds) {
   std::filesystem::copy(modelDir(), hung, std::filesystem::copy_options::recursive);
   std::filesystem::remove(hung / "yolox_nano.onnx");
   std::filesystem::create_symlink(share.weights(), hung / "yolox_nano.onnx");
-  auto write = [&](const std::filesystem::path& model) {
-    return fmt::format(
-        "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n  - "
-        "{{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n",
-        model.string(), videoFile("TUD-Campus.mp4"));
-  };
-  VigilDaemon vigil(dir.path(), write(modelDir()));
+  VigilDaemon vigil(dir.path(), clipCameraWith(modelDir()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
 
-  std::ofstream(dir.path() / "cameras.yaml") << write(hung);
+  std::ofstream(dir.path() / "cameras.yaml") << clipCameraWith(hung);
   vigil.process().signal(SIGHUP);
   ASSERT_TRUE(vigil.process().waitForLog("reload: loading the new detector")) << vigil.log();
   const std::uint64_t after = vigil.detected("a");
