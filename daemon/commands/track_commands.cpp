@@ -38,6 +38,7 @@ VideoTracker makeTracker(const TrackCommandOptions& o) {
     settings = personTrackingSettings(daemon, PresenceSettings{}.minScore).tracker;
   }
   settings.lostAfterSeconds = o.lostAfterSeconds;
+  if (o.newTrackScore > 0) settings.newTrackScore = o.newTrackScore;
   return {ByteTracker(settings)};
 }
 
@@ -63,11 +64,18 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
   cmd->add_option("--lost-after", options.lostAfterSeconds,
                   "Seconds a track is kept unseen (on the frames clock: in 30 fps frames / 30)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--new-track-score", options.newTrackScore,
+                  "Score a detection needs to start a track (ByteTrack's det_thresh; default: the "
+                  "tracker's)")
+      ->check(CLI::Range(0.0F, 1.0F));
   cmd->add_option("--lines-out", options.linesOut,
                   "Write the tracks' crossings of the --line lines here (one JSON object a line)")
       ->needs(cmd->add_option("--line", options.lines,
                               "[NAME=]x1,y1,x2,y2[,x3,y3...]: a directed line in pixels (repeat "
                               "for more); `in` is from its left-hand side to its right-hand side"));
+  cmd->add_option("--detections-out", options.detectionsOut,
+                  "Also write every detection the tracker was given (MOTChallenge det.txt: id -1, "
+                  "the score), to tell the tracker's boxes from the detector's");
   cmd->add_option("--line-band", options.lineBand,
                   "Pixels past a line before a crossing counts (the hysteresis)")
       ->check(CLI::NonNegativeNumber);
@@ -130,6 +138,14 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     log->error("{}", lineWriter.error().message);
     return 2;
   }
+  std::ofstream detectionsFile;
+  if (!options.detectionsOut.empty()) {
+    detectionsFile.open(options.detectionsOut);
+    if (!detectionsFile) {
+      log->error("--detections-out {}: cannot write there", options.detectionsOut);
+      return 2;
+    }
+  }
   VideoTracker tracker = makeTracker(options);
   DetectionResult result;
   cv::Mat frame;
@@ -142,6 +158,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       log->error("{} frame {}: {}", options.video, index, ok.error().message);
       return 2;
     }
+    if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
     const std::vector<Track>& tracks = tracker.update(time, result.detections);
     writeMotLines(file, index, tracks);
     if (*lineWriter) (*lineWriter)->observe(index, time, tracks);

@@ -20,10 +20,14 @@ struct TrackCommandOptions {
   // frame per tracked frame, whatever the rate: ByteTrack as published).
   std::string clock = "time";
   double lostAfterSeconds = 1.0;
+  float newTrackScore = 0;  // ByteTrack's det_thresh; 0: the tracker's (bench sweeps only)
   // --lines-out FILE --line [NAME=]x1,y1,x2,y2...: the tracks' crossings (line_commands.h).
   std::string linesOut;
   std::vector<std::string> lines;
   double lineBand = kDefaultLineBandPixels;
+  // --detections-out FILE: every detection the tracker was given, MOTChallenge det.txt style
+  // (id -1), to tell the tracker's boxes from the detector's.
+  std::string detectionsOut;
 };
 
 // `vigil track VIDEO --out tracks.txt [--detect-fps F]`: the detector and the tracker on a

@@ -44,10 +44,11 @@ const std::vector<Track>& ByteTracker::update(double time,
   }
   // 1. High scores with every confirmed track, tracked or lost.
   associate(confirmedPool_, high_, detections, settings_.matchIou, settings_.fuseScore, time);
-  // 2. Low scores with the tracks left that were tracked until now (not those already lost).
+  // 2. Low scores with the established tracks left that were tracked until now (not those
+  // already lost).
   leftover_.clear();
   for (std::size_t i : confirmedPool_) {
-    if (states_[i].tracking) leftover_.push_back(i);
+    if (states_[i].tracking && states_[i].track.established) leftover_.push_back(i);
   }
   associate(leftover_, low_, detections, settings_.lowMatchIou, false, time);
   // 3. The high scores left with the tracks seen once; those not seen again now are dropped.
@@ -96,6 +97,7 @@ void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::siz
     s.track.hits += 1;
     s.track.matched = true;
     s.track.confirmed = true;
+    s.track.established = s.track.established || d.score >= settings_.establishedScore;
   }
   // Take the matched out of both lists.
   poolTaken_.assign(pool.size(), 0);
@@ -121,6 +123,7 @@ void ByteTracker::startTracks(const std::vector<std::size_t>& dets,
     s.track.lastSeen = time;
     s.track.hits = 1;
     s.track.matched = true;
+    s.track.established = d.score >= settings_.establishedScore;
     // ByteTrack confirms the tracks of its first frame at once; later ones on a second frame.
     s.track.confirmed = first_;
     states_.push_back(s);

@@ -15,6 +15,13 @@ struct ByteTrackSettings {
   float highScore = 0.5F;      // track_thresh: first association, and new tracks above it
   float lowScore = 0.1F;       // detections below this are ignored altogether
   float newTrackScore = 0.6F;  // det_thresh: a new track needs this score
+  // A track is established once detected at this score (det_thresh, where ByteTrack as published
+  // starts its tracks). Only established tracks take low-score detections (the second
+  // association): a track started below it (newTrackScore lowered, as presence's min_score does)
+  // lives on high scores alone until then, so a weak false detection that flickers around the
+  // high score (a tree, a person behind glass nobody counts) is not carried on by the scores
+  // under it.
+  float establishedScore = 0.6F;
   // IoU at least this for a pair to be associated: high-score detections with every track,
   // low-score ones with the tracks left, and the rest with tracks seen once so far.
   float matchIou = 0.2F;           // match_thresh 0.8 as a distance
@@ -35,6 +42,7 @@ struct Track {
   double lastSeen = 0;
   int hits = 0;            // frames it was detected in
   bool confirmed = false;  // seen on two frames (or on the tracker's first)
+  bool established = false;  // detected at establishedScore once
   bool matched = false;    // detected on the last frame
 };
 

@@ -119,6 +119,13 @@ void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& track
   }
 }
 
+void writeMotDetections(std::ostream& out, int frame, const std::vector<Detection>& detections) {
+  for (const Detection& d : detections) {
+    out << fmt::format("{},-1,{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},-1,-1,-1\n", frame, d.box.x + 1,
+                       d.box.y + 1, d.box.width, d.box.height, d.score);
+  }
+}
+
 Expected<TrackJudging> readTrackJudging(const std::filesystem::path& groundTruth,
                                         const std::filesystem::path& tracks, int stride,
                                         bool framesInTracks) {

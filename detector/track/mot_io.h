@@ -41,5 +41,7 @@ void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, cons
                   float score);
 // Writes the confirmed tracks matched on this frame as MOTChallenge lines.
 void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks);
+// A frame's detections as MOTChallenge's det.txt has them: id -1, the score in column 7.
+void writeMotDetections(std::ostream& out, int frame, const std::vector<Detection>& detections);
 
 }  // namespace vigil
