@@ -610,6 +610,37 @@ void readQuantization(const YamlReader& r, ModelManifest& m) {
   m.quantization = std::move(spec);
 }
 
+// After the stages and the quantization record: a twin stands in for an NPU bundle's stages, and
+// it is the float model the bundle was made from.
+void readCpuTwin(const YamlReader& r, ModelManifest& m) {
+  const YAML::Node& root = r.root();
+  if (!root["cpu_twin"]) return;
+  const std::string path = "cpu_twin";
+  YAML::Node node = r.child(root, "", "cpu_twin");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"model", "sha256"});
+  CpuTwinSpec twin;
+  twin.model = r.getString(node, path, "model");
+  if (twin.model.empty() || twin.model.front() == '/') {
+    r.fail(node["model"], YamlReader::join(path, "model"),
+           fmt::format("must be a model directory relative to this one (such as ../yolox-nano), "
+                       "got '{}'",
+                       twin.model));
+  }
+  twin.sha256 = readSha256(r, node, path);
+  if (m.npuStage() == nullptr) {
+    r.fail(node, path,
+           "only a model with an NPU stage names a CPU twin (it answers when the NPU cannot)");
+  }
+  if (m.quantization && twin.sha256 != m.quantization->sourceSha256) {
+    r.fail(node["sha256"], YamlReader::join(path, "sha256"),
+           fmt::format("must be quantization.source_model's sha256 {} (the twin is the float model "
+                       "this one was made from), got {}",
+                       m.quantization->sourceSha256, twin.sha256));
+  }
+  m.cpuTwin = std::move(twin);
+}
+
 }  // namespace
 
 namespace {
@@ -651,7 +682,7 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
     const YAML::Node& root = r.root();
     r.rejectUnknownKeys(root, "",
                         {"schema", "name", "description", "license", "published_accuracy", "files",
-                         "input", "stages", "postprocess", "quantization"});
+                         "input", "stages", "postprocess", "quantization", "cpu_twin"});
     ModelManifest m;
     m.manifestPath = std::filesystem::absolute(file);
     m.schema = static_cast<int>(r.getInt(root, "", "schema", 1, 1));
@@ -663,6 +694,7 @@ Expected<ModelManifest> loadModelManifest(const std::filesystem::path& path) {
     readQuantization(r, m);  // before the stages: a vitisai stage's compiler must match it
     readStages(r, m);
     readPostprocess(r, m);
+    readCpuTwin(r, m);
     return m;
   } catch (const YamlError& e) {
     return makeError(ErrorCode::kInvalidData, "{}", e.what());

@@ -178,6 +178,16 @@ struct QuantizationSpec {
   bool isInteger() const { return preset != "float"; }
 };
 
+// The float model an NPU bundle was made from, which the CPU runs instead of the bundle's own
+// stages when `auto` cannot use the NPU (model.yaml `cpu_twin`): on a CPU a QDQ model is slower
+// than the float one it came from (models/README.md). `model` is a model directory relative to
+// the bundle's; `sha256` pins its one ONNX file. The manifest checks the form (and that `sha256`
+// is quantization.source_model's); loadCpuTwin (npu/cpu_twin.h) checks the twin itself.
+struct CpuTwinSpec {
+  std::string model;
+  std::string sha256;  // lower-case hex
+};
+
 struct ModelManifest {
   std::filesystem::path manifestPath;  // the model.yaml it was read from
   int schema = 1;
@@ -189,6 +199,7 @@ struct ModelManifest {
   std::vector<StageSpec> stages;
   PostprocessSpec postprocess;
   std::optional<QuantizationSpec> quantization;
+  std::optional<CpuTwinSpec> cpuTwin;
 
   std::filesystem::path directory() const { return manifestPath.parent_path(); }
   const ModelFile* findFile(std::string_view fileName) const;

@@ -23,6 +23,14 @@ install(FILES ${PROJECT_SOURCE_DIR}/systemd/vigil.service DESTINATION /lib/syste
 install(FILES ${PROJECT_SOURCE_DIR}/models/yolox-nano/model.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil)
+# The NPU bundles name ../yolox-nano as their CPU twin (model.yaml cpu_twin): beside them here, its
+# weights are where fetch-model.sh puts them. A link, checked through by the twin's sha256 at load
+# (a missing or other file is refused and the bundle's own stages answer).
+file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/cpu-twin)
+file(CREATE_LINK ${VIGIL_INSTALLED_MODEL_DIR}/yolox_nano.onnx
+     ${PROJECT_BINARY_DIR}/cpu-twin/yolox_nano.onnx SYMBOLIC)
+install(FILES ${PROJECT_BINARY_DIR}/cpu-twin/yolox_nano.onnx
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/models/yolox-nano)
 # The NPU-ready models (complete: their weights are in git) and the quantizer that makes them
 # from the user's own camera frames (calibration_samples), with its private modules.
 foreach(npu_model float xint8 a8w8 a16w8)

@@ -112,7 +112,8 @@ def main(argv=None):
         convs = sum(1 for n in npu_model.graph.node if n.op_type == "Conv")
         vitisai = bundle.VitisAi(args.canary_image, args.preset, convs)
     bundle.write(args.out, manifest, os.path.basename(onnx_path), source_sha, npu_bytes,
-                 head_model.SerializeToString(), anchors, quantization, name, description, vitisai)
+                 head_model.SerializeToString(), anchors, quantization, name, description, vitisai,
+                 source_dir=os.path.dirname(os.path.abspath(onnx_path)))
     print(f"quantize-model: wrote {args.out} ({name})")
 
 

@@ -15,6 +15,7 @@
 #include "detector/backend.h"
 #include "detector/backends/opencv_backend.h"
 #include "detector/model_manifest.h"
+#include "detector/npu/cpu_twin.h"
 #include "detector/npu/npu_backend.h"
 #include "detector/npu/npu_environment.h"
 #include "detector/npu/vitisai_plan.h"
@@ -114,6 +115,18 @@ bool checkBundleFiles(const ModelManifest& manifest, const DoctorLine& line) {
     }
   }
   return ok;
+}
+
+// What `auto` runs on the CPU for a bundle that names a CPU twin (detector/npu/cpu_twin.h). A
+// refused twin is no error: the bundle's own stages answer, as the line says.
+void describeCpuTwin(const ModelManifest& manifest, const DoctorLine& line) {
+  if (!manifest.cpuTwin) return;
+  auto twin = loadCpuTwin(manifest);
+  line("cpu twin", twin ? fmt::format("{} ({}), sha256 checked: auto runs it on the CPU while "
+                                      "the NPU is not in use",
+                                      twin->name, twin->directory().string())
+                        : fmt::format("refused: {}; auto runs the bundle's own stages on the CPU",
+                                      twin.error().message));
 }
 
 // Which stage the NPU runs and how; false when an NPU stage has no expected canary output.
@@ -273,6 +286,7 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   bool ok = checkBundleFiles(*manifest, line);
   if (!describeBundleStages(*manifest, line)) ok = false;
   if (ok) line("bundle", "valid: every file matches its sha256");
+  describeCpuTwin(*manifest, line);
   if (ok && options.runCanary && !runDoctorCanary(*manifest, vitisai, line)) return 1;
   return ok && setupOk ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "detector/background_work.h"
 #include "detector/cpu_stage.h"
+#include "detector/npu/cpu_twin.h"
 #include "detector/npu/npu_stage.h"
 
 #ifdef VIGIL_WITH_XRT
@@ -453,7 +454,7 @@ Expected<std::unique_ptr<InferenceBackend>> createNpuBackend(const ModelManifest
 Expected<std::unique_ptr<InferenceBackend>> createAutoBackend(const ModelManifest& manifest,
                                                               const BackendOptions& options,
                                                               const NpuBackendConfig& config) {
-  auto cpu = createCpuBackend(manifest, options);
+  auto cpu = createAutoCpuSide(manifest, options);  // the bundle's CPU twin when it has one
   if (!cpu) return cpu;
   NpuBackendConfig withOptions = config;
   withOptions.compareWithReference = options.compareWithReference;

@@ -29,6 +29,7 @@ namespace vigil {
 //          error, never silently answered by the CPU.
 //   auto - the CPU reference answers whenever the NPU cannot, loudly: an error log line,
 //          npuStats().fallbacks[reason], state(); the NPU is tried again after retryAfter.
+//          The CPU runs the bundle's CPU twin when it names one that checks (npu/cpu_twin.h).
 struct NpuBackendConfig {
   NpuRuntimeFactory runtimeFactory;  // default: defaultNpuRuntimeFactory() for the stage
   VitisAiSettings vitisai;           // for the vitisai runtime, from BackendOptions

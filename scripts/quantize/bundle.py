@@ -55,7 +55,7 @@ def read_manifest(model_dir):
 
 
 def write(out, manifest, source_file, source_sha, npu_bytes, head_bytes, anchors, quantization,
-          name, description, vitisai=None):
+          name, description, vitisai=None, source_dir=None):
     if os.path.exists(out):
         raise QuantizeError(f"{out}: already exists; refusing to overwrite a model")
     os.makedirs(out)
@@ -93,6 +93,10 @@ def write(out, manifest, source_file, source_sha, npu_bytes, head_bytes, anchors
         "stages": stages,
         "postprocess": manifest["postprocess"],
     }
+    if vitisai and source_dir:
+        # The float model this was made from answers on the CPU when `auto` cannot use the NPU
+        # (a QDQ model is slower there); the path is relative so the pair can move together.
+        result["cpu_twin"] = {"model": os.path.relpath(source_dir, out), "sha256": source_sha}
     with open(os.path.join(out, "model.yaml"), "w") as f:
         f.write("# Written by scripts/quantize-model.py; see models/yolox-nano/model.yaml for the "
                 "format\n# and models/README.md for how each model here was made and measured.\n")

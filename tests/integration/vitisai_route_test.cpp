@@ -250,6 +250,9 @@ TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
                      "NPU), canary canary.jpg"),
             std::string::npos)
       << out;
+  // What auto runs on the CPU: the bundle's twin, the float model.
+  EXPECT_NE(out.find("cpu twin         yolox-nano ("), std::string::npos) << out;
+  EXPECT_NE(out.find("sha256 checked: auto runs it on the CPU"), std::string::npos) << out;
 }
 
 // With --config, doctor uses the service's Vitis AI settings: the configuration's ONNX Runtime

@@ -241,6 +241,10 @@ class DeterminismTest(unittest.TestCase):
         self.assertEqual(record["source_model"]["sha256"], calibrate.sha256(WEIGHTS))
         self.assertEqual(record["precision"], "int8 weights, uint8 activations")
         with open(os.path.join(outs[0], "model.yaml")) as f:
+            twin = yaml.safe_load(f)["cpu_twin"]
+        self.assertEqual(twin, {"model": os.path.relpath(MODEL_DIR, outs[0]),
+                                "sha256": calibrate.sha256(WEIGHTS)})
+        with open(os.path.join(outs[0], "model.yaml")) as f:
             npu = yaml.safe_load(f)["stages"][0]["npu"]
         self.assertEqual(npu, {"runtime": "vitisai", "compiler": "int8", "min_npu_nodes": 113,
                                "canary_tolerance": 0.5, "canary": {"image": "canary.jpg"}})

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "tests/temp_dir.h"
@@ -237,6 +238,68 @@ TEST(ModelManifestTest, AVitisAiStageIsCheckedAgainstTheModelItCompiles) {
       "channels-by-anchors\n    dtype: float32\n  - name: extra\n    shape: [1, 1]\n    "
       "layout: any\n    dtype: float32\n  npu:";
   EXPECT_NE(broken(oneOutput, twoOutputs).find("must have exactly one output"), std::string::npos);
+}
+
+// cpu_twin: the float model an NPU bundle was made from (what `auto` runs on the CPU).
+TEST(ModelManifestTest, EveryShippedNpuModelNamesTheFloatModelAsItsCpuTwin) {
+  for (const char* preset : {"float", "xint8", "a8w8", "a16w8"}) {
+    auto m = loadModelManifest(std::filesystem::path(VIGIL_SOURCE_DIR) / "models" /
+                               (std::string("yolox-nano-npu-") + preset));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    ASSERT_TRUE(m->cpuTwin.has_value()) << preset;
+    EXPECT_EQ(m->cpuTwin->model, "../yolox-nano");
+    EXPECT_EQ(m->cpuTwin->sha256, m->quantization->sourceSha256);
+  }
+  auto plain = loadModelManifest(kShippedManifest);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->cpuTwin.has_value());
+}
+
+TEST(ModelManifestTest, ABadCpuTwinIsRefusedWithLineAndColumn) {
+  const auto a8w8 =
+      std::filesystem::path(VIGIL_SOURCE_DIR) / "models/yolox-nano-npu-a8w8/model.yaml";
+  const std::string text = readFile(a8w8);
+  const std::string source = "695e750a5d5754bb5a8d5325643b59282191a7e7a564e435a415fd3c578eab14";
+  const std::string twin = "cpu_twin: {model: ../yolox-nano, sha256: " + source + "}";
+  auto broken = [&](const std::string& to) {
+    TempDir dir;
+    std::string t = text;
+    const auto at = t.find(twin);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) t.replace(at, twin.size(), to);
+    for (const char* f : {"npu.onnx", "head.onnx", "canary.jpg"}) {
+      std::filesystem::copy_file(a8w8.parent_path() / f, dir.path() / f);
+    }
+    std::ofstream(dir.path() / "model.yaml") << t;
+    auto m = loadModelManifest(dir.path());
+    return m ? std::string("loaded") : m.error().message;
+  };
+  // "<dir>/model.yaml:<line>:<col>: cpu_twin...: reason", the line being the twin's, the last.
+  const auto line = std::to_string(std::count(text.begin(), text.end(), '\n'));
+  auto expectAt = [&](const std::string& message, const std::string& what) {
+    EXPECT_NE(message.find("model.yaml:" + line + ":"), std::string::npos) << message;
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  };
+  expectAt(broken("cpu_twin: {model: /var/lib/vigil/models/yolox-nano, sha256: " + source + "}"),
+           "cpu_twin.model: must be a model directory relative to this one");
+  expectAt(broken("cpu_twin: {model: ../yolox-nano, sha256: " + source.substr(1) + "}"),
+           "cpu_twin.sha256: must be 64 lower-case hex digits");
+  std::string other = source;
+  other[0] = '7';
+  expectAt(broken("cpu_twin: {model: ../yolox-nano, sha256: " + other + "}"),
+           "cpu_twin.sha256: must be quantization.source_model's sha256 " + source);
+  expectAt(broken("cpu_twin: {model: ../yolox-nano, sha: " + source + "}"),
+           "cpu_twin.sha: unknown key");
+  expectAt(broken("cpu_twin: {sha256: " + source + "}"), "cpu_twin.model");
+  expectAt(broken("cpu_twin: ../yolox-nano"), "cpu_twin");
+  // A model without an NPU stage has nothing for a twin to stand in for.
+  TempDir dir;
+  auto plain = variant(dir, "schema: 1\n", "schema: 1\n" + twin + "\n");
+  auto m = loadModelManifest(plain);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("cpu_twin: only a model with an NPU stage names a CPU twin"),
+            std::string::npos)
+      << m.error().message;
 }
 
 TEST(ModelManifestTest, MissingManifestIsNotFound) {
