@@ -122,8 +122,8 @@ class VitisAiRuntime final : public NpuRuntime {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (ok) ok = checkPlacement({});
-    if (ok &&
-        !(std::filesystem::is_regular_file(file, ec) && std::filesystem::file_size(file, ec) > 0)) {
+    // Written as a session would take it (vitisAiSessionSource's rule: there and not empty).
+    if (ok && !vitisAiSessionSource(plan_, directory / spec.model).fromContext) {
       ok = makeError(ErrorCode::kBackendFailure,
                      "the session was made but the EP wrote no EP-context model at {}",
                      file.string());
