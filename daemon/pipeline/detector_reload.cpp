@@ -136,11 +136,9 @@ bool DetectorReload::begin(DetectorConfig next, DetectorConfig running) {
 
 bool DetectorReload::stop(std::chrono::milliseconds limit) {
   std::unique_lock lock(shared_->mutex);
-  if (!thread_.joinable()) {  // no load ever, or the last one abandoned by an earlier stop()
-    shared_->stopping = true;
-    return !abandonedAfter_;
-  }
   shared_->stopping = true;
+  // No load ever, or the last one abandoned by an earlier stop().
+  if (!thread_.joinable()) return !abandonedAfter_;
   shared_->wake.notify_all();
   const bool ended = shared_->wake.wait_for(lock, limit, [this] { return !shared_->loading; });
   const SteadyClock::time_point since = shared_->since;
