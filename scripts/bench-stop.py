@@ -10,9 +10,12 @@ Cases:
   no-puback   a broker that acknowledges nothing it is sent (the stop waits for `offline`)
   hung-load   a reload's detector load that never ends: the model's weights on a FUSE file
               system whose reads never answer (tests/tools/hung_fs.py; needs /dev/fuse, root)
+  hung-camera a second camera, a file on that file system: its capture thread in a read that
+              nothing interrupts
 A V4L2 camera's stop (its read woken by the stop) is measured by vm.v4l2_run in QEMU instead.
 
-  scripts/bench-stop.py [--stops 20] [--cases "plain mosquitto no-suback no-puback hung-load"]
+  scripts/bench-stop.py [--stops 20]
+                        [--cases "plain mosquitto no-suback no-puback hung-load hung-camera"]
 Needs build/vigil, the model in models/yolox-nano and ../shared's TUD-Campus clip.
 """
 import argparse
@@ -88,12 +91,14 @@ class MqttPeer:
         self.server.close()
 
 
-def config(case, clip, mqtt_port, model=ROOT / "models" / "yolox-nano"):
+def config(case, clip, mqtt_port, model=ROOT / "models" / "yolox-nano", stuck_clip=None):
     text = (f"version: 1\ndetector: {{model: '{model}', backend: cpu-ort, threads: 1}}\n"
             f"http: {{listen: '127.0.0.1:0'}}\n")
     if mqtt_port:
         text += f"mqtt: {{url: 'mqtt://127.0.0.1:{mqtt_port}'}}\n"
     text += f"cameras:\n  - {{name: cam, source: 'file:{clip}', loop: true, detect_fps: 5}}\n"
+    if stuck_clip:
+        text += f"  - {{name: stuck, source: 'file:{stuck_clip}', detect_fps: 2}}\n"
     return text
 
 
@@ -106,20 +111,28 @@ def wait_for(path, text, limit=30):
     return False
 
 
-class HungModel:
-    """The model with its weights on a mounted file system whose reads never answer."""
+class HungShare:
+    """A mounted file system whose reads never answer, holding one file, `name`."""
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, name):
         self.mountpoint = workdir / "hung"
         self.mountpoint.mkdir()
-        self.server = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/tools/hung_fs.py"),
-                                        str(self.mountpoint)], stdout=subprocess.PIPE, text=True)
-        if "mounted" not in self.server.stdout.readline():
-            raise SystemExit("bench-stop: hung-load: the FUSE mount did not answer")
-        self.model = workdir / "hung-model"
-        shutil.copytree(ROOT / "models" / "yolox-nano", self.model)
-        (self.model / "yolox_nano.onnx").unlink()
-        (self.model / "yolox_nano.onnx").symlink_to(self.mountpoint / "weights.onnx")
+        self.file = self.mountpoint / name
+        self.log = workdir / "hung_fs.log"
+        with open(self.log, "w") as out:
+            self.server = subprocess.Popen(["/usr/bin/python3",
+                                            str(ROOT / "tests/tools/hung_fs.py"),
+                                            str(self.mountpoint), "--name", name], stdout=out)
+        if not wait_for(self.log, "mounted"):
+            raise SystemExit("bench-stop: the FUSE mount did not answer")
+
+    def model(self, workdir):
+        """The model, with its weights on the share."""
+        model = workdir / "hung-model"
+        shutil.copytree(ROOT / "models" / "yolox-nano", model)
+        (model / "yolox_nano.onnx").unlink()
+        (model / "yolox_nano.onnx").symlink_to(self.file)
+        return model
 
     def close(self):
         self.server.kill()  # a read it holds keeps SIGTERM from ending it
@@ -131,7 +144,9 @@ def one_stop(case, clip, workdir):
     peer = broker = hung = None
     mqtt_port = None
     if case == "hung-load":
-        hung = HungModel(workdir)
+        hung = HungShare(workdir, "weights.onnx")
+    elif case == "hung-camera":
+        hung = HungShare(workdir, "entrance.mp4")
     if case in ("no-suback", "no-puback"):
         peer = MqttPeer(suback=case == "no-puback")
         mqtt_port = peer.port
@@ -142,7 +157,8 @@ def one_stop(case, clip, workdir):
         broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-    (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port))
+    stuck_clip = hung.file if case == "hung-camera" else None
+    (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port, stuck_clip=stuck_clip))
     log = workdir / "vigil.log"
     with open(log, "w") as out:
         daemon = subprocess.Popen([str(ROOT / "build" / "vigil"), "run", "--config",
@@ -153,11 +169,14 @@ def one_stop(case, clip, workdir):
             ready = ready and wait_for(log, "connected to mqtt://")
         if case == "no-suback":
             time.sleep(0.5)  # the connect done, the client waiting for its SUBACK
+        if case == "hung-camera":
+            ready = ready and wait_for(hung.log, "a read waits")
         if not ready:
             raise SystemExit(f"bench-stop: {case}: the daemon did not get ready, see {log}")
         time.sleep(1.0)  # streaming and detecting for a while
-        if hung:
-            (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port, hung.model))
+        if case == "hung-load":
+            (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port,
+                                                         hung.model(workdir)))
             daemon.send_signal(signal.SIGHUP)
             if not wait_for(log, "reload: loading the new detector"):
                 raise SystemExit(f"bench-stop: {case}: the reload did not start, see {log}")
@@ -184,7 +203,8 @@ def one_stop(case, clip, workdir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stops", type=int, default=20)
-    parser.add_argument("--cases", default="plain mosquitto no-suback no-puback hung-load")
+    parser.add_argument("--cases",
+                        default="plain mosquitto no-suback no-puback hung-load hung-camera")
     args = parser.parse_args()
     clip = (ROOT / ".." / "shared" / "data" / "videos" / "TUD-Campus.mp4").resolve()
     if not clip.exists():

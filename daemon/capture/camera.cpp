@@ -8,6 +8,7 @@
 #include "daemon/capture/v4l2_source.h"
 #include "daemon/log.h"
 #include "daemon/url_credentials.h"
+#include "detector/background_work.h"
 
 namespace vigil {
 
@@ -75,14 +76,56 @@ Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
   }
 }
 
-Camera::~Camera() { stop(); }
+Camera::~Camera() {
+  bool leftBehind = false;
+  {
+    std::lock_guard lock(end_->mutex);
+    leftBehind = end_->leftBehind;
+  }
+  // Left behind: stopped already, and its thread (detached) is done or is the one deleting.
+  if (!leftBehind) stop();
+}
 
-void Camera::start() {
+void Camera::start(std::shared_ptr<ThreadEnd> after) {
   if (thread_.joinable()) return;
   stopping_ = false;
+  end_ = std::make_shared<ThreadEnd>();
+  predecessor_ = std::move(after);
   scheduler_.attach(channel_);
   state_ = CameraState::kStarting;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread(&Camera::runThread, this, end_);
+}
+
+void Camera::runThread(Camera* camera, std::shared_ptr<ThreadEnd> end) {
+  camera->run();
+  Camera* custody = nullptr;
+  bool leftBehind = false;
+  {
+    std::lock_guard lock(end->mutex);
+    end->done = true;
+    leftBehind = end->leftBehind;
+    if (leftBehind) {
+      // The camera is still there: its owner deletes it only after this block, or handed it over.
+      logger("capture")->info("[cam={}] the capture thread left behind by a stop has ended",
+                              camera->config_.name);
+    }
+    custody = std::exchange(end->custody, nullptr);
+  }
+  end->ended.notify_all();
+  delete custody;  // from here on `camera` may be gone
+  if (leftBehind) background::detachedEnded();
+}
+
+void Camera::Retire::operator()(Camera* camera) const {
+  if (camera == nullptr) return;
+  {
+    std::lock_guard lock(camera->end_->mutex);
+    if (camera->end_->leftBehind && !camera->end_->done) {
+      camera->end_->custody = camera;
+      return;
+    }
+  }
+  delete camera;
 }
 
 void Camera::requestStop() {
@@ -92,11 +135,55 @@ void Camera::requestStop() {
     if (source_ != nullptr) source_->interrupt();
   }
   stopWake_.notify_all();
+  if (predecessor_) {
+    // awaitPredecessor() checks the stop under this mutex: taken once, the wake cannot be lost.
+    { std::lock_guard lock(predecessor_->mutex); }
+    predecessor_->ended.notify_all();
+  }
 }
 
 void Camera::stop() {
   requestStop();
   if (thread_.joinable()) thread_.join();
+  finishStop();
+}
+
+bool Camera::stopBy(SteadyClock::time_point deadline) {
+  requestStop();
+  if (!thread_.joinable()) {
+    finishStop();
+    return true;
+  }
+  bool ended = true;
+  {
+    std::unique_lock lock(end_->mutex);
+    ended = end_->ended.wait_until(lock, deadline, [this] { return end_->done; });
+    if (!ended) {
+      end_->leftBehind = true;
+      thread_.detach();
+      background::detachedStarted();
+    }
+  }
+  if (ended) {
+    thread_.join();
+  } else {
+    // A frame offered before the stop is through; any later one sees the stop (handOff).
+    std::lock_guard barrier(offerMutex_);
+    logger("capture")->warn(
+        "[cam={}] the capture thread did not end after the stop ({}; a read that nothing "
+        "interrupts, such as a file on a share that stopped answering): left to end on its own",
+        config_.name, cameraStateName(state_.load()));
+  }
+  finishStop();
+  return ended;
+}
+
+std::shared_ptr<Camera::ThreadEnd> Camera::threadLeftBehind() const {
+  std::lock_guard lock(end_->mutex);
+  return end_->leftBehind ? end_ : nullptr;
+}
+
+void Camera::finishStop() {
   scheduler_.detach(channel_);
   state_ = CameraState::kStopped;
   channel_->counters().up = false;
@@ -155,8 +242,23 @@ struct Camera::Supervision {
   SteadyClock::time_point lastBadWarning{};  // rate limit: a webcam may damage a frame a second
 };
 
+bool Camera::awaitPredecessor() {
+  // As long as an open may take: a predecessor that never ends makes this camera overdue, as
+  // if it were stuck itself (it is, on the same source).
+  channel_->counters().heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
+  setState(CameraState::kStarting,
+           "waiting for the previous capture thread to end (a read that nothing interrupts)");
+  std::unique_lock lock(predecessor_->mutex);
+  predecessor_->ended.wait(lock, [this] { return predecessor_->done || stopping_; });
+  return !stopping_;
+}
+
 void Camera::run() {
   CapturedPicture::markCaptureThread();
+  if (predecessor_ && !awaitPredecessor()) {
+    channel_->counters().heartbeat.idle();
+    return;
+  }
   std::unique_ptr<FrameSource> source = factory_(config_);
   shareSource(source.get());
   CameraCounters& counters = channel_->counters();
@@ -335,6 +437,8 @@ void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
     if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
     if (!decision.offer) return;
   }
+  std::lock_guard lock(offerMutex_);
+  if (stopping_) return;  // a stop may have left this thread behind, and the scheduler gone
   scheduler_.offer(*channel_, std::move(frame));
 }
 

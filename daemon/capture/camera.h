@@ -43,19 +43,47 @@ std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
 // scheduler.
 class Camera {
  public:
+  // The capture thread's end, shared by the camera and its thread: a thread left behind
+  // (stopBy) outlives the camera's owner, and deletes the camera in its custody when it ends.
+  struct ThreadEnd {
+    std::mutex mutex;
+    std::condition_variable ended;
+    bool done = false;          // run() has returned
+    bool leftBehind = false;    // stopBy() stopped waiting for it
+    Camera* custody = nullptr;  // handed over by Retire: deleted by the thread at its end
+  };
+
   Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory = makeFrameSource,
          BackoffPolicy backoff = {});
   ~Camera();
   Camera(const Camera&) = delete;
   Camera& operator=(const Camera&) = delete;
 
-  void start();
+  // `after`: the capture thread a stop left behind for the same camera, if any (a reload's
+  // restart). The new thread opens the source only once that one has ended: a device or a file
+  // is never opened twice at once, and a share that hangs holds one thread, not one per reload.
+  void start(std::shared_ptr<ThreadEnd> after = nullptr);
   // Asks the thread to stop and interrupts a source blocked in open or read; returns at once.
   // Stopping many cameras: requestStop() on each, then stop() on each, so that they wind down
   // side by side instead of one after another.
   void requestStop();
   // Stops the thread and closes the source; returns when both are done.
   void stop();
+  // Stops as stop() does if the capture thread ends by `deadline`, and returns true. If it does
+  // not (stuck in a read that nothing interrupts: a file on a network share that stopped
+  // answering), says so, takes the camera off the scheduler and leaves the thread to end on its
+  // own, counted as background work (detector/background_work.h); returns false. Such a camera
+  // must be deleted through Retire, which leaves the deleting to its thread while it runs.
+  bool stopBy(SteadyClock::time_point deadline);
+  // The thread stopBy() left behind (done or not), for the next start() of this camera; null
+  // when it was joined.
+  std::shared_ptr<ThreadEnd> threadLeftBehind() const;
+
+  // The deleter of cameras that stopBy() may have left behind: deletes the camera at once, or
+  // hands it to its capture thread, which deletes it when its read returns at last.
+  struct Retire {
+    void operator()(Camera* camera) const;
+  };
 
   const CameraConfig& config() const { return config_; }
   const std::shared_ptr<CameraChannel>& channel() const { return channel_; }
@@ -75,6 +103,9 @@ class Camera {
   // The capture thread: opens the source, streams from it, and on loss closes it and reopens it
   // after the backoff delay, until stopped.
   void run();
+  // Waits for the thread left behind before this one (start's `after`); false when stopped
+  // meanwhile.
+  bool awaitPredecessor();
   // Makes `source` (or nullptr) the one requestStop() interrupts; interrupts it at once when
   // stopping already.
   void shareSource(FrameSource* source);
@@ -89,6 +120,11 @@ class Camera {
   // A corrupt frame: counted, and said once per run of them; a usable one ends the run.
   void reportBadFrame(const std::string& why, Supervision& supervision);
   void reportGoodAgain(Supervision& supervision);
+  // The capture thread's body: run(), then its end told to the camera (and, left behind, the
+  // camera in its custody deleted).
+  static void runThread(Camera* camera, std::shared_ptr<ThreadEnd> end);
+  // After the thread is gone: off the scheduler, state stopped.
+  void finishStop();
   // A captured frame to the calibration sampler, then through the motion gate to the scheduler.
   void handOff(FrameHandle frame, SteadyClock::time_point captured);
   // Sleeps `delay`, then doubles it up to the maximum; returns false when stopping.
@@ -113,7 +149,15 @@ class Camera {
   std::condition_variable stopWake_;
   std::string lastError_;
   FrameSource* source_ = nullptr;  // the capture thread's source, for requestStop() to interrupt
+  // Held while a frame is offered: once stopBy() has taken it after the stop, no offer can
+  // reach a scheduler that may be gone.
+  std::mutex offerMutex_;
+  std::shared_ptr<ThreadEnd> end_ = std::make_shared<ThreadEnd>();
+  std::shared_ptr<ThreadEnd> predecessor_;  // start's `after`
   std::thread thread_;
 };
+
+// How a CameraSet holds its cameras: some may be left behind by a stop.
+using CameraPtr = std::unique_ptr<Camera, Camera::Retire>;
 
 }  // namespace vigil

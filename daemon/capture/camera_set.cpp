@@ -29,9 +29,14 @@ void CameraSet::start(const CameraConfig& c) {
     log->info("[cam={}] disabled in the configuration", c.name);
     return;
   }
-  auto camera = std::make_unique<Camera>(c, scheduler_);
+  CameraPtr camera(new Camera(c, scheduler_));
   hooks_.starting(c.name, *camera);
-  camera->start();
+  std::shared_ptr<Camera::ThreadEnd> after;
+  if (auto stuck = leftBehind_.find(c.name); stuck != leftBehind_.end()) {
+    after = std::move(stuck->second);
+    leftBehind_.erase(stuck);
+  }
+  camera->start(std::move(after));
   log->info("[cam={}] started: {} source {}, detect {} fps{}", c.name, sourceKindName(c.kind),
             redactCredentials(c.location), c.detectFps, motionSummary(c.motion));
   cameras_[c.name] = std::move(camera);
@@ -50,13 +55,14 @@ CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
   for (auto& [name, camera] : cameras_) {
     if (goes(name, *camera)) camera->requestStop();
   }
+  const auto deadline = SteadyClock::now() + kStopLimit;
   for (auto it = cameras_.begin(); it != cameras_.end();) {
     if (!goes(it->first, *it->second)) {
       ++it;
       continue;
     }
     const bool removedFromFile = wanted.count(it->first) == 0;
-    it->second->stop();
+    if (!it->second->stopBy(deadline)) leftBehind_[it->first] = it->second->threadLeftBehind();
     hooks_.removed(it->first);
     it = cameras_.erase(it);
     removedFromFile ? ++changes.removed : ++changes.restarted;
@@ -73,7 +79,8 @@ CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
 
 void CameraSet::stopAll() {
   for (auto& [name, camera] : cameras_) camera->requestStop();
-  for (auto& [name, camera] : cameras_) camera->stop();
+  const auto deadline = SteadyClock::now() + kStopLimit;
+  for (auto& [name, camera] : cameras_) camera->stopBy(deadline);
 }
 
 }  // namespace vigil

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,20 +35,28 @@ class CameraSet {
   CameraSet(Scheduler& scheduler, Hooks hooks);
   ~CameraSet();
 
-  // Starts the camera, or logs that it is disabled.
+  // Starts the camera (after the capture thread a stop left behind for it, if any), or logs
+  // that it is disabled.
   void start(const CameraConfig& config);
   // `next`: the reloaded camera list; `running`: the one in force until now.
   Changes apply(const std::vector<CameraConfig>& next, const std::vector<CameraConfig>& running);
   // Every camera asked to stop first, then each joined; they stay listed (for the summary).
   void stopAll();
 
-  const std::map<std::string, std::unique_ptr<Camera>>& cameras() const { return cameras_; }
+  // How long a stop (a reload's restart, the daemon's end) waits for the capture threads; one
+  // that has not ended by then is left behind (Camera::stopBy): a hung read stalls neither the
+  // control thread nor the stop.
+  static constexpr std::chrono::milliseconds kStopLimit{1000};
+
+  const std::map<std::string, CameraPtr>& cameras() const { return cameras_; }
   std::size_t size() const { return cameras_.size(); }
 
  private:
   Scheduler& scheduler_;
   Hooks hooks_;
-  std::map<std::string, std::unique_ptr<Camera>> cameras_;
+  std::map<std::string, CameraPtr> cameras_;
+  // By camera name: capture threads a stop left behind, until the camera starts again.
+  std::map<std::string, std::shared_ptr<Camera::ThreadEnd>> leftBehind_;
 };
 
 }  // namespace vigil

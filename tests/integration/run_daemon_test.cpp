@@ -493,26 +493,34 @@ TEST(RunDaemonTest, SighupToADetectorThatDoesNotLoadKeepsTheOldOneDetecting) {
 // share that hangs. Its one file is weights(); unmounted when this goes.
 class HungFileSystem {
  public:
-  explicit HungFileSystem(const std::filesystem::path& dir)
+  // The share's one file: `name`.
+  HungFileSystem(const std::filesystem::path& dir, const std::string& name)
       : mountpoint_(dir / "hung"),
+        file_(mountpoint_ / name),
         process_((std::filesystem::create_directory(mountpoint_),
                   std::vector<std::string>{"/usr/bin/python3",
                                            VIGIL_SOURCE_DIR "/tests/tools/hung_fs.py",
-                                           mountpoint_.string()}),
+                                           mountpoint_.string(), "--name", name}),
                  dir / "hung_fs.log") {}
-  ~HungFileSystem() {
-    process_.stop(SIGKILL);  // a read it holds keeps SIGTERM from ending it
-    ::umount2(mountpoint_.c_str(), MNT_DETACH);  // left mounted by the kill
-  }
+  ~HungFileSystem() { end(); }
   HungFileSystem(const HungFileSystem&) = delete;
   HungFileSystem& operator=(const HungFileSystem&) = delete;
 
   bool mounted() { return process_.waitForLog("hung_fs: mounted", 20s); }
+  // The share answers again, with errors (its server gone, unmounted): what a user does to a
+  // share that hangs, and what frees a thread stuck in it.
+  void end() {
+    process_.stop(SIGKILL);                      // a read it holds keeps SIGTERM from ending it
+    ::umount2(mountpoint_.c_str(), MNT_DETACH);  // left mounted by the kill
+  }
+  // Somebody's read of the file hangs now.
+  bool readWaits() { return process_.waitForLog("hung_fs: a read waits"); }
   std::string log() const { return process_.log(); }
-  std::filesystem::path weights() const { return mountpoint_ / "weights.onnx"; }
+  const std::filesystem::path& file() const { return file_; }
 
  private:
   std::filesystem::path mountpoint_;
+  std::filesystem::path file_;
   testing::ChildProcess process_;
 };
 
@@ -522,13 +530,13 @@ class HungFileSystem {
 TEST(RunDaemonTest, AStopDuringADetectorLoadThatHangsEndsWithinTwoSeconds) {
   VIGIL_REQUIRE_CLIPS();
   TempDir dir;
-  HungFileSystem share(dir.path());
+  HungFileSystem share(dir.path(), "weights.onnx");
   ASSERT_TRUE(share.mounted()) << "a FUSE mount needs /dev/fuse, root and python3-fusepy\n"
                                << share.log();
   const auto hung = dir.path() / "hung-model";
   std::filesystem::copy(modelDir(), hung, std::filesystem::copy_options::recursive);
   std::filesystem::remove(hung / "yolox_nano.onnx");
-  std::filesystem::create_symlink(share.weights(), hung / "yolox_nano.onnx");
+  std::filesystem::create_symlink(share.file(), hung / "yolox_nano.onnx");
   VigilDaemon vigil(dir.path(), clipCameraWith(modelDir()));
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
@@ -550,6 +558,100 @@ TEST(RunDaemonTest, AStopDuringADetectorLoadThatHangsEndsWithinTwoSeconds) {
   const std::string log = vigil.log();
   EXPECT_NE(log.find("a detector load under way for "), std::string::npos) << log;
   EXPECT_NE(log.find("] stopped"), std::string::npos) << "the stop's last line\n" << log;
+}
+
+// A file camera on a share that stopped answering: its capture thread sits in a read that
+// nothing interrupts. A reload that restarts that camera leaves the thread behind at its
+// deadline (CameraSet::kStopLimit) instead of waiting for the share: the reload is applied,
+// /api/status answers and the other camera goes on detecting; the restarted camera waits for the
+// old thread rather than opening the file a second time. SIGTERM ends the process within 2 s
+// with status 0 (the thread still in the read ends with it).
+TEST(RunDaemonTest, AFileCameraOnAHungShareStallsNeitherAReloadNorTheStop) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  HungFileSystem share(dir.path(), "entrance.mp4");
+  ASSERT_TRUE(share.mounted()) << "a FUSE mount needs /dev/fuse, root and python3-fusepy\n"
+                               << share.log();
+  auto config = [&](int hungFps) {
+    return fmt::format(
+        "version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\ncameras:\n"
+        "  - {{name: a, source: 'file:{}', loop: true, detect_fps: 5}}\n"
+        "  - {{name: entrance, source: 'file:{}', loop: true, detect_fps: {}}}\n",
+        modelDir().string(), videoFile("TUD-Campus.mp4"), share.file().string(), hungFps);
+  };
+  VigilDaemon vigil(dir.path(), config(2));
+  // Before the daemon's end in every outcome: a thread stuck in the share (the failure this test
+  // looks for) would keep the killed daemon from being reaped.
+  struct EndTheShareFirst {
+    HungFileSystem& share;
+    ~EndTheShareFirst() { share.end(); }
+  } endTheShareFirst{share};
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
+  ASSERT_TRUE(share.readWaits()) << share.log() << vigil.log();
+
+  std::ofstream(dir.path() / "cameras.yaml") << config(3);
+  vigil.process().signal(SIGHUP);
+  ASSERT_TRUE(vigil.process().waitForLog("reload applied: 1 camera(s) restarted")) << vigil.log();
+  EXPECT_NE(vigil.log().find("[cam=entrance] the capture thread did not end after the stop"),
+            std::string::npos)
+      << vigil.log();
+  const nlohmann::json entrance = vigil.camera("entrance");
+  ASSERT_FALSE(entrance.is_null()) << vigil.log();
+  EXPECT_EQ(entrance["detect_fps"], 3) << entrance.dump();
+  EXPECT_EQ(entrance["state"], "starting") << entrance.dump();
+  EXPECT_NE(entrance["last_error"].dump().find("waiting for the previous capture thread"),
+            std::string::npos)
+      << entrance.dump();
+  const std::uint64_t after = vigil.detected("a");
+  ASSERT_TRUE(vigil.waitDetected("a", after)) << vigil.log();
+
+  auto [status, took] = vigil.stop(SIGTERM);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("[ stop ] with a camera stuck in a read: SIGTERM to exit %.3f s\n",
+              std::chrono::duration<double>(took).count());
+  const std::string log = vigil.log();
+  EXPECT_NE(log.find("] stopped"), std::string::npos) << "the stop's last line\n" << log;
+  EXPECT_EQ(testing::occurrences(log, "the capture thread did not end after the stop"), 1U)
+      << "the restarted camera waited, and ended at the stop\n"
+      << log;
+  const std::string reads = share.log();
+  EXPECT_EQ(testing::occurrences(reads, "hung_fs: opened"), 1U)
+      << "the file was opened again before the first read ended\n"
+      << reads;
+}
+
+// The daemon's stop with a camera stuck in a read of a hung share (no reload before): the stop
+// waits CameraSet::kStopLimit for that capture thread, leaves it behind, and the process ends
+// within 2 s with status 0.
+TEST(RunDaemonTest, AStopWithACameraStuckInAReadEndsWithinTwoSeconds) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  HungFileSystem share(dir.path(), "entrance.mp4");
+  ASSERT_TRUE(share.mounted()) << "a FUSE mount needs /dev/fuse, root and python3-fusepy\n"
+                               << share.log();
+  VigilDaemon vigil(
+      dir.path(),
+      fmt::format("version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\n"
+                  "cameras:\n  - {{name: entrance, source: 'file:{}', detect_fps: 2}}\n",
+                  modelDir().string(), share.file().string()));
+  struct EndTheShareFirst {  // as above
+    HungFileSystem& share;
+    ~EndTheShareFirst() { share.end(); }
+  } endTheShareFirst{share};
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  ASSERT_TRUE(share.readWaits()) << share.log() << vigil.log();
+  auto [status, took] = vigil.stop(SIGTERM);
+  ASSERT_TRUE(status.has_value()) << vigil.log();
+  EXPECT_EQ(*status, 0) << vigil.log();
+  EXPECT_WITHIN(took, 2s);
+  std::printf("[ stop ] with the only camera stuck in a read: SIGTERM to exit %.3f s\n",
+              std::chrono::duration<double>(took).count());
+  EXPECT_NE(vigil.log().find("[cam=entrance] the capture thread did not end after the stop"),
+            std::string::npos)
+      << vigil.log();
 }
 
 // The one-by-one clip (10 fps): the room is empty for 5.8 s, a person walks in and stands still

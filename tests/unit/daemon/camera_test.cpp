@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/log.h"
+#include "detector/background_work.h"
 #include "tests/log_capture.h"
 #include "tests/occurrences.h"
 #include "tests/wait.h"
@@ -333,6 +334,146 @@ TEST(CameraTest, AStopDuringTheOpenIsNoOpenFailure) {
   EXPECT_EQ(camera.channel()->counters().openFailures.load(), 0U);
   EXPECT_EQ(camera.state(), CameraState::kStopped);
   EXPECT_EQ(log.text().find("source lost"), std::string::npos) << log.text();
+}
+
+// A source whose read hangs until the test lets it go, deaf to interrupt(): a file on a network
+// share that stopped answering (the FUSE test of RunDaemonTest shows the real one). The real
+// kernel read cannot be made to return on cue, which this test needs.
+struct HungRead {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool reading = false;
+  bool answer = false;
+};
+
+class HungReadSource final : public FrameSource {
+ public:
+  explicit HungReadSource(std::shared_ptr<HungRead> hung) : hung_(std::move(hung)) {}
+  Expected<SourceInfo> open() override {
+    return SourceInfo{32, 24, 100, "TEST", "hung share", "scripted pixels", ""};
+  }
+  Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
+    std::unique_lock lock(hung_->mutex);
+    hung_->reading = true;
+    hung_->changed.notify_all();
+    hung_->changed.wait(lock, [this] { return hung_->answer; });
+    frame.picture.bgrForWriting(cv::Size(32, 24));
+    frame.captureTime = SteadyClock::now();
+    return {};
+  }
+  void close() override {}
+  void interrupt() override {}  // nothing interrupts the kernel's read of a hung share
+
+ private:
+  std::shared_ptr<HungRead> hung_;
+};
+
+// A stop while the capture thread sits in a read nothing interrupts: the stop gives up at its
+// deadline, says so, and leaves the thread behind, counted as background work and off the
+// scheduler. When the read returns at last (the scheduler long gone: ASan sees any use), the
+// thread offers nothing, deletes the camera its owner let go of, and ends.
+TEST(CameraTest, AStopLeavesACaptureThreadStuckInAReadBehindAndItEndsOnItsOwn) {
+  setLogLevel(spdlog::level::info);
+  auto hung = std::make_shared<HungRead>();
+  auto scheduler = std::make_unique<Scheduler>();
+  testing::LogCapture log("capture");
+  CameraPtr camera(new Camera(
+      config(), *scheduler,
+      [hung](const CameraConfig&) { return std::make_unique<HungReadSource>(hung); },
+      fastBackoff()));
+  const int backgroundBefore = background::detachedRunning();
+  camera->start();
+  {
+    std::unique_lock lock(hung->mutex);
+    ASSERT_TRUE(hung->changed.wait_for(lock, 10s, [&] { return hung->reading; }));
+  }
+  EXPECT_FALSE(camera->stopBy(SteadyClock::now() + 100ms));
+  EXPECT_EQ(camera->state(), CameraState::kStopped);
+  EXPECT_FALSE(camera->channel()->counters().up.load());
+  EXPECT_EQ(background::detachedRunning(), backgroundBefore + 1);
+  EXPECT_NE(log.text().find("[cam=test] the capture thread did not end after the stop"),
+            std::string::npos)
+      << log.text();
+  std::weak_ptr<CameraChannel> channel = camera->channel();
+  camera.reset();     // handed to its thread, which still reads
+  scheduler.reset();  // the daemon's end, or another reload's
+  EXPECT_FALSE(channel.expired()) << "deleted under its thread's feet";
+  {
+    std::lock_guard lock(hung->mutex);
+    hung->answer = true;
+  }
+  hung->changed.notify_all();
+  EXPECT_TRUE(testing::waitUntil([&] { return channel.expired(); }));
+  EXPECT_TRUE(
+      testing::waitUntil([&] { return background::detachedRunning() == backgroundBefore; }));
+  EXPECT_TRUE(testing::waitUntil([&] {
+    return log.text().find("[cam=test] the capture thread left behind by a stop has ended") !=
+           std::string::npos;
+  })) << log.text();
+}
+
+// A camera restarted after a stop left its capture thread behind (a reload on a hung share): the
+// new thread opens the source only once the old one has ended, and a stop while it waits ends
+// it at once.
+TEST(CameraTest, ARestartedCameraOpensOnlyOnceTheThreadLeftBehindHasEnded) {
+  auto hung = std::make_shared<HungRead>();
+  Scheduler scheduler;
+  CameraPtr old(new Camera(
+      config(), scheduler,
+      [hung](const CameraConfig&) { return std::make_unique<HungReadSource>(hung); },
+      fastBackoff()));
+  old->start();
+  {
+    std::unique_lock lock(hung->mutex);
+    ASSERT_TRUE(hung->changed.wait_for(lock, 10s, [&] { return hung->reading; }));
+  }
+  ASSERT_FALSE(old->stopBy(SteadyClock::now() + 50ms));
+  const std::shared_ptr<Camera::ThreadEnd> leftBehind = old->threadLeftBehind();
+  ASSERT_NE(leftBehind, nullptr);
+  old.reset();
+
+  auto script = std::make_shared<Script>();
+  CameraPtr stoppedWhileWaiting(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  stoppedWhileWaiting->start(leftBehind);
+  ASSERT_TRUE(testing::waitUntil([&] { return !stoppedWhileWaiting->lastError().empty(); }));
+  EXPECT_NE(stoppedWhileWaiting->lastError().find("waiting for the previous capture thread"),
+            std::string::npos)
+      << stoppedWhileWaiting->lastError();
+  EXPECT_TRUE(stoppedWhileWaiting->stopBy(SteadyClock::now() + 10s));
+
+  CameraPtr restarted(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  restarted->start(leftBehind);
+  ASSERT_TRUE(testing::waitUntil([&] { return !restarted->lastError().empty(); }));
+  EXPECT_EQ(restarted->state(), CameraState::kStarting);
+  {
+    std::lock_guard lock(script->mutex);
+    EXPECT_EQ(script->openCalls, 0) << "opened while the old thread still reads";
+  }
+  {
+    std::lock_guard lock(hung->mutex);
+    hung->answer = true;
+  }
+  hung->changed.notify_all();
+  EXPECT_TRUE(testing::waitUntil([&] { return restarted->state() == CameraState::kStreaming; }));
+  std::lock_guard lock(script->mutex);
+  EXPECT_EQ(script->openCalls, 1);
+}
+
+// The same stop when the thread ends in time: stopped and joined, nothing left behind.
+TEST(CameraTest, AStopByADeadlineJoinsACaptureThreadThatEnds) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  testing::LogCapture log("capture");
+  CameraPtr camera(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  const int backgroundBefore = background::detachedRunning();
+  camera->start();
+  ASSERT_TRUE(testing::waitUntil([&] { return camera->state() == CameraState::kStreaming; }));
+  EXPECT_TRUE(camera->stopBy(SteadyClock::now() + 10s));
+  EXPECT_EQ(camera->state(), CameraState::kStopped);
+  EXPECT_EQ(background::detachedRunning(), backgroundBefore);
+  EXPECT_EQ(log.text().find("did not end"), std::string::npos) << log.text();
+  std::lock_guard lock(script->mutex);
+  EXPECT_GE(script->closeCalls, 1);
 }
 
 TEST(CameraTest, StopIsPromptDuringBackoff) {
