@@ -97,11 +97,13 @@ TEST(NpuDaemonTest, AutoFallbackShowsInMetricsStatusAndMqttAttributes) {
   EXPECT_EQ(*stopped.status, 0) << vigil.log();
 }
 
-// A reload where only one NPU session may exist (RyzenAI-SW#402), under `npu` and `auto`, to a
-// bundle whose NPU stage file is broken: inference stops, the old session is released, the new
-// one does not load, and the old bundle is opened again and detects on the NPU as before.
+// Reloads where only one NPU session may exist (RyzenAI-SW#402), under `npu` and `auto`: inference
+// stops and the old session is released before the new one opens. To an intact copy of the
+// bundle: the new session is in use and detects on the NPU. Then to a bundle whose NPU stage file
+// is broken: the new one does not load, and the old bundle is opened again and detects on the
+// NPU as before.
 // The NPU is XRT's noop shim replaying the canary's expected output (NpuDaemonTest above).
-TEST(NpuDaemonTest, AReloadThatDoesNotLoadReopensTheOldSessionUnderNpuAndAuto) {
+TEST(NpuDaemonTest, AReloadSwapsTheNpuSessionOrReopensTheOldOneUnderNpuAndAuto) {
   VIGIL_REQUIRE_NPU_BUNDLE();
   if (!std::filesystem::exists(doorClip())) GTEST_SKIP() << "clip absent: " << doorClip();
   if (!testing::NoopXrt::available()) GTEST_SKIP() << "libxrt_noop.so.2 absent";
@@ -115,6 +117,8 @@ TEST(NpuDaemonTest, AReloadThatDoesNotLoadReopensTheOldSessionUnderNpuAndAuto) {
   for (const std::string policy : {"npu", "auto"}) {
     SCOPED_TRACE(policy);
     TempDir dir;
+    const auto copy = dir.path() / "copied-bundle";
+    std::filesystem::copy(testing::npuBundle(), copy, std::filesystem::copy_options::recursive);
     const auto broken = dir.path() / "broken-bundle";
     std::filesystem::copy(testing::npuBundle(), broken, std::filesystem::copy_options::recursive);
     std::ofstream(broken / manifest->npuStage()->file, std::ios::trunc) << "half copied";
@@ -127,6 +131,16 @@ TEST(NpuDaemonTest, AReloadThatDoesNotLoadReopensTheOldSessionUnderNpuAndAuto) {
     ASSERT_NE(vigil.port(), 0) << vigil.log();
     ASSERT_TRUE(vigil.waitDetected("door", 0)) << vigil.log();
     ASSERT_EQ(vigil.status()["backend"]["name"], "npu") << vigil.log();
+
+    std::ofstream(dir.path() / "cameras.yaml") << config(copy);
+    vigil.process().signal(SIGHUP);
+    ASSERT_TRUE(vigil.process().waitForLog("reload: the new detector is in use")) << vigil.log();
+    EXPECT_NE(vigil.log().find("reload: one NPU session per process: inference stops"),
+              std::string::npos)
+        << vigil.log();
+    const std::uint64_t swapped = vigil.detected("door");
+    EXPECT_TRUE(vigil.waitDetected("door", swapped)) << vigil.log();
+    EXPECT_EQ(vigil.status()["backend"]["name"], "npu") << vigil.status().dump();
 
     std::ofstream(dir.path() / "cameras.yaml") << config(broken);
     vigil.process().signal(SIGHUP);
