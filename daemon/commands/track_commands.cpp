@@ -150,6 +150,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   DetectionResult result;
   cv::Mat frame;
   int tracked = 0;
+  int previousIndex = 0;  // the frame tracked before this one
   for (int index = 1; video.read(frame); ++index) {
     if ((index - 1) % stride != 0) continue;
     double time = video.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
@@ -160,8 +161,9 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     }
     if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
     const std::vector<Track>& tracks = tracker.update(time, result.detections);
-    writeMotLines(file, index, tracks);
+    writeMotLines(file, index, previousIndex, tracks);
     if (*lineWriter) (*lineWriter)->observe(index, time, tracks);
+    previousIndex = index;
     ++tracked;
   }
   if (tracked == 0) {

@@ -17,9 +17,14 @@ void TrackRecorder::record(const std::string& camera, std::uint64_t sequence,
     if (!file) logger("daemon")->error("--tracks-out: cannot write {}", path.string());
   }
   if (!file) return;
+  const auto previous = previousFrame_.find(camera);
   for (const TrackedPerson& p : persons) {
+    if (p.start && previous != previousFrame_.end()) {
+      writeMotLine(file, previous->second, p.id, *p.start, p.score);
+    }
     if (p.detected) writeMotLine(file, sequence + 1, p.id, p.box, p.score);
   }
+  previousFrame_[camera] = sequence + 1;
   file.flush();
 }
 

@@ -76,18 +76,22 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
     State& s = stateOf(t);
     if (t.matched && t.score >= settings_.minScore) s.person = true;
     if (!t.confirmed || !s.person) continue;
+    std::optional<Box> start;
     if (!s.reported) {
       s.reported = true;
       ++personsStarted_;
+      if (reportedFirstOnItsSecondFrame(t)) start = t.startBox;
     }
     s.firstSeen = t.firstSeen;
     s.lastSeen = t.lastSeen;
     if (t.matched) {
       updateStationary(s, t, time);
       updateZones(s, t, time, width, height, events);
+      if (start) startLines(s, *start);
       updateLines(s, t, time);
     }
-    TrackedPerson p{t.id, t.box, t.score, t.firstSeen, t.lastSeen, t.matched, s.stationary, {}};
+    TrackedPerson p{t.id,      t.box,        t.score, t.firstSeen, t.lastSeen,
+                    t.matched, s.stationary, {},      start};
     for (std::size_t z = 0; z < zones_.size(); ++z) {
       if (s.visits[z].entered) p.zones.push_back(zones_[z].name);
     }
@@ -107,6 +111,14 @@ PersonTracks::State& PersonTracks::stateOf(const Track& t) {
   s.visits.resize(zones_.size());
   s.lineStates.resize(lines_.size());
   return *states_.insert(it, std::move(s));
+}
+
+// A person's first observation, one frame before the one it is first reported on: nothing to
+// count yet, the step from it to the next is.
+void PersonTracks::startLines(State& s, const Box& start) {
+  for (std::size_t l = 0; l < lines_.size(); ++l) {
+    (void)lines_[l].second.observe(s.lineStates[l], feetOf(start));
+  }
 }
 
 // The feet in the frame's pixels, as the lines are: a detected frame's box only, so a

@@ -92,6 +92,11 @@ struct TrackedPerson {
   bool detected = false;  // detected on the last frame (else: predicted, briefly lost)
   bool stationary = false;
   std::vector<std::string> zones;  // the zones it has entered and not left
+  // On the frame it is first reported, when that is its track's second frame: the detection the
+  // track was started from, on the frame before, reported by no one
+  // (reportedFirstOnItsSecondFrame). Its lines took it as their first observation; a tracks file
+  // writes it too.
+  std::optional<Box> start;
 };
 
 enum class ZoneEventType { kEnter, kLeave, kLoiter };
@@ -165,6 +170,8 @@ class PersonTracks {
   void updateStationary(State& s, const Track& t, double time);
   void updateZones(State& s, const Track& t, double time, int width, int height,
                    std::vector<ZoneEvent>& events);
+  // A person's first observation (TrackedPerson::start) to its lines.
+  void startLines(State& s, const Box& start);
   void updateLines(State& s, const Track& t, double time);
   void endTracks(double time, std::vector<ZoneEvent>& events);
   // A track ends: it leaves the zones it entered, and its duration is noted.

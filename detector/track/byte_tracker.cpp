@@ -118,6 +118,7 @@ void ByteTracker::startTracks(const std::vector<std::size_t>& dets,
     State s{Track{}, BoxKalman(d.box)};
     s.track.id = nextId_++;
     s.track.box = s.filter.box();
+    s.track.startBox = d.box;
     s.track.score = d.score;
     s.track.firstSeen = time;
     s.track.lastSeen = time;
@@ -126,6 +127,7 @@ void ByteTracker::startTracks(const std::vector<std::size_t>& dets,
     s.track.established = d.score >= settings_.establishedScore;
     // ByteTrack confirms the tracks of its first frame at once; later ones on a second frame.
     s.track.confirmed = first_;
+    s.track.confirmedAtStart = first_;
     states_.push_back(s);
   }
 }
@@ -171,11 +173,13 @@ const std::vector<Track>& IouTracker::update(double time,
     Track t;
     t.id = nextId_++;
     t.box = detections[d].box;
+    t.startBox = t.box;
     t.score = detections[d].score;
     t.firstSeen = t.lastSeen = time;
     t.hits = 1;
     t.matched = true;
     t.confirmed = first;
+    t.confirmedAtStart = first;
     tracks_.push_back(t);
   }
   return tracks_;

@@ -37,14 +37,26 @@ struct ByteTrackSettings {
 struct Track {
   std::uint64_t id = 0;  // from 1, never reused by one tracker
   Box box;               // the filter's box after this frame's update (or its prediction)
+  Box startBox;          // the detection it was started from
   float score = 0;       // the score of its last detection
   double firstSeen = 0;  // seconds, on the caller's clock
   double lastSeen = 0;
   int hits = 0;            // frames it was detected in
   bool confirmed = false;  // seen on two frames (or on the tracker's first)
+  bool confirmedAtStart = false;  // started on the tracker's first frame, so confirmed at once
   bool established = false;  // detected at establishedScore once
   bool matched = false;    // detected on the last frame
 };
+
+// A track started after the tracker's first frame is confirmed, and so first reported, on its
+// second frame (the one right after its start: an unconfirmed track that is not matched there
+// is dropped). The detection it was started from (startBox, on the frame before) was never
+// reported. Whoever records a track's observations (a tracks file, a line's steps) takes that one
+// first when this is true, so that a person who crossed a line between the first two frames of
+// their track is counted: at 5 detections a second a walker moves some 40 pixels between them.
+inline bool reportedFirstOnItsSecondFrame(const Track& t) {
+  return t.confirmed && t.matched && t.hits == 2 && !t.confirmedAtStart;
+}
 
 // Multi-object tracking by ByteTrack's association: a Kalman filter per track (BoxKalman),
 // high-score detections associated with every track first, then the low-score ones with the

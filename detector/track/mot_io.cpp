@@ -111,8 +111,12 @@ void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, cons
                      box.y + 1, box.width, box.height, score);
 }
 
-void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks) {
+void writeMotLines(std::ostream& out, int frame, int previousFrame,
+                   const std::vector<Track>& tracks) {
   for (const Track& t : tracks) {
+    if (reportedFirstOnItsSecondFrame(t) && previousFrame > 0) {
+      writeMotLine(out, static_cast<std::uint64_t>(previousFrame), t.id, t.startBox, t.score);
+    }
     if (t.confirmed && t.matched) {
       writeMotLine(out, static_cast<std::uint64_t>(frame), t.id, t.box, t.score);
     }

@@ -39,8 +39,11 @@ Expected<MotSequence> readMotText(const std::filesystem::path& file);
 // is added to x and y.
 void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, const Box& box,
                   float score);
-// Writes the confirmed tracks matched on this frame as MOTChallenge lines.
-void writeMotLines(std::ostream& out, int frame, const std::vector<Track>& tracks);
+// Writes the confirmed tracks matched on this frame as MOTChallenge lines; a track reported first
+// on its second frame (reportedFirstOnItsSecondFrame) gets its start box as a line of
+// `previousFrame`, the frame tracked before this one (0: none).
+void writeMotLines(std::ostream& out, int frame, int previousFrame,
+                   const std::vector<Track>& tracks);
 // A frame's detections as MOTChallenge's det.txt has them: id -1, the score in column 7.
 void writeMotDetections(std::ostream& out, int frame, const std::vector<Detection>& detections);
 

@@ -61,6 +61,40 @@ std::size_t nearestDetection(const Track& track, const std::vector<Detection>& d
   return best;
 }
 
+// What a track says of its start: the tracks of the first frame are confirmed at once; a later
+// one is confirmed on its second frame, which reportedFirstOnItsSecondFrame tells, with the
+// detection it was started from.
+TEST(ByteTrackerTest, ATrackStartedLaterTellsItsStartWhenConfirmed) {
+  for (int kind = 0; kind < 2; ++kind) {
+    SCOPED_TRACE(kind == 0 ? "bytetrack" : "iou");
+    ByteTracker byteTracker;
+    IouTracker iouTracker;
+    auto update = [&](double time, const std::vector<Detection>& detections) {
+      return kind == 0 ? byteTracker.update(time, detections) : iouTracker.update(time, detections);
+    };
+    auto find = [](const std::vector<Track>& tracks, std::uint64_t id) {
+      for (const Track& t : tracks) {
+        if (t.id == id) return t;
+      }
+      ADD_FAILURE() << "no track " << id;
+      return Track{};
+    };
+    const Detection standing = person(100, 100);
+    std::vector<Track> tracks = update(0.0, {standing});
+    EXPECT_TRUE(find(tracks, 1).confirmedAtStart);
+    tracks = update(0.2, {standing, person(400, 100)});
+    EXPECT_FALSE(find(tracks, 2).confirmed);
+    EXPECT_FALSE(reportedFirstOnItsSecondFrame(find(tracks, 1))) << "reported from the start";
+    tracks = update(0.4, {standing, person(410, 100)});
+    const Track walker = find(tracks, 2);
+    EXPECT_TRUE(reportedFirstOnItsSecondFrame(walker));
+    EXPECT_FLOAT_EQ(walker.startBox.x, 400);
+    EXPECT_FALSE(reportedFirstOnItsSecondFrame(find(tracks, 1)));
+    tracks = update(0.6, {standing, person(420, 100)});
+    EXPECT_FALSE(reportedFirstOnItsSecondFrame(find(tracks, 2))) << "only on its second frame";
+  }
+}
+
 TEST(ByteTrackerTest, TwoWalkersKeepTheirIdsAtFiveDetectionsPerSecond) {
   // Walker 0 goes right from x 100 at y 50, walker 1 left from x 500 at y 60: they cross at
   // frame 25 (x 300), where their boxes overlap almost entirely.

@@ -105,7 +105,7 @@ TEST(MotIoTest, MotTextAddsOneToTheCornerAndReadsBack) {
   lost.matched = false;
   {
     std::ofstream out(dir.path() / "t.txt");
-    writeMotLines(out, 7, {seen, lost});
+    writeMotLines(out, 7, 6, {seen, lost});
   }
   auto read = readMotText(dir.path() / "t.txt");
   ASSERT_TRUE(read) << read.error().message;
@@ -118,6 +118,32 @@ TEST(MotIoTest, MotTextAddsOneToTheCornerAndReadsBack) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("bad.txt:2: 3 fields"), std::string::npos)
       << bad.error().message;
+}
+
+// A track reported first on its second frame: its start box goes to the frame tracked before,
+// where it was detected and not yet confirmed; a track of the tracker's first frame has none.
+TEST(MotIoTest, ATrackConfirmedOnItsSecondFrameGetsItsStartOnTheFrameBefore) {
+  TempDir dir;
+  Track walker;
+  walker.id = 5;
+  walker.startBox = Box{100, 20, 30, 40};
+  walker.box = Box{120, 20, 30, 40};
+  walker.confirmed = walker.matched = true;
+  walker.hits = 2;
+  Track fromTheStart = walker;
+  fromTheStart.id = 6;
+  fromTheStart.confirmedAtStart = true;
+  {
+    std::ofstream out(dir.path() / "t.txt");
+    writeMotLines(out, 11, 6, {walker, fromTheStart});
+  }
+  auto read = readMotText(dir.path() / "t.txt");
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->count(6), 1U);
+  ASSERT_EQ(read->at(6).size(), 1U) << "the walker's start only";
+  EXPECT_EQ(read->at(6)[0].id, 5U);
+  EXPECT_FLOAT_EQ(read->at(6)[0].box.x, 101);
+  EXPECT_EQ(read->at(11).size(), 2U);
 }
 
 TEST(MotIoTest, TheSharedGroundTruthReads) {
