@@ -121,10 +121,11 @@ bool keepWhatNeedsARestart(Config& next, const Config& running, spdlog::logger& 
 }
 
 // The parts wind down side by side, so that the stop takes as long as the slowest of them
-// (MQTT's final delivery at most 1.5 s), not their sum. The control thread is no longer
-// running: no result reaches the publisher any more.
-void windDown(CameraSet& cameras, InferenceWorker* worker, ResultPath* results,
-              Publishing& publishing) {
+// (MQTT's final delivery at most 1.5 s; a reload's load 0.5 s and the cameras 1 s when they hang),
+// not their sum. The control thread is no longer running: no result reaches the publisher any
+// more.
+void windDown(CameraSet& cameras, DetectorReload* reload, InferenceWorker* worker,
+              ResultPath* results, Publishing& publishing) {
   std::thread mqttStop;
   if (EventPublisher* publisher = publishing.publisher.get()) {
     if (results != nullptr) results->endTracks();
@@ -138,8 +139,10 @@ void windDown(CameraSet& cameras, InferenceWorker* worker, ResultPath* results,
       });
     }
   }
-  // All cameras asked at once (a source blocked in a read is interrupted), then the worker,
-  // whose inference in flight ends first.
+  // A reload's load under way (0.5 s at most: its thread uses the worker), all cameras asked at
+  // once (a source blocked in a read is interrupted), then the worker, whose inference in flight
+  // ends first.
+  if (reload != nullptr) reload->stop();
   cameras.stopAll();
   if (worker != nullptr) worker->stop();
   if (mqttStop.joinable()) mqttStop.join();
@@ -409,8 +412,7 @@ class Daemon {
   void stopAll() {
     background::processEnding();  // work that cannot be cut is no longer waited for
     if (http_) http_->stop();
-    if (reload_) reload_->stop();  // waits 0.5 s at most for a load under way
-    windDown(cameras_, worker_.get(), results_.get(), publishing_);
+    windDown(cameras_, reload_.get(), worker_.get(), results_.get(), publishing_);
   }
 
   SnapshotSources snapshotSources() const {

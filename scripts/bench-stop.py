@@ -12,10 +12,11 @@ Cases:
               system whose reads never answer (tests/tools/hung_fs.py; needs /dev/fuse, root)
   hung-camera a second camera, a file on that file system: its capture thread in a read that
               nothing interrupts
+  worst       no-puback, hung-load and hung-camera at once
 A V4L2 camera's stop (its read woken by the stop) is measured by vm.v4l2_run in QEMU instead.
 
   scripts/bench-stop.py [--stops 20]
-                        [--cases "plain mosquitto no-suback no-puback hung-load hung-camera"]
+                        [--cases "plain mosquitto no-suback no-puback hung-load hung-camera worst"]
 Needs build/vigil, the model in models/yolox-nano and ../shared's TUD-Campus clip.
 """
 import argparse
@@ -31,6 +32,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# What each case is made of.
+CASES = {
+    "plain": set(),
+    "mosquitto": {"mosquitto"},
+    "no-suback": {"no-suback"},
+    "no-puback": {"no-puback"},
+    "hung-load": {"hung-load"},
+    "hung-camera": {"hung-camera"},
+    "worst": {"no-puback", "hung-load", "hung-camera"},
+}
 
 
 def free_port():
@@ -115,10 +126,10 @@ class HungShare:
     """A mounted file system whose reads never answer, holding one file, `name`."""
 
     def __init__(self, workdir, name):
-        self.mountpoint = workdir / "hung"
+        self.mountpoint = workdir / f"hung-{name}"
         self.mountpoint.mkdir()
         self.file = self.mountpoint / name
-        self.log = workdir / "hung_fs.log"
+        self.log = workdir / f"hung_fs-{name}.log"
         with open(self.log, "w") as out:
             self.server = subprocess.Popen(["/usr/bin/python3",
                                             str(ROOT / "tests/tools/hung_fs.py"),
@@ -141,23 +152,24 @@ class HungShare:
 
 
 def one_stop(case, clip, workdir):
-    peer = broker = hung = None
+    parts = CASES[case]
+    peer = broker = hung_model = hung_camera = None
     mqtt_port = None
-    if case == "hung-load":
-        hung = HungShare(workdir, "weights.onnx")
-    elif case == "hung-camera":
-        hung = HungShare(workdir, "entrance.mp4")
-    if case in ("no-suback", "no-puback"):
-        peer = MqttPeer(suback=case == "no-puback")
+    if "hung-load" in parts:
+        hung_model = HungShare(workdir, "weights.onnx")
+    if "hung-camera" in parts:
+        hung_camera = HungShare(workdir, "entrance.mp4")
+    if parts & {"no-suback", "no-puback"}:
+        peer = MqttPeer(suback="no-puback" in parts)
         mqtt_port = peer.port
-    elif case == "mosquitto":
+    elif "mosquitto" in parts:
         mqtt_port = free_port()
         conf = workdir / "mosquitto.conf"
         conf.write_text(f"listener {mqtt_port} 127.0.0.1\nallow_anonymous true\n")
         broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-    stuck_clip = hung.file if case == "hung-camera" else None
+    stuck_clip = hung_camera.file if hung_camera else None
     (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port, stuck_clip=stuck_clip))
     log = workdir / "vigil.log"
     with open(log, "w") as out:
@@ -165,18 +177,18 @@ def one_stop(case, clip, workdir):
                                    str(workdir / "cameras.yaml")], stdout=out, stderr=out)
     try:
         ready = wait_for(log, "[cam=cam] streaming")
-        if case in ("mosquitto", "no-puback"):
+        if parts & {"mosquitto", "no-puback"}:
             ready = ready and wait_for(log, "connected to mqtt://")
-        if case == "no-suback":
+        if "no-suback" in parts:
             time.sleep(0.5)  # the connect done, the client waiting for its SUBACK
-        if case == "hung-camera":
-            ready = ready and wait_for(hung.log, "a read waits")
+        if hung_camera:
+            ready = ready and wait_for(hung_camera.log, "a read waits")
         if not ready:
             raise SystemExit(f"bench-stop: {case}: the daemon did not get ready, see {log}")
         time.sleep(1.0)  # streaming and detecting for a while
-        if case == "hung-load":
+        if hung_model:
             (workdir / "cameras.yaml").write_text(config(case, clip, mqtt_port,
-                                                         hung.model(workdir)))
+                                                         hung_model.model(workdir), stuck_clip))
             daemon.send_signal(signal.SIGHUP)
             if not wait_for(log, "reload: loading the new detector"):
                 raise SystemExit(f"bench-stop: {case}: the reload did not start, see {log}")
@@ -196,15 +208,16 @@ def one_stop(case, clip, workdir):
             broker.wait()
         if peer:
             peer.close()
-        if hung:
-            hung.close()
+        for share in (hung_model, hung_camera):
+            if share:
+                share.close()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stops", type=int, default=20)
     parser.add_argument("--cases",
-                        default="plain mosquitto no-suback no-puback hung-load hung-camera")
+                        default="plain mosquitto no-suback no-puback hung-load hung-camera worst")
     args = parser.parse_args()
     clip = (ROOT / ".." / "shared" / "data" / "videos" / "TUD-Campus.mp4").resolve()
     if not clip.exists():
