@@ -524,6 +524,14 @@ class HungFileSystem {
   testing::ChildProcess process_;
 };
 
+// Declared after the daemon, ends the share before the daemon is reaped, in every outcome: a
+// thread stuck in the share (the failure the camera tests look for) would keep the killed daemon
+// from ending.
+struct EndTheShareFirst {
+  HungFileSystem& share;
+  ~EndTheShareFirst() { share.end(); }
+};
+
 // A stop while a reload's detector loads, and the load does not end (its weights on a share
 // that stopped answering): the stop abandons the load, says so, and ends within 2 s with status
 // 0. The control thread never waited for the share: detection went on with the old detector.
@@ -580,12 +588,7 @@ TEST(RunDaemonTest, AFileCameraOnAHungShareStallsNeitherAReloadNorTheStop) {
         modelDir().string(), videoFile("TUD-Campus.mp4"), share.file().string(), hungFps);
   };
   VigilDaemon vigil(dir.path(), config(2));
-  // Before the daemon's end in every outcome: a thread stuck in the share (the failure this test
-  // looks for) would keep the killed daemon from being reaped.
-  struct EndTheShareFirst {
-    HungFileSystem& share;
-    ~EndTheShareFirst() { share.end(); }
-  } endTheShareFirst{share};
+  EndTheShareFirst endTheShareFirst{share};
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(vigil.waitDetected("a", 0)) << vigil.log();
   ASSERT_TRUE(share.readWaits()) << share.log() << vigil.log();
@@ -637,10 +640,7 @@ TEST(RunDaemonTest, AStopWithACameraStuckInAReadEndsWithinTwoSeconds) {
       fmt::format("version: 1\ndetector:\n  model: {}\nhttp: {{listen: '127.0.0.1:0'}}\n"
                   "cameras:\n  - {{name: entrance, source: 'file:{}', detect_fps: 2}}\n",
                   modelDir().string(), share.file().string()));
-  struct EndTheShareFirst {  // as above
-    HungFileSystem& share;
-    ~EndTheShareFirst() { share.end(); }
-  } endTheShareFirst{share};
+  EndTheShareFirst endTheShareFirst{share};
   ASSERT_NE(vigil.port(), 0) << vigil.log();
   ASSERT_TRUE(share.readWaits()) << share.log() << vigil.log();
   auto [status, took] = vigil.stop(SIGTERM);
