@@ -272,6 +272,101 @@ void readWeightsArgument(const YamlReader& r, const ModelManifest& m, const YAML
   }
 }
 
+// An input or output argument: bound to one of the section's device tensors, which no other
+// argument binds, at that tensor's size. `bound`: the tensors bound so far.
+void readTensorArgument(const YamlReader& r, const NpuStageSpec& n, const YAML::Node& a,
+                        const std::string& p, const std::string& role, NpuArgument& arg,
+                        std::vector<std::string>& bound) {
+  arg.role = role == "input" ? NpuArgRole::kInput : NpuArgRole::kOutput;
+  arg.tensor = r.getString(a, p, "tensor");
+  arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
+  const auto& list = role == "input" ? n.inputs : n.outputs;
+  const DeviceTensorSpec* t = nullptr;
+  for (const DeviceTensorSpec& d : list) {
+    if (d.name == arg.tensor) t = &d;
+  }
+  if (t == nullptr) {
+    r.fail(a["tensor"], YamlReader::join(p, "tensor"),
+           fmt::format("'{}' is not one of the npu {}s", arg.tensor, role));
+  }
+  if (std::find(bound.begin(), bound.end(), arg.tensor) != bound.end()) {
+    r.fail(a["tensor"], YamlReader::join(p, "tensor"),
+           fmt::format("'{}' is bound to two arguments", arg.tensor));
+  }
+  bound.push_back(arg.tensor);
+  if (arg.bytes != t->byteSize()) {
+    r.fail(a["bytes"], YamlReader::join(p, "bytes"),
+           fmt::format("'{}' is {} bytes as {} {} {}, got {}", arg.tensor, t->byteSize(), t->dtype,
+                       t->layout, fmt::join(t->shape, "x"), arg.bytes));
+  }
+}
+
+// One entry of an npu section's `arguments`, at `p`, by its role.
+NpuArgument readNpuArgument(const YamlReader& r, const ModelManifest& m, const NpuStageSpec& n,
+                            const YAML::Node& a, const std::string& p,
+                            std::vector<std::string>& bound) {
+  r.rejectUnknownKeys(a, p, {"index", "role", "value", "bytes", "tensor", "file"});
+  NpuArgument arg;
+  arg.index = static_cast<int>(r.getInt(a, p, "index", 0, 63));
+  for (const NpuArgument& other : n.arguments) {
+    if (other.index == arg.index) {
+      r.fail(a["index"], YamlReader::join(p, "index"),
+             fmt::format("argument {} is listed twice", arg.index));
+    }
+  }
+  std::string role = r.getString(a, p, "role");
+  if (role == "opcode") {
+    arg.role = NpuArgRole::kOpcode;
+    arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, 1 << 30));
+  } else if (role == "instructions") {
+    arg.role = NpuArgRole::kInstructions;
+    if (n.flow == "xclbin+insts") {
+      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 4, std::int64_t{1} << 30));
+    } else if (a["bytes"]) {
+      // The ELF flows keep the kernel's instruction slot but pass 0 in it.
+      r.fail(a["bytes"], YamlReader::join(p, "bytes"),
+             fmt::format("flow {} has no instruction buffer (the instructions are in the ELF "
+                         "and this argument is passed 0): remove bytes",
+                         n.flow));
+    }
+  } else if (role == "instruction_count") {
+    arg.role = NpuArgRole::kInstructionCount;
+    if (a["value"]) {
+      r.fail(a["value"], YamlReader::join(p, "value"),
+             "the instruction count is derived from the instructions file now (its size / 4; "
+             "0 in the ELF flows): remove value");
+    }
+  } else if (role == "input" || role == "output") {
+    readTensorArgument(r, n, a, p, role, arg, bound);
+  } else if (role == "weights") {
+    readWeightsArgument(r, m, a, p, arg);
+  } else if (role == "scratch") {
+    arg.role = NpuArgRole::kScratch;
+    arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
+  } else {
+    r.fail(a["role"], YamlReader::join(p, "role"),
+           fmt::format("unknown role '{}' (known: opcode, instructions, instruction_count, "
+                       "input, output, weights, scratch)",
+                       role));
+  }
+  return arg;
+}
+
+// An npu section's `arguments`: each one's role, every device tensor bound exactly once.
+void readNpuArguments(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
+                      const std::string& path, NpuStageSpec& n) {
+  YAML::Node args = r.child(node, path, "arguments");
+  std::string ap = YamlReader::join(path, "arguments");
+  r.expectSequence(args, ap);
+  std::vector<std::string> bound;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    n.arguments.push_back(readNpuArgument(r, m, n, args[i], YamlReader::index(ap, i), bound));
+  }
+  if (bound.size() != n.inputs.size() + n.outputs.size()) {
+    r.fail(args, ap, "every npu input and output needs exactly one argument");
+  }
+}
+
 NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::Node& node,
                      const std::string& path, const StageSpec& stage) {
   r.rejectUnknownKeys(node, path,
@@ -320,83 +415,7 @@ NpuStageSpec readNpu(const YamlReader& r, const ModelManifest& m, const YAML::No
   n.inputs = readDeviceTensors(r, node, path, "inputs", stage.inputs);
   n.outputs = readDeviceTensors(r, node, path, "outputs", stage.outputs);
 
-  YAML::Node args = r.child(node, path, "arguments");
-  std::string ap = YamlReader::join(path, "arguments");
-  r.expectSequence(args, ap);
-  std::vector<std::string> bound;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string p = YamlReader::index(ap, i);
-    const YAML::Node& a = args[i];
-    r.rejectUnknownKeys(a, p, {"index", "role", "value", "bytes", "tensor", "file"});
-    NpuArgument arg;
-    arg.index = static_cast<int>(r.getInt(a, p, "index", 0, 63));
-    for (const NpuArgument& other : n.arguments) {
-      if (other.index == arg.index) {
-        r.fail(a["index"], YamlReader::join(p, "index"),
-               fmt::format("argument {} is listed twice", arg.index));
-      }
-    }
-    std::string role = r.getString(a, p, "role");
-    if (role == "opcode") {
-      arg.role = NpuArgRole::kOpcode;
-      arg.value = static_cast<std::uint64_t>(r.getInt(a, p, "value", 0, 1 << 30));
-    } else if (role == "instructions") {
-      arg.role = NpuArgRole::kInstructions;
-      if (n.flow == "xclbin+insts") {
-        arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 4, std::int64_t{1} << 30));
-      } else if (a["bytes"]) {
-        // The ELF flows keep the kernel's instruction slot but pass 0 in it.
-        r.fail(a["bytes"], YamlReader::join(p, "bytes"),
-               fmt::format("flow {} has no instruction buffer (the instructions are in the ELF "
-                           "and this argument is passed 0): remove bytes",
-                           n.flow));
-      }
-    } else if (role == "instruction_count") {
-      arg.role = NpuArgRole::kInstructionCount;
-      if (a["value"]) {
-        r.fail(a["value"], YamlReader::join(p, "value"),
-               "the instruction count is derived from the instructions file now (its size / 4; "
-               "0 in the ELF flows): remove value");
-      }
-    } else if (role == "input" || role == "output") {
-      arg.role = role == "input" ? NpuArgRole::kInput : NpuArgRole::kOutput;
-      arg.tensor = r.getString(a, p, "tensor");
-      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
-      const auto& list = role == "input" ? n.inputs : n.outputs;
-      const DeviceTensorSpec* t = nullptr;
-      for (const DeviceTensorSpec& d : list) {
-        if (d.name == arg.tensor) t = &d;
-      }
-      if (t == nullptr) {
-        r.fail(a["tensor"], YamlReader::join(p, "tensor"),
-               fmt::format("'{}' is not one of the npu {}s", arg.tensor, role));
-      }
-      if (std::find(bound.begin(), bound.end(), arg.tensor) != bound.end()) {
-        r.fail(a["tensor"], YamlReader::join(p, "tensor"),
-               fmt::format("'{}' is bound to two arguments", arg.tensor));
-      }
-      bound.push_back(arg.tensor);
-      if (arg.bytes != t->byteSize()) {
-        r.fail(a["bytes"], YamlReader::join(p, "bytes"),
-               fmt::format("'{}' is {} bytes as {} {} {}, got {}", arg.tensor, t->byteSize(),
-                           t->dtype, t->layout, fmt::join(t->shape, "x"), arg.bytes));
-      }
-    } else if (role == "weights") {
-      readWeightsArgument(r, m, a, p, arg);
-    } else if (role == "scratch") {
-      arg.role = NpuArgRole::kScratch;
-      arg.bytes = static_cast<std::uint64_t>(r.getInt(a, p, "bytes", 1, std::int64_t{1} << 32));
-    } else {
-      r.fail(a["role"], YamlReader::join(p, "role"),
-             fmt::format("unknown role '{}' (known: opcode, instructions, instruction_count, "
-                         "input, output, weights, scratch)",
-                         role));
-    }
-    n.arguments.push_back(std::move(arg));
-  }
-  if (bound.size() != n.inputs.size() + n.outputs.size()) {
-    r.fail(args, ap, "every npu input and output needs exactly one argument");
-  }
+  readNpuArguments(r, m, node, path, n);
 
   YAML::Node canary = r.child(node, path, "canary");
   std::string cp = YamlReader::join(path, "canary");

@@ -35,6 +35,35 @@ Expected<std::vector<std::byte>> readBytes(const std::filesystem::path& path) {
   return out;
 }
 
+namespace {
+
+// A canary file (`file`): the device-format buffers of `devices` back to back, in tensor order,
+// unpacked into tensors shaped as `tensors`. `what` ("inputs", "outputs") names them in the
+// message when the file is too short.
+Expected<std::vector<Tensor>> unpackCanaryFile(const std::vector<std::byte>& bytes,
+                                               const std::string& file,
+                                               const std::vector<DeviceTensorSpec>& devices,
+                                               const std::vector<TensorSpec>& tensors,
+                                               std::string_view what) {
+  std::vector<Tensor> out;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    out.push_back(zeroTensor(tensors[i]));
+    const std::size_t n = devices[i].byteSize();
+    if (offset + n > bytes.size()) {
+      return makeError(ErrorCode::kInvalidData, "{}: {} bytes, the npu {} need {}", file,
+                       bytes.size(), what, offset + n);
+    }
+    if (auto ok = unpackTensor(std::span(bytes).subspan(offset, n), devices[i], out[i]); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    offset += n;
+  }
+  return out;
+}
+
+}  // namespace
+
 NpuStage::NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
                    std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<CpuStage> reference,
                    bool compareWithReference)
@@ -122,48 +151,20 @@ tl::expected<void, StageFailure> NpuStage::canary(OnRunFailure onRunFailure) {
   auto expected = readBytes(manifest_.directory() / spec_.canaryExpected);
   if (!in) return fail(in.error());
   if (!expected) return fail(expected.error());
-  // The canary files hold the device-format buffers back to back, in tensor order.
-  std::vector<Tensor> inputs;
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
-    inputs.push_back(zeroTensor(stage_.inputs[i]));
-    std::size_t n = spec_.inputs[i].byteSize();
-    if (offset + n > in->size()) {
-      return fail(
-          Error{ErrorCode::kInvalidData, fmt::format("{}: {} bytes, the npu inputs need {}",
-                                                     spec_.canaryInput, in->size(), offset + n)});
-    }
-    if (auto ok = unpackTensor(std::span(*in).subspan(offset, n), spec_.inputs[i], inputs[i]);
-        !ok) {
-      return fail(ok.error());
-    }
-    offset += n;
-  }
-  std::vector<Tensor> want;
-  offset = 0;
-  for (std::size_t i = 0; i < spec_.outputs.size(); ++i) {
-    want.push_back(zeroTensor(stage_.outputs[i]));
-    std::size_t n = spec_.outputs[i].byteSize();
-    if (offset + n > expected->size()) {
-      return fail(Error{ErrorCode::kInvalidData,
-                        fmt::format("{}: {} bytes, the npu outputs need {}", spec_.canaryExpected,
-                                    expected->size(), offset + n)});
-    }
-    if (auto ok = unpackTensor(std::span(*expected).subspan(offset, n), spec_.outputs[i], want[i]);
-        !ok) {
-      return fail(ok.error());
-    }
-    offset += n;
-  }
+  auto inputs = unpackCanaryFile(*in, spec_.canaryInput, spec_.inputs, stage_.inputs, "inputs");
+  if (!inputs) return fail(inputs.error());
+  auto want =
+      unpackCanaryFile(*expected, spec_.canaryExpected, spec_.outputs, stage_.outputs, "outputs");
+  if (!want) return fail(want.error());
   std::vector<Tensor> reference;
   for (const TensorSpec& t : stage_.outputs) reference.push_back(zeroTensor(t));
-  if (auto ok = reference_->run(inputs, reference); !ok) return fail(ok.error());
+  if (auto ok = reference_->run(*inputs, reference); !ok) return fail(ok.error());
 
-  auto ran = execute(inputs, onRunFailure);
+  auto ran = execute(*inputs, onRunFailure);
   if (!ran && noVerdict(ran.error(), onRunFailure)) return ran;
   if (!ran) return fail(ran.error().error);
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    float toExpected = maxAbsDiff(outputs_[i].values(), want[i].values());
+    float toExpected = maxAbsDiff(outputs_[i].values(), (*want)[i].values());
     float toCpu = maxAbsDiff(outputs_[i].values(), reference[i].values());
     // A quantized output can differ from the float CPU reference by half a step more.
     float cpuTolerance =
