@@ -158,11 +158,7 @@ void TrackLineWriter::observe(int frame, double time, const std::vector<Track>& 
   for (std::size_t l = 0; l < lines_.size(); ++l) {
     for (const Track& t : tracks) {
       if (!t.confirmed || !t.matched) continue;  // what `vigil track` writes
-      if (reportedFirstOnItsSecondFrame(t)) {
-        // Its first observation (one: nothing to count yet), as `vigil track` writes it.
-        (void)lines_[l].line.observe(states_[l][t.id], feetOf(t.startBox));
-      }
-      auto counted = lines_[l].line.observe(states_[l][t.id], feetOf(t.box));
+      auto counted = observeTrack(lines_[l].line, states_[l][t.id], t);
       if (!counted) continue;
       out_ << nlohmann::json{{"frame", frame},
                              {"time", time},

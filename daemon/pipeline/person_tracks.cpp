@@ -76,20 +76,21 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
     State& s = stateOf(t);
     if (t.matched && t.score >= settings_.minScore) s.person = true;
     if (!t.confirmed || !s.person) continue;
-    std::optional<Box> start;
     if (!s.reported) {
       s.reported = true;
       ++personsStarted_;
-      if (reportedFirstOnItsSecondFrame(t)) start = t.startBox;
     }
     s.firstSeen = t.firstSeen;
     s.lastSeen = t.lastSeen;
     if (t.matched) {
       updateStationary(s, t, time);
       updateZones(s, t, time, width, height, events);
-      if (start) startLines(s, *start);
       updateLines(s, t, time);
     }
+    // Reported first on its track's second frame, a person is reported first here (a track is a
+    // person only once confirmed): its start goes to the tracks file as to its lines.
+    std::optional<Box> start;
+    if (reportedFirstOnItsSecondFrame(t)) start = t.startBox;
     TrackedPerson p{t.id,      t.box,        t.score, t.firstSeen, t.lastSeen,
                     t.matched, s.stationary, {},      start};
     for (std::size_t z = 0; z < zones_.size(); ++z) {
@@ -113,19 +114,11 @@ PersonTracks::State& PersonTracks::stateOf(const Track& t) {
   return *states_.insert(it, std::move(s));
 }
 
-// A person's first observation, one frame before the one it is first reported on: nothing to
-// count yet, the step from it to the next is.
-void PersonTracks::startLines(State& s, const Box& start) {
-  for (std::size_t l = 0; l < lines_.size(); ++l) {
-    (void)lines_[l].second.observe(s.lineStates[l], feetOf(start));
-  }
-}
-
 // The feet in the frame's pixels, as the lines are: a detected frame's box only, so a
 // prediction never crosses a line.
 void PersonTracks::updateLines(State& s, const Track& t, double time) {
   for (std::size_t l = 0; l < lines_.size(); ++l) {
-    if (auto counted = lines_[l].second.observe(s.lineStates[l], feetOf(t.box))) {
+    if (auto counted = observeTrack(lines_[l].second, s.lineStates[l], t)) {
       crossings_.push_back({lines_[l].first, *counted, s.id, time, t.box, t.score});
     }
   }

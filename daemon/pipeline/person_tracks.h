@@ -170,8 +170,6 @@ class PersonTracks {
   void updateStationary(State& s, const Track& t, double time);
   void updateZones(State& s, const Track& t, double time, int width, int height,
                    std::vector<ZoneEvent>& events);
-  // A person's first observation (TrackedPerson::start) to its lines.
-  void startLines(State& s, const Box& start);
   void updateLines(State& s, const Track& t, double time);
   void endTracks(double time, std::vector<ZoneEvent>& events);
   // A track ends: it leaves the zones it entered, and its duration is noted.

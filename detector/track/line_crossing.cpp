@@ -89,6 +89,12 @@ double CountingLine::distance(LinePoint p) const {
   return best;
 }
 
+std::optional<CrossingDirection> observeTrack(const CountingLine& line, LineTrackState& state,
+                                              const Track& track) {
+  if (reportedFirstOnItsSecondFrame(track)) (void)line.observe(state, feetOf(track.startBox));
+  return line.observe(state, feetOf(track.box));
+}
+
 std::optional<CrossingDirection> CountingLine::observe(LineTrackState& track,
                                                        LinePoint feet) const {
   const double away = distance(feet);

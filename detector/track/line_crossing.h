@@ -8,6 +8,7 @@
 
 #include "detector/box.h"
 #include "detector/error.h"
+#include "detector/track/byte_tracker.h"
 #include "detector/track/mot_metrics.h"
 
 namespace vigil {
@@ -85,6 +86,13 @@ class CountingLine {
   double band_ = kDefaultLineBandPixels;
   int minFrames_ = 1;
 };
+
+// A track's observation on a frame it was detected on, for one line: on the frame it is reported
+// first on its second frame (reportedFirstOnItsSecondFrame), its start first (one observation
+// alone counts nothing), then its box. What the daemon's lines and `vigil track --lines-out`
+// both observe, so that their steps are the ones a tracks file holds.
+std::optional<CrossingDirection> observeTrack(const CountingLine& line, LineTrackState& state,
+                                              const Track& track);
 
 // One counted crossing of a recorded sequence.
 struct SequenceCrossing {
