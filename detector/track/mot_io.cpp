@@ -105,10 +105,20 @@ Expected<MotSequence> readMotText(const std::filesystem::path& file) {
   return out;
 }
 
-void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, const Box& box,
-                  float score) {
+namespace {
+
+// One MOTChallenge row: `id` -1 for a detection (det.txt), else a track's.
+void writeMotRow(std::ostream& out, std::uint64_t frame, std::int64_t id, const Box& box,
+                 float score) {
   out << fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},-1,-1,-1\n", frame, id, box.x + 1,
                      box.y + 1, box.width, box.height, score);
+}
+
+}  // namespace
+
+void writeMotLine(std::ostream& out, std::uint64_t frame, std::uint64_t id, const Box& box,
+                  float score) {
+  writeMotRow(out, frame, static_cast<std::int64_t>(id), box, score);
 }
 
 void writeMotLines(std::ostream& out, int frame, int previousFrame,
@@ -125,8 +135,7 @@ void writeMotLines(std::ostream& out, int frame, int previousFrame,
 
 void writeMotDetections(std::ostream& out, int frame, const std::vector<Detection>& detections) {
   for (const Detection& d : detections) {
-    out << fmt::format("{},-1,{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},-1,-1,-1\n", frame, d.box.x + 1,
-                       d.box.y + 1, d.box.width, d.box.height, d.score);
+    writeMotRow(out, static_cast<std::uint64_t>(frame), -1, d.box, d.score);
   }
 }
 
