@@ -59,9 +59,6 @@ class CpuTwinTest : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(floatManifest) << floatManifest.error().message;
     options_.threads = 1;
     auto floatCpu = createBackend("cpu-ort", *floatManifest, options_);
-    if (!floatCpu && floatCpu.error().code == ErrorCode::kUnsupported) {
-      GTEST_SKIP() << "cpu-ort cannot run here: " << floatCpu.error().message;
-    }
     ASSERT_TRUE(floatCpu) << floatCpu.error().message;
     // The canary photograph (people in a street), letterboxed as every backend gets it.
     Letterbox letterbox(floatManifest->input);
@@ -130,9 +127,6 @@ TEST(CpuTwinDetectorTest, AutoOnAnIntegerBundleFindsTheFloatModelsPersons) {
   options.backend = "cpu-ort";
   options.model = testing::modelDir();
   auto floatDetector = Detector::create(options);
-  if (!floatDetector && floatDetector.error().code == ErrorCode::kUnsupported) {
-    GTEST_SKIP() << "cpu-ort cannot run here: " << floatDetector.error().message;
-  }
   ASSERT_TRUE(floatDetector) << floatDetector.error().message;
   options.backend = "auto";
   options.model = bundleDir("a8w8");
