@@ -191,8 +191,9 @@ void addEvalLinesCommand(CLI::App& app, EvalLinesOptions& options) {
                 "Count only on the frames the tracks file has a line for (`vigil run "
                 "--tracks-out`)")
       ->excludes("--stride");
-  cmd->add_option("--band", options.band,
-                  "Pixels past the line before a crossing counts (the hysteresis)")
+  cmd->add_option(
+         "--band", options.band,
+         "Pixels clear of the line, on both sides, for a crossing to count (the hysteresis)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--min-frames", options.minFrames,
                   "Observations on the new side before a crossing counts")

@@ -77,7 +77,7 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
                   "Also write every detection the tracker was given (MOTChallenge det.txt: id -1, "
                   "the score), to tell the tracker's boxes from the detector's");
   cmd->add_option("--line-band", options.lineBand,
-                  "Pixels past a line before a crossing counts (the hysteresis)")
+                  "Pixels clear of a line, on both sides, for a crossing to count (the hysteresis)")
       ->check(CLI::NonNegativeNumber);
 }
 

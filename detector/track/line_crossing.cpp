@@ -101,19 +101,31 @@ std::optional<CrossingDirection> CountingLine::observe(LineTrackState& track,
   if (away == 0) return std::nullopt;  // on the line: the next step starts from the last point
   if (track.last) {
     if (const int step = crossing(*track.last, feet); step != 0) {
-      // Back across before the pending one counted: neither counts. Else a new pending one.
-      track.pending = track.pending == -step ? 0 : step;
+      if (track.pending == -step) {
+        // Back across before the pending one counted: neither counts, and the track is again
+        // on the side it was clear of the line on.
+        track.pending = 0;
+        track.clear = true;
+      } else {
+        // A crossing only from a side the track was clear of the line on.
+        track.pending = track.clear ? step : 0;
+        track.clear = false;
+      }
       track.framesPast = 0;
     }
   }
   track.last = feet;
-  if (track.pending == 0) return std::nullopt;
+  if (track.pending == 0) {
+    track.clear = track.clear || away >= band_;
+    return std::nullopt;
+  }
   ++track.framesPast;
   if (track.framesPast < minFrames_ || away < band_) return std::nullopt;
   const CrossingDirection counted =
       track.pending > 0 ? CrossingDirection::kIn : CrossingDirection::kOut;
   track.pending = 0;
   track.framesPast = 0;
+  track.clear = true;
   return counted;
 }
 

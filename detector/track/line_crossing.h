@@ -28,13 +28,17 @@ namespace vigil {
 // when it only touches the corner. An observation exactly on the line is skipped (the next step
 // starts from the last observation off the line), so stepping onto the line and on counts once.
 //
-// Hysteresis. A step that crosses makes a crossing pending; it is counted when the track is seen
-// `minFrames` times on the new side since the step (the crossing step's end included) and, on
-// the last of them, at least `bandPixels` away from the line. A step back across the line before
-// that cancels it. So a person wavering on the line (never `bandPixels` past it) is not counted,
-// and one who crosses and comes back within the band counts neither way; a track that ends
-// inside the band does not count its last crossing. What this costs on the clips with ground
-// truth: bench/lines.md.
+// Hysteresis, on both sides. A crossing is from clear of the line on one side to clear of it on
+// the other, clear being at least `bandPixels` from it. A step that crosses makes a crossing
+// pending only if the track was seen clear of the line on the side it leaves (since it got
+// there); it is counted when the track is seen `minFrames` times on the new side since the step
+// (the crossing step's end included) and, on the last of them, clear of the line. A step back
+// across the line before that cancels it, and the track is again clear on its old side. So a
+// person wavering on the line is not counted, one who crosses and comes back within the band
+// counts neither way, a track that ends inside the band does not count its last crossing, and
+// a track first seen inside the band (a detector's box a few pixels off the person's feet, a
+// track started right at the line) has no side until it gets clear of the line. What this
+// costs on the clips with ground truth: bench/lines.md.
 
 struct LinePoint {
   double x = 0;
@@ -46,7 +50,7 @@ struct LinePoint {
 enum class CrossingDirection { kIn, kOut };
 std::string_view crossingDirectionName(CrossingDirection direction);  // "in", "out"
 
-// The band bench/lines.md chose: pixels past the line before a crossing counts.
+// The band bench/lines.md chose: pixels clear of the line, on both sides, for a crossing to count.
 inline constexpr double kDefaultLineBandPixels = 8;
 
 // The feet: the bottom centre of a box.
@@ -57,6 +61,7 @@ struct LineTrackState {
   std::optional<LinePoint> last;  // the last observation off the line
   int pending = 0;                // +1 an `in` waits for the band, -1 an `out`, 0 none
   int framesPast = 0;             // observations on the new side since the pending step
+  bool clear = false;             // seen `band` from the line on the side it is on
 };
 
 class CountingLine {

@@ -85,6 +85,20 @@ TEST(LineCrossingTest, WaveringOnTheLineIsNotCountedAgainAndAgain) {
   EXPECT_EQ(walk(horizontal(8), {{50, 95}, {50, 105}, {50, 95}, {50, 105}, {50, 95}}), "");
 }
 
+TEST(LineCrossingTest, ACrossingIsFromClearOfTheLineOnOneSideToClearOfItOnTheOther) {
+  const CountingLine line = horizontal(8);
+  // First seen 5 px above the line (a box whose feet the detector put a little off, a person
+  // the track started on at the line): it has no side yet, and going down counts nothing.
+  EXPECT_EQ(walk(line, {{50, 95}, {50, 130}, {50, 160}}), "");
+  // Seen 10 px above first: clear of it, so the same walk down is `in`.
+  EXPECT_EQ(walk(line, {{50, 90}, {50, 130}}), "I");
+  // Once clear on the new side, back up and clear above: `out`.
+  EXPECT_EQ(walk(line, {{50, 95}, {50, 130}, {50, 70}}), "O");
+  // Over the line and back within the band: back on the side it was clear on, so the next
+  // walk down counts.
+  EXPECT_EQ(walk(line, {{50, 50}, {50, 104}, {50, 96}, {50, 130}}), "I");
+}
+
 TEST(LineCrossingTest, MinFramesWaitsForThatManyObservationsOnTheNewSide) {
   const CountingLine line = horizontal(0, 3);
   EXPECT_EQ(walk(line, {{50, 80}, {50, 120}, {50, 130}}), "");
