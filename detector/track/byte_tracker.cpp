@@ -15,6 +15,12 @@ void keepUntaken(std::vector<std::size_t>& list, const std::vector<char>& taken)
   list.resize(kept);
 }
 
+// `box` grown by `scale` of its width and height on each side.
+Box grown(const Box& box, float scale) {
+  return {box.x - scale * box.width, box.y - scale * box.height, box.width * (1 + 2 * scale),
+          box.height * (1 + 2 * scale)};
+}
+
 }  // namespace
 
 ByteTracker::ByteTracker(ByteTrackSettings settings) : settings_(settings) {}
@@ -54,9 +60,19 @@ const std::vector<Track>& ByteTracker::update(double time,
   // 3. The high scores left with the tracks seen once; those not seen again now are dropped.
   associate(tentativePool_, high_, detections, settings_.tentativeMatchIou, settings_.fuseScore,
             time);
-  // 4. New tracks from the high scores left.
+  // 4. The high scores left with every track not matched yet, by buffered IoU.
+  if (settings_.bufferScale > 0) {
+    leftover_.clear();
+    for (std::size_t i : confirmedPool_) {
+      if (!states_[i].track.matched) leftover_.push_back(i);
+    }
+    for (std::size_t i : tentativePool_) leftover_.push_back(i);
+    associate(leftover_, high_, detections, settings_.matchIou, settings_.fuseScore, time,
+              settings_.bufferScale);
+  }
+  // 5. New tracks from the high scores left.
   startTracks(high_, detections, time);
-  // 5. Lost for too long, or seen once and not again: gone.
+  // 6. Lost for too long, or seen once and not again: gone.
   std::erase_if(states_, [&](const State& s) {
     return !s.track.matched &&
            (!s.track.confirmed || time - s.track.lastSeen > settings_.lostAfterSeconds);
@@ -73,16 +89,16 @@ const std::vector<Track>& ByteTracker::update(double time,
 
 void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,
                             const std::vector<Detection>& detections, float minIou, bool fuse,
-                            double time) {
+                            double time, float buffer) {
   if (pool.empty() || dets.empty()) return;
   costs_.rows = pool.size();
   costs_.cols = dets.size();
   costs_.costs.resize(costs_.rows * costs_.cols);
   for (std::size_t r = 0; r < pool.size(); ++r) {
-    const Box& predicted = states_[pool[r]].track.box;
+    const Box predicted = grown(states_[pool[r]].track.box, buffer);
     for (std::size_t c = 0; c < dets.size(); ++c) {
       const Detection& d = detections[dets[c]];
-      const double similarity = iou(predicted, d.box) * (fuse ? d.score : 1.0F);
+      const double similarity = iou(predicted, grown(d.box, buffer)) * (fuse ? d.score : 1.0F);
       costs_.costs[r * costs_.cols + c] = 1.0 - similarity;
     }
   }

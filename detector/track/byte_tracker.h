@@ -29,6 +29,13 @@ struct ByteTrackSettings {
   float tentativeMatchIou = 0.3F;  // unconfirmed tracks: distance 0.7
   // ByteTrack's MOT17 setting: the first association's IoU weighted by the detection's score.
   bool fuseScore = true;
+  // The last association: the high-score detections and the tracks (confirmed or not) every
+  // other association left, by the IoU of their boxes grown by this fraction of their width and
+  // height on each side (the buffered IoU of C-BIoU: Yang et al., WACV 2023), at least matchIou.
+  // A walker moves half their width or more between detections at 5 a second, and a track seen
+  // once has no velocity yet: its prediction and the person's next box then barely overlap, and
+  // the person got a second track or none (bench/tracking.md, "Buffered IoU"). 0: off.
+  float bufferScale = 0.2F;
   // A track not seen for this long is gone (track_buffer 30 frames at 30 fps).
   double lostAfterSeconds = 1.0;
 };
@@ -89,7 +96,8 @@ class ByteTracker {
 
   // Associates `pool` (indices into states_) with `dets` (indices into detections).
   void associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,
-                 const std::vector<Detection>& detections, float minIou, bool fuse, double time);
+                 const std::vector<Detection>& detections, float minIou, bool fuse, double time,
+                 float buffer = 0);
   void startTracks(const std::vector<std::size_t>& dets, const std::vector<Detection>& detections,
                    double time);
 

@@ -184,6 +184,47 @@ TEST(ByteTrackerTest, ANewTrackIsConfirmedOnItsSecondFrameAndAOneOffIsDropped) {
   EXPECT_EQ(reported(next), (std::set<std::uint64_t>{1}));
 }
 
+TEST(ByteTrackerTest, AWalkerMovingMostOfTheirWidthBetweenDetectionsKeepsOneTrack) {
+  // 40 px wide, 24 px a step at 5 detections a second (a brisk walker, or a small one far away),
+  // appearing after the tracker's first frame: the track started on them has no velocity yet,
+  // and its box overlaps their next one by IoU 0.25, under the 0.3 a track seen once needs.
+  for (const float buffer : {0.2F, 0.0F}) {
+    SCOPED_TRACE(buffer);
+    ByteTrackSettings settings;
+    settings.bufferScale = buffer;
+    ByteTracker tracker(settings);
+    tracker.update(0.0, {});
+    std::set<std::uint64_t> ids;
+    for (int i = 1; i <= 10; ++i) {
+      const auto& tracks = tracker.update(0.2 * i, {person(100 + 24.0F * i, 50)});
+      const std::set<std::uint64_t> now = reported(tracks);
+      ids.insert(now.begin(), now.end());
+    }
+    if (buffer > 0) {
+      EXPECT_EQ(ids, (std::set<std::uint64_t>{1})) << "one person, one track";
+      EXPECT_EQ(tracker.tracksStarted(), 1U);
+    } else {
+      EXPECT_TRUE(ids.empty()) << "without the buffer: a new track every frame, none confirmed";
+      EXPECT_EQ(tracker.tracksStarted(), 10U);
+    }
+  }
+}
+
+TEST(ByteTrackerTest, TheBufferedMatchTakesOnlyWhatTheOtherAssociationsLeft) {
+  ByteTracker tracker;
+  tracker.update(0.0, {person(100, 50)});
+  tracker.update(0.2, {person(100, 50)});
+  // The person partly hidden (a low score, right where the track is) and someone else 30 px to
+  // the side: near enough for the buffered IoU, too far for the plain one.
+  const auto& tracks = tracker.update(0.4, {person(102, 50, 0.3F), person(130, 50)});
+  ASSERT_EQ(tracks.size(), 2U);
+  EXPECT_EQ(tracks[0].id, 1U);
+  EXPECT_NEAR(tracks[0].box.x, 102, 2) << "the track took its own low-score box, and only it";
+  EXPECT_FLOAT_EQ(tracks[0].score, 0.3F);
+  EXPECT_EQ(tracks[1].id, 2U) << "the other person starts a track of their own";
+  EXPECT_FLOAT_EQ(tracks[1].startBox.x, 130);
+}
+
 TEST(IouTrackerTest, MatchesByOverlapAndEndsUnseenTracks) {
   IouTracker tracker(0.5F, 0.3F, 1.0);
   tracker.update(0.0, {person(100, 50)});
