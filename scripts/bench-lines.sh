@@ -4,13 +4,22 @@
 # second, then `vigil eval-lines` with every line of the clip, at the hysteresis bands given
 # (default: the built-in band only). Prints markdown tables: per line and direction, then the
 # totals per band. Deterministic: one run is the figure.
-#   scripts/bench-lines.sh [BAND_PIXELS...]
-# Environment: VIGIL_BUILD_DIR (default build), VIGIL_VIDEOS (default ../shared/data/videos).
+#   scripts/bench-lines.sh [--variant NAME] [BAND_PIXELS...]
+# --variant: the clips' harder variant NAME (small, half, skip, crop, small-skip) made by
+# scripts/make-track-variants.py, with every line moved as the variant moved the boxes.
+# Environment: VIGIL_BUILD_DIR (default build), VIGIL_VIDEOS (default ../shared/data/videos),
+# VIGIL_VARIANTS (default .cache/track-variants).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=${VIGIL_BUILD_DIR:-build}
 videos=${VIGIL_VIDEOS:-../shared/data/videos}
+variant=
+if [[ ${1:-} == --variant ]]; then
+  variant=${2:?bench-lines: --variant needs a name}
+  shift 2
+  videos=${VIGIL_VARIANTS:-.cache/track-variants}
+fi
 bands=("$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -24,22 +33,41 @@ lines[TUD-Stadtmitte]="v160=160,0,160,480 v320=320,0,320,480 v480=480,0,480,480 
 
 py() { /usr/bin/python3 -c "$1"; }
 
+# A line's points moved as scripts/make-track-variants.py moves the boxes (MOT's 1-based pixels).
+moved() {
+  [[ -z $variant ]] && { echo "$1"; return; }
+  py "
+name, points = '$1'.split('=')
+v = [float(c) for c in points.split(',')]
+move = {'small': lambda x, o: (x - 1) * 0.5 + 1 + o / 4, 'small-skip': lambda x, o: (x - 1) * 0.5 + 1 + o / 4,
+        'half': lambda x, o: (x - 1) * 0.5 + 1, 'skip': lambda x, o: x,
+        'crop': lambda x, o: x - {640: 80, 480: 60}[o]}['$variant']
+print(name + '=' + ','.join('%g' % move(c, 640 if i % 2 == 0 else 480) for i, c in enumerate(v)))
+"
+}
+
 for clip in TUD-Campus TUD-Stadtmitte; do
-  [[ -f $videos/$clip.mp4 ]] || { echo "bench-lines: $videos/$clip.mp4 absent" >&2; exit 1; }
+  video=$videos/$clip${variant:+-$variant}
+  [[ -f $video.mp4 ]] || { echo "bench-lines: $video.mp4 absent" >&2; exit 1; }
   line_args=()
-  for l in ${lines[$clip]}; do line_args+=(--line "$l"); done
+  for l in ${lines[$clip]}; do line_args+=(--line "$(moved "$l")"); done
+  fps=$(ffprobe -v error -select_streams v -show_entries stream=r_frame_rate -of csv=p=0 "$video.mp4")
   for rate in every 5; do
     rate_args=()
     stride=1
-    if [[ $rate == 5 ]]; then rate_args=(--detect-fps 5); stride=5; fi
+    if [[ $rate == 5 ]]; then
+      rate_args=(--detect-fps 5)
+      # vigil track's N = round(video fps / detect fps), halves away from zero.
+      stride=$(py "import fractions, math; print(max(1, math.floor(float(fractions.Fraction('$fps')) / 5 + 0.5)))")
+    fi
     for tracker in bytetrack iou; do
-      "$build/vigil" track "$videos/$clip.mp4" --out "$out/$clip-$rate-$tracker.txt" \
+      "$build/vigil" track "$video.mp4" --out "$out/$clip-$rate-$tracker.txt" \
         --backend cpu-ort --threads 1 --tracker "$tracker" "${rate_args[@]}" > /dev/null \
         2>> "$out/log" || { cat "$out/log" >&2; exit 1; }
       for band in "${bands[@]:-default}"; do
         band_args=()
         [[ $band == default ]] || band_args=(--band "$band")
-        "$build/vigil" eval-lines --gt "$videos/$clip.person.json" \
+        "$build/vigil" eval-lines --gt "$video.person.json" \
           --tracks "$out/$clip-$rate-$tracker.txt" --stride "$stride" "${line_args[@]}" \
           "${band_args[@]}" --json | tail -1 > "$out/$clip-$rate-$tracker-$band.json"
       done
