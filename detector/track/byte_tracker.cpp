@@ -29,9 +29,6 @@ const std::vector<Track>& ByteTracker::update(double time,
                                               const std::vector<Detection>& detections) {
   const double dt = first_ ? 0.0 : time - lastTime_;
   for (State& s : states_) {
-    // A lost track's box keeps its height (ByteTrack's lost tracks too): a person unseen does
-    // not go on growing, and a box that did took over a taller person nearby.
-    if (!s.tracking) s.filter.holdHeight();
     s.filter.predict(dt);
     s.track.box = s.filter.box();
     s.track.matched = false;

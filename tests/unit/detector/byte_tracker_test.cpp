@@ -170,22 +170,6 @@ TEST(ByteTrackerTest, ALostTrackComesBackWithinItsTimeAndNotAfter) {
   EXPECT_EQ(reported(back), (std::set<std::uint64_t>{2})) << "a new id after expiry";
 }
 
-TEST(ByteTrackerTest, ALostTracksBoxKeepsItsHeight) {
-  // A person coming closer: 100, 110, 120, 130 px tall, then unseen.
-  ByteTracker tracker;
-  for (int i = 0; i < 4; ++i) {
-    const float h = 100.0F + 10.0F * static_cast<float>(i);
-    tracker.update(0.2 * i, {Detection{Box{100, 50, 0.4F * h, h}, 0.9F, 0}});
-  }
-  const float seen = tracker.tracks().at(0).box.height;
-  EXPECT_GT(seen, 125.0F);
-  const auto& lost = tracker.update(0.8, {});
-  EXPECT_GT(lost.at(0).box.height, seen) << "the first frame unseen goes on at the last rate";
-  const float firstLost = lost.at(0).box.height;
-  EXPECT_FLOAT_EQ(tracker.update(1.0, {}).at(0).box.height, firstLost) << "then it is held";
-  EXPECT_FLOAT_EQ(tracker.update(1.4, {}).at(0).box.height, firstLost);
-}
-
 TEST(ByteTrackerTest, ANewTrackIsConfirmedOnItsSecondFrameAndAOneOffIsDropped) {
   ByteTracker tracker;
   tracker.update(0.0, {});
