@@ -11,6 +11,7 @@
 # VIGIL_VARIANTS (default .cache/track-variants).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib/detect-stride.sh
 
 build=${VIGIL_BUILD_DIR:-build}
 videos=${VIGIL_VIDEOS:-../shared/data/videos}
@@ -37,12 +38,14 @@ py() { /usr/bin/python3 -c "$1"; }
 moved() {
   [[ -z $variant ]] && { echo "$1"; return; }
   py "
+import importlib.util
+spec = importlib.util.spec_from_file_location('variants', 'scripts/make-track-variants.py')
+variants = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(variants)
 name, points = '$1'.split('=')
 v = [float(c) for c in points.split(',')]
-move = {'small': lambda x, o: (x - 1) * 0.5 + 1 + o / 4, 'small-skip': lambda x, o: (x - 1) * 0.5 + 1 + o / 4,
-        'half': lambda x, o: (x - 1) * 0.5 + 1, 'skip': lambda x, o: x,
-        'crop': lambda x, o: x - {640: 80, 480: 60}[o]}['$variant']
-print(name + '=' + ','.join('%g' % move(c, 640 if i % 2 == 0 else 480) for i, c in enumerate(v)))
+moved = [variants.MOVE_POINT['$variant'](x, y) for x, y in zip(v[0::2], v[1::2])]
+print(name + '=' + ','.join('%g,%g' % p for p in moved))
 "
 }
 
@@ -51,14 +54,12 @@ for clip in TUD-Campus TUD-Stadtmitte; do
   [[ -f $video.mp4 ]] || { echo "bench-lines: $video.mp4 absent" >&2; exit 1; }
   line_args=()
   for l in ${lines[$clip]}; do line_args+=(--line "$(moved "$l")"); done
-  fps=$(ffprobe -v error -select_streams v -show_entries stream=r_frame_rate -of csv=p=0 "$video.mp4")
   for rate in every 5; do
     rate_args=()
     stride=1
     if [[ $rate == 5 ]]; then
       rate_args=(--detect-fps 5)
-      # vigil track's N = round(video fps / detect fps), halves away from zero.
-      stride=$(py "import fractions, math; print(max(1, math.floor(float(fractions.Fraction('$fps')) / 5 + 0.5)))")
+      stride=$(detect_stride "$video.mp4" 5)
     fi
     for tracker in bytetrack iou; do
       "$build/vigil" track "$video.mp4" --out "$out/$clip-$rate-$tracker.txt" \

@@ -9,6 +9,7 @@
 # detections there, for scripts/track-false-boxes.py).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib/detect-stride.sh
 
 build=${VIGIL_BUILD_DIR:-build}
 dir=${VIGIL_VARIANTS:-.cache/track-variants}
@@ -33,14 +34,12 @@ for clip in TUD-Campus TUD-Stadtmitte; do
   for variant in "${variants[@]}"; do
     name=$clip-$variant
     [[ -f $dir/$name.mp4 ]] || continue
-    fps=$(ffprobe -v error -select_streams v -show_entries stream=r_frame_rate -of csv=p=0 "$dir/$name.mp4")
     for rate in every 5; do
       rate_args=()
       stride=1
       if [[ $rate == 5 ]]; then
         rate_args=(--detect-fps 5)
-        # vigil track's N = round(video fps / detect fps), halves away from zero.
-        stride=$(/usr/bin/python3 -c "import fractions, math; print(max(1, math.floor(float(fractions.Fraction('$fps')) / 5 + 0.5)))")
+        stride=$(detect_stride "$dir/$name.mp4" 5)
       fi
       for tracker in "${trackers[@]}"; do
         tracks=$out/$name-$rate-$tracker.txt

@@ -33,24 +33,37 @@ import sys
 SIZE = (640, 480)
 
 
+def small_point(x, y):
+    """A point (MOT's 1-based pixels) of the original frame in the "small" variant's frame."""
+    return (x - 1) * 0.5 + 1 + SIZE[0] / 4, (y - 1) * 0.5 + 1 + SIZE[1] / 4
+
+
+def half_point(x, y):
+    return (x - 1) * 0.5 + 1, (y - 1) * 0.5 + 1
+
+
 def small_box(b):
     x, y, w, h = b
-    return [(x - 1) * 0.5 + 1 + SIZE[0] / 4, (y - 1) * 0.5 + 1 + SIZE[1] / 4, w * 0.5, h * 0.5]
+    return [*small_point(x, y), w * 0.5, h * 0.5]
 
 
 def half_box(b):
     x, y, w, h = b
-    return [(x - 1) * 0.5 + 1, (y - 1) * 0.5 + 1, w * 0.5, h * 0.5]
+    return [*half_point(x, y), w * 0.5, h * 0.5]
 
 
 CROP = (80, 60, 480, 360)  # x, y, width, height
 
 
+def crop_point(x, y):
+    return x - CROP[0], y - CROP[1]
+
+
 def crop_box(b):
     """The box in the crop's pixels (1-based like MOT), cut to the crop; None if nothing is left."""
     x, y, w, h = b
-    cx, cy, cw, ch = CROP
-    x0, y0 = x - cx, y - cy
+    _, _, cw, ch = CROP
+    x0, y0 = crop_point(x, y)
     x1, y1 = max(x0, 1.0), max(y0, 1.0)
     x2, y2 = min(x0 + w, cw + 1.0), min(y0 + h, ch + 1.0)
     if x2 <= x1 or y2 <= y1:
@@ -67,6 +80,17 @@ VARIANTS = {
     "crop": ("crop=480:360:80:60", None, 1, "crop"),
     "small-skip": ("select='not(mod(n\\,2))',setpts=N/(12.5*TB),"
                    "scale=320:240,pad=640:480:160:120:color=0x808080", 12.5, 2, small_box),
+}
+
+
+# How each variant moves a point of the original frame (scripts/bench-lines.sh moves its lines
+# with these, so that a line crosses the same persons in a variant).
+MOVE_POINT = {
+    "small": small_point,
+    "half": half_point,
+    "skip": lambda x, y: (x, y),
+    "crop": crop_point,
+    "small-skip": small_point,
 }
 
 
