@@ -93,6 +93,17 @@ TEST(MotMetricsTest, OnlyTheScoredFramesCount) {
   EXPECT_DOUBLE_EQ(s.mota, 1);
 }
 
+// What writeMotLines writes for `tracks` on `frame` (`previous` the frame tracked before), read
+// back with readMotText.
+Expected<MotSequence> writtenAndReadBack(const TempDir& dir, int frame, int previous,
+                                         const std::vector<Track>& tracks) {
+  {
+    std::ofstream out(dir.path() / "t.txt");
+    writeMotLines(out, frame, previous, tracks);
+  }
+  return readMotText(dir.path() / "t.txt");
+}
+
 TEST(MotIoTest, MotTextAddsOneToTheCornerAndReadsBack) {
   TempDir dir;
   Track seen;
@@ -103,11 +114,7 @@ TEST(MotIoTest, MotTextAddsOneToTheCornerAndReadsBack) {
   Track lost = seen;
   lost.id = 4;
   lost.matched = false;
-  {
-    std::ofstream out(dir.path() / "t.txt");
-    writeMotLines(out, 7, 6, {seen, lost});
-  }
-  auto read = readMotText(dir.path() / "t.txt");
+  auto read = writtenAndReadBack(dir, 7, 6, {seen, lost});
   ASSERT_TRUE(read) << read.error().message;
   ASSERT_EQ(read->at(7).size(), 1U) << "only tracks detected on the frame";
   EXPECT_EQ(read->at(7)[0].id, 3U);
@@ -133,11 +140,7 @@ TEST(MotIoTest, ATrackConfirmedOnItsSecondFrameGetsItsStartOnTheFrameBefore) {
   Track fromTheStart = walker;
   fromTheStart.id = 6;
   fromTheStart.confirmedAtStart = true;
-  {
-    std::ofstream out(dir.path() / "t.txt");
-    writeMotLines(out, 11, 6, {walker, fromTheStart});
-  }
-  auto read = readMotText(dir.path() / "t.txt");
+  auto read = writtenAndReadBack(dir, 11, 6, {walker, fromTheStart});
   ASSERT_TRUE(read) << read.error().message;
   ASSERT_EQ(read->count(6), 1U);
   ASSERT_EQ(read->at(6).size(), 1U) << "the walker's start only";
