@@ -43,12 +43,16 @@ TEST(PersonTracksTest, AWalkerEntersAfterMinFramesAndLeavesWhereTheZoneEnds) {
   EXPECT_TRUE(tracks.persons()[0].zones.empty());
 }
 
-TEST(PersonTracksTest, ATrackedPersonCrossingALineIsCountedOnceWithItsTrackAndBox) {
-  // A vertical line at x = 500 px drawn top to bottom: walking right is `out`.
+// "gate": a vertical line at x = 500 px drawn top to bottom: walking right is `out`.
+LineSpec gate() {
   LineSpec line;
   line.name = "gate";
   line.points = {{500, 0}, {500, 500}};
-  PersonTracks tracks({}, {}, {}, {line});
+  return line;
+}
+
+TEST(PersonTracksTest, ATrackedPersonCrossingALineIsCountedOnceWithItsTrackAndBox) {
+  PersonTracks tracks({}, {}, {}, {gate()});
   std::vector<ZoneEvent> events;
   std::vector<LineCrossingEvent> crossings;
   // Feet from x = 300 to 700 px in steps of 20 px, 0.2 s apart; then standing at 700.
@@ -78,10 +82,7 @@ TEST(PersonTracksTest, ATrackedPersonCrossingALineIsCountedOnceWithItsTrackAndBo
 // a step: a track started just before a line lost its crossing before (TUD-Campus at 5/s, one of
 // every three missed crossings of bench/lines.md).
 TEST(PersonTracksTest, ACrossingBetweenTheFirstTwoDetectionsOfATrackIsCounted) {
-  LineSpec line;
-  line.name = "gate";
-  line.points = {{500, 0}, {500, 500}};
-  PersonTracks tracks({}, {}, {}, {line});
+  PersonTracks tracks({}, {}, {}, {gate()});
   std::vector<ZoneEvent> events;
   auto feetAtPixel = [](float x) { return Detection{Box{x - 40, 300, 80, 150}, 0.9F, 0}; };
   const Detection standing = feetAtPixel(100);
