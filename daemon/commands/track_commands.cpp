@@ -1,6 +1,7 @@
 #include "daemon/commands/track_commands.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ VideoTracker makeTracker(const TrackCommandOptions& o) {
   }
   settings.lostAfterSeconds = o.lostAfterSeconds;
   if (o.newTrackScore > 0) settings.newTrackScore = o.newTrackScore;
+  if (o.lostHeightRatio >= 0) settings.lostHeightRatio = o.lostHeightRatio;
   return {ByteTracker(settings)};
 }
 
@@ -68,6 +70,17 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
                   "Score a detection needs to start a track (ByteTrack's det_thresh; default: the "
                   "tracker's)")
       ->check(CLI::Range(0.0F, 1.0F));
+  cmd->add_option("--lost-height-ratio", options.lostHeightRatio,
+                  "A lost track is found again only by a box within this ratio of its height "
+                  "(0 or at least 1; 0: any height; default: the tracker's)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            char* end = nullptr;
+            const double ratio = std::strtod(value.c_str(), &end);
+            const bool number = end != value.c_str() && *end == '\0';
+            return number && (ratio == 0 || ratio >= 1) ? "" : "must be 0 or at least 1";
+          },
+          "0 or >= 1"));
   cmd->add_option("--lines-out", options.linesOut,
                   "Write the tracks' crossings of the --line lines here (one JSON object a line)")
       ->needs(cmd->add_option("--line", options.lines,

@@ -21,6 +21,8 @@ struct TrackCommandOptions {
   std::string clock = "time";
   double lostAfterSeconds = 1.0;
   float newTrackScore = 0;  // ByteTrack's det_thresh; 0: the tracker's (bench sweeps only)
+  // ByteTrackSettings::lostHeightRatio; below 0: the tracker's, 0: any height (bench only).
+  float lostHeightRatio = -1;
   // --lines-out FILE --line [NAME=]x1,y1,x2,y2...: the tracks' crossings (line_commands.h).
   std::string linesOut;
   std::vector<std::string> lines;

@@ -24,6 +24,8 @@ class BoxKalman {
 
   // Moves the state `dtSeconds` ahead (>= 0).
   void predict(double dtSeconds);
+  // Stops the height changing: what ByteTrack does to a lost track's box before each prediction.
+  void holdHeight() { axes_[kHeight].v = 0; }
   // Corrects the state with a measured box.
   void update(const Box& box);
   // The state's box; its height is kept at least one pixel.

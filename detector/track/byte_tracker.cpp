@@ -1,6 +1,7 @@
 #include "detector/track/byte_tracker.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vigil {
 
@@ -13,6 +14,11 @@ void keepUntaken(std::vector<std::size_t>& list, const std::vector<char>& taken)
     if (!taken[i]) list[kept++] = list[i];
   }
   list.resize(kept);
+}
+
+// Whether a box of height `a` and one of height `b` are within `ratio` of each other (0: any).
+bool heightsAgree(float a, float b, float ratio) {
+  return ratio <= 0 || std::abs(std::log(std::max(a, 1.0F) / std::max(b, 1.0F))) <= std::log(ratio);
 }
 
 // `box` grown by `scale` of its width and height on each side.
@@ -29,6 +35,7 @@ const std::vector<Track>& ByteTracker::update(double time,
                                               const std::vector<Detection>& detections) {
   const double dt = first_ ? 0.0 : time - lastTime_;
   for (State& s : states_) {
+    if (!s.tracking) s.filter.holdHeight();
     s.filter.predict(dt);
     s.track.box = s.filter.box();
     s.track.matched = false;
@@ -95,10 +102,15 @@ void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::siz
   costs_.cols = dets.size();
   costs_.costs.resize(costs_.rows * costs_.cols);
   for (std::size_t r = 0; r < pool.size(); ++r) {
-    const Box predicted = grown(states_[pool[r]].track.box, buffer);
+    const State& s = states_[pool[r]];
+    const Box predicted = grown(s.track.box, buffer);
+    const bool lost = s.track.confirmed && !s.tracking;
     for (std::size_t c = 0; c < dets.size(); ++c) {
       const Detection& d = detections[dets[c]];
-      const double similarity = iou(predicted, grown(d.box, buffer)) * (fuse ? d.score : 1.0F);
+      const bool sameHeight =
+          !lost || heightsAgree(s.track.box.height, d.box.height, settings_.lostHeightRatio);
+      const double similarity =
+          sameHeight ? iou(predicted, grown(d.box, buffer)) * (fuse ? d.score : 1.0F) : 0.0;
       costs_.costs[r * costs_.cols + c] = 1.0 - similarity;
     }
   }

@@ -170,6 +170,49 @@ TEST(ByteTrackerTest, ALostTrackComesBackWithinItsTimeAndNotAfter) {
   EXPECT_EQ(reported(back), (std::set<std::uint64_t>{2})) << "a new id after expiry";
 }
 
+TEST(ByteTrackerTest, ALostTracksBoxKeepsItsHeight) {
+  // A person coming closer: 100, 110, 120, 130 px tall, then unseen.
+  ByteTracker tracker;
+  for (int i = 0; i < 4; ++i) {
+    const float h = 100.0F + 10.0F * static_cast<float>(i);
+    tracker.update(0.2 * i, {Detection{Box{100, 50, 0.4F * h, h}, 0.9F, 0}});
+  }
+  const float seen = tracker.tracks().at(0).box.height;
+  EXPECT_GT(seen, 125.0F);
+  const auto& lost = tracker.update(0.8, {});
+  EXPECT_GT(lost.at(0).box.height, seen) << "the first frame unseen goes on at the last rate";
+  const float firstLost = lost.at(0).box.height;
+  EXPECT_FLOAT_EQ(tracker.update(1.0, {}).at(0).box.height, firstLost) << "then it is held";
+  EXPECT_FLOAT_EQ(tracker.update(1.4, {}).at(0).box.height, firstLost);
+}
+
+// A person standing still (150 px tall) is hidden by a walker passing in front of them, nearer
+// the camera (220 px tall, feet lower); when the walker's own track is lost too, the walker's next
+// box overlaps the lost track of the person behind enough to take it by overlap alone.
+std::vector<std::uint64_t> idsOfABoxAfterALoss(float height, float lostHeightRatio) {
+  ByteTrackSettings settings;
+  settings.lostHeightRatio = lostHeightRatio;
+  ByteTracker tracker(settings);
+  const Box standing{300, 100, 60, 150};
+  tracker.update(0.0, {Detection{standing, 0.9F, 0}});
+  tracker.update(0.2, {Detection{standing, 0.9F, 0}});
+  tracker.update(0.4, {});  // hidden
+  std::vector<std::uint64_t> ids;
+  for (const Track& t : tracker.update(0.6, {Detection{Box{295, 95, 80, height}, 0.9F, 0}})) {
+    if (t.matched) ids.push_back(t.id);
+  }
+  return ids;
+}
+
+TEST(ByteTrackerTest, ALostTrackIsFoundAgainOnlyByABoxOfAboutItsHeight) {
+  EXPECT_EQ(idsOfABoxAfterALoss(160, 1.2F), (std::vector<std::uint64_t>{1}))
+      << "160 px where a 150 px person was lost: the same person";
+  EXPECT_EQ(idsOfABoxAfterALoss(220, 1.2F), (std::vector<std::uint64_t>{2}))
+      << "220 px: someone else, a new track";
+  EXPECT_EQ(idsOfABoxAfterALoss(220, 0), (std::vector<std::uint64_t>{1}))
+      << "without the height check the overlap alone hands the lost track to the walker";
+}
+
 TEST(ByteTrackerTest, ANewTrackIsConfirmedOnItsSecondFrameAndAOneOffIsDropped) {
   ByteTracker tracker;
   tracker.update(0.0, {});
