@@ -10,8 +10,10 @@
 #     at the detector's size), times the frames detected a second.
 # With --before BIN the same runs are made with an earlier vigil binary too, in alternation
 # (before, after, before, ...), so a busy machine weighs on both alike; tables give medians over
-# the rounds.
-#   scripts/bench-capture.sh [--before BIN] [--rounds 3] [--seconds 40] [--out DIR]
+# the rounds. With --before-capture YAML instead, "before" is the same binary with
+# `capture: {YAML}` in its configuration (one capture setting against its default, e.g.
+# "skip_loop_filter: false").
+#   scripts/bench-capture.sh [--before BIN | --before-capture YAML] [--rounds 3] [--seconds 40] [--out DIR]
 #                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
 #                                      idle-h264-http h264-bframes-http"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
@@ -31,13 +33,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 source scripts/lib/options.sh
 
-before="" rounds=3 seconds=40 out=""
+before="" before_capture="" rounds=3 seconds=40 out=""
 cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http h264-bframes-http"
-parse_options bench-capture "before rounds seconds out cases" "$@"
+parse_options bench-capture "before before_capture rounds seconds out cases" "$@"
 command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
 build=${VIGIL_BUILD_DIR:-build}
 after=$(realpath "$build/vigil")
 [[ -z $before ]] || before=$(realpath "$before")
+if [[ -n $before_capture ]]; then
+  [[ -z $before ]] || { echo "bench-capture: --before or --before-capture, not both" >&2; exit 2; }
+  before=$after
+fi
 videos=${VIGIL_VIDEOS:-../shared/data/videos}
 model=$(realpath models/yolox-nano)
 out=${out:-$(mktemp -d)}
@@ -92,9 +98,11 @@ serve() {
   echo "$! $port"
 }
 
-# run_case BIN CASE DIR: one daemon run; writes DIR/summary.json and DIR/vigil.log.
+# run_case BIN CASE DIR [CAPTURE]: one daemon run (with `capture: {CAPTURE}` when given); writes
+# DIR/summary.json and DIR/vigil.log.
 run_case() {
-  local bin=$1 case=$2 dir=$3 server="" port="" cameras="" motion="" i rate="detect_fps: 5"
+  local bin=$1 case=$2 dir=$3 capture=${4:-} server="" port="" cameras="" motion="" i
+  local rate="detect_fps: 5"
   mkdir -p "$dir"
   case $case in
     h264-file) cameras="  - {name: cam0, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}" ;;
@@ -122,6 +130,7 @@ run_case() {
   {
     echo "version: 1"
     echo "detector: {model: '$model', backend: cpu-ort, threads: 1, min_score: 0.5}"
+    [[ -z $capture ]] || echo "capture: {$capture}"
     echo "cameras:"
     echo "${cameras%$'\n'}"
   } > "$dir/cameras.yaml"
@@ -165,7 +174,7 @@ print(j["cpu_ms_per_frame"]["median"])'
 {
   echo "started $(date -u +%FT%TZ) on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "after: $after${before:+; before: $before}"
+  echo "after: $after${before:+; before: $before}${before_capture:+ with capture: {$before_capture\}}"
 } | tee "$out/machine.txt"
 : > "$out/runs.tsv"
 : > "$out/floors.tsv"
@@ -178,7 +187,9 @@ for ((round = 1; round <= rounds; round++)); do
       [[ $side == before ]] && bin=$before
       dir="$out/r$round-$case-$side"
       echo "round $round: $case, $side ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
-      run_case "$bin" "$case" "$dir"
+      capture=""
+      [[ $side == before ]] && capture=$before_capture
+      run_case "$bin" "$case" "$dir" "$capture"
       echo "$round $case $side $dir" >> "$out/runs.tsv"
     done
   done
