@@ -538,8 +538,10 @@ void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) 
   YAML::Node node = root["capture"];
   if (!node.IsDefined() || node.IsNull()) return;
   r.expectMap(node, "capture");
-  r.rejectUnknownKeys(node, "capture", {"scaled_decode", "hwaccel", "vaapi_device"});
+  r.rejectUnknownKeys(node, "capture",
+                      {"scaled_decode", "skip_loop_filter", "hwaccel", "vaapi_device"});
   c.scaledDecode = r.getBool(node, "capture", "scaled_decode", c.scaledDecode);
+  c.skipLoopFilter = r.getBool(node, "capture", "skip_loop_filter", c.skipLoopFilter);
   c.hwDecode.accel = readHwAccel(r, node, "capture", c.hwDecode.accel);
   c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device);
 }
@@ -679,6 +681,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readCalibrationSamples(r, node, path, base, c);
   c.hwDecode = capture.hwDecode;
   c.hwDecode.accel = readHwAccel(r, node, path, capture.hwDecode.accel);
+  c.skipLoopFilter = capture.skipLoopFilter;
   return c;
 }
 

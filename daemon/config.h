@@ -59,6 +59,7 @@ struct CameraConfig {
   TrackingSettings tracking;                     // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
   HwDecode hwDecode;  // hwaccel, or capture.hwaccel; capture.vaapi_device
+  bool skipLoopFilter = true;  // capture.skip_loop_filter
 
   bool operator==(const CameraConfig&) const = default;
 };
@@ -135,6 +136,10 @@ struct CaptureConfig {
   bool scaledDecode = true;
   // hwaccel: every camera's default (a camera's own hwaccel wins); vaapi_device.
   HwDecode hwDecode;
+  // FFmpeg's software decoders (H.264, H.265) skip their loop filter (deblocking) on every
+  // picture: 30 % of a 1080p H.264 decode, detections about as close to the deblocked picture's
+  // as those of the stream at half its bitrate are (bench/capture.md, "The loop filter").
+  bool skipLoopFilter = true;
 
   bool operator==(const CaptureConfig&) const = default;
 };

@@ -208,6 +208,12 @@ Expected<void> FfmpegReader::openDecoder(const HwDecode& hw, SourceInfo& info) {
   decoder_->thread_type = FF_THREAD_SLICE;
   const bool vaapi = attachVaapi(codec, hw, info);
   info.decoder = fmt::format("FFmpeg {}, {}", codec->name, vaapi ? "VAAPI" : "software");
+  const bool loopFiltered =
+      codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC;  // in-loop deblocking
+  if (skipLoopFilter_ && !vaapi && loopFiltered) {
+    decoder_->skip_loop_filter = AVDISCARD_ALL;
+    info.decoder += ", loop filter skipped";
+  }
   if (int rc = avcodec_open2(decoder_, codec, nullptr); rc < 0) {
     return makeError(ErrorCode::kUnavailable, "{}: cannot open the {} decoder: {}", location_,
                      codec->name, describeAvError(rc));

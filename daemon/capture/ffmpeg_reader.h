@@ -60,6 +60,10 @@ class FfmpegReader {
   // open(); close() clears it. False when there is no decoder (an MJPEG stream's pictures are
   // not decoded unless taken anyway).
   bool setSkipNonReference(bool skip);
+  // capture.skip_loop_filter: an H.264 or H.265 software decoder opened from now on skips its
+  // loop filter (deblocking, skip_loop_filter AVDISCARD_ALL) on every picture; SourceInfo's
+  // decoder says so.
+  void setSkipLoopFilter(bool skip) { skipLoopFilter_ = skip; }
   void interrupt() { interrupted_ = true; }
   bool isOpen() const { return format_ != nullptr; }
 
@@ -91,6 +95,7 @@ class FfmpegReader {
   bool flushing_ = false;  // the input ended: the decoder gives its last pictures
   bool keyframesOnly_ = false;
   bool skipNonReference_ = false;
+  bool skipLoopFilter_ = false;
   // Told to resume: still keyframes only until a keyframe packet comes (resumeAtKeyframe()).
   bool awaitingKeyframe_ = false;
   int packetsAwaiting_ = 0;

@@ -23,7 +23,9 @@ class FileSource final : public FrameSource {
       : location_(camera.location),
         loop_(camera.loop),
         hw_(camera.hwDecode),
-        reader_(camera.location) {}
+        reader_(camera.location) {
+    reader_.setSkipLoopFilter(camera.skipLoopFilter);
+  }
 
   Expected<SourceInfo> open() override {
     close();

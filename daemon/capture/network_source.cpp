@@ -20,7 +20,9 @@ class NetworkSource final : public FrameSource {
       : location_(camera.location),
         hw_(camera.hwDecode),
         detectFps_(camera.detectFps),
-        reader_(camera.location) {}
+        reader_(camera.location) {
+    reader_.setSkipLoopFilter(camera.skipLoopFilter);
+  }
 
   Expected<SourceInfo> open() override {
     auto info = reader_.open(kStreamOpenTimeout, location_.starts_with("rtsp"), hw_);

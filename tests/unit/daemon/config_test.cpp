@@ -36,11 +36,25 @@ TEST(ConfigTest, CaptureScaledDecodeIsOnByDefaultAndCanBeTurnedOff) {
   EXPECT_FALSE(off->capture.scaledDecode);
   EXPECT_EQ(errorOf(std::string(kMinimal) + "capture:\n  scaled: false\n"),
             "/etc/vigil/cameras.yaml:6:3: capture.scaled: unknown key (allowed here: "
-            "scaled_decode, hwaccel, vaapi_device)");
+            "scaled_decode, skip_loop_filter, hwaccel, vaapi_device)");
   EXPECT_NE(
       errorOf(std::string(kMinimal) + "capture: {scaled_decode: sometimes}\n")
           .find("/etc/vigil/cameras.yaml:5:26: capture.scaled_decode: expected true or false"),
       std::string::npos);
+}
+
+TEST(ConfigTest, SkipLoopFilterIsOnByDefaultAndReachesEveryCamera) {
+  auto c = parse(kMinimal);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_TRUE(c->capture.skipLoopFilter);
+  EXPECT_TRUE(c->cameras[0].skipLoopFilter);
+  auto off = parse(std::string(kMinimal) + "capture: {skip_loop_filter: false}\n");
+  ASSERT_TRUE(off.has_value()) << off.error().message;
+  EXPECT_FALSE(off->capture.skipLoopFilter);
+  EXPECT_FALSE(off->cameras[0].skipLoopFilter) << "a camera restarts when it changes";
+  EXPECT_NE(errorOf(std::string(kMinimal) + "capture: {skip_loop_filter: 2}\n")
+                .find("capture.skip_loop_filter: expected true or false"),
+            std::string::npos);
 }
 
 TEST(ConfigTest, HwaccelIsACaptureDefaultThatACameraOverrides) {
