@@ -36,9 +36,9 @@ struct ByteTrackSettings {
   // once has no velocity yet: its prediction and the person's next box then barely overlap, and
   // the person got a second track or none (bench/tracking.md, "Buffered IoU"). 0: off.
   float bufferScale = 0.2F;
-  // A lost track's box keeps the height it had when it was lost (ByteTrack's lost tracks do:
-  // the filter's height stops changing), and only a box within this ratio of that height, taller
-  // or shorter, finds it again. A person unseen for under a second is about as tall as when last
+  // A lost track's box stops changing height from its second frame unseen on (ByteTrack's lost
+  // tracks do: the filter's height velocity is zeroed), and only a box within this ratio of that
+  // height, taller or shorter, finds it again. A person unseen for under a second is about as tall as when last
   // seen; a box of another height on the same spot is mostly someone else: a walker passing in
   // front of the person the track was on (nearer the camera, so taller), or a person walking past
   // a sitting one. On the clips and their variants, of the lost tracks found again by a box over
