@@ -18,6 +18,7 @@ per ratio range, and with --list every re-find above 1.1.
 
 import argparse
 import collections
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,13 +28,16 @@ import tempfile
 RANGES = [(1.0, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, 1.5), (1.5, float("inf"))]
 
 
-def iou(a, b):
-    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+def _false_boxes():
+    """scripts/track-false-boxes.py as a module (its name has dashes): its iou()."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "track-false-boxes.py")
+    spec = importlib.util.spec_from_file_location("track_false_boxes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+iou = _false_boxes().iou
 
 
 def truth_by_frame(path):
@@ -56,11 +60,11 @@ def person_at(truth, frame, box):
 
 
 def stride_of(video, fps):
-    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                          "stream=avg_frame_rate", "-of", "csv=p=0", video],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    num, den = out.split("/")
-    return max(1, round(float(num) / float(den) / fps))
+    """vigil track --detect-fps's N on `video`: scripts/lib/detect-stride.sh's detect_stride."""
+    lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "detect-stride.sh")
+    out = subprocess.run(["bash", "-c", 'source "$0"; detect_stride "$1" "$2"', lib, video,
+                          str(fps)], capture_output=True, text=True, check=True).stdout
+    return int(out)
 
 
 def refinds(build, video, truth, fps):

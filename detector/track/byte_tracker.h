@@ -42,8 +42,8 @@ struct ByteTrackSettings {
   // tall as when last seen; a box of another height on the same spot is mostly someone else: a
   // walker passing in front of the person the track was on (nearer the camera, so taller), or a
   // person walking past a sitting one. On the clips and their variants, of the lost tracks found
-  // again by a box over 1.2 times taller or shorter, 14 were the same person and 26 someone else;
-  // within 1.2, 369 and 31 (scripts/track-refinds.py; bench/tracking.md, "A lost track's
+  // again by a box over 1.2 times taller or shorter, 12 were the same person and 22 someone else;
+  // within 1.2, 48 and 15 (scripts/track-refinds.py; bench/tracking.md, "A lost track's
   // height"). 0: any height.
   float lostHeightRatio = 1.2F;
   // A track not seen for this long is gone (track_buffer 30 frames at 30 fps).
