@@ -1,7 +1,6 @@
 #include "detector/track/byte_tracker.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace vigil {
 
@@ -18,7 +17,9 @@ void keepUntaken(std::vector<std::size_t>& list, const std::vector<char>& taken)
 
 // Whether a box of height `a` and one of height `b` are within `ratio` of each other (0: any).
 bool heightsAgree(float a, float b, float ratio) {
-  return ratio <= 0 || std::abs(std::log(std::max(a, 1.0F) / std::max(b, 1.0F))) <= std::log(ratio);
+  a = std::max(a, 1.0F);
+  b = std::max(b, 1.0F);
+  return ratio <= 0 || std::max(a, b) <= ratio * std::min(a, b);
 }
 
 // `box` grown by `scale` of its width and height on each side.
