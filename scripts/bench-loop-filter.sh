@@ -27,31 +27,25 @@ mkdir -p "$out"
 # detect DIR: vigil detect's persons on DIR's pictures, one JSON line a picture.
 detect() { "$vigil" detect --backend cpu-ort --threads 1 --json "$1" 2> /dev/null; }
 
-# compare A.json B.json: persons in each, matched one to one, mean IoU and score difference.
+# compare A.json B.json: persons in each, matched one to one (track-false-boxes.py's greedy
+# matching at IoU >= 0.5), mean IoU and score difference of the matched.
 compare() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
-import json, sys
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("track_false_boxes", "scripts/track-false-boxes.py")
+boxes = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(boxes)
 def load(path):
     return {json.loads(l)["source"].rsplit("/", 1)[-1]:
             [d for d in json.loads(l)["detections"] if d["class"] == "person" and d["score"] >= 0.5]
             for l in open(path)}
-def iou(a, b):
-    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-    return 0.0 if w <= 0 or h <= 0 else w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
 a, b = load(sys.argv[1]), load(sys.argv[2])
 ious, diffs = [], []
 for k in a:
-    used = set()
-    for x in sorted(a[k], key=lambda d: -d["score"]):
-        best, at = 0.5, None
-        for j, y in enumerate(b.get(k, [])):
-            if j not in used and iou(x["bbox"], y["bbox"]) >= best:
-                best, at = iou(x["bbox"], y["bbox"]), j
-        if at is not None:
-            used.add(at)
-            ious.append(best)
-            diffs.append(abs(x["score"] - b[k][at]["score"]))
+    pa, pb = a[k], b.get(k, [])
+    for i, j in boxes.greedy([d["bbox"] for d in pa], [d["bbox"] for d in pb], 0.5).items():
+        ious.append(boxes.iou(pa[i]["bbox"], pb[j]["bbox"]))
+        diffs.append(abs(pa[i]["score"] - pb[j]["score"]))
 print("%d | %d | %d | %.3f | %.4f" % (sum(map(len, a.values())), sum(map(len, b.values())),
       len(ious), sum(ious) / len(ious), sum(diffs) / len(diffs)))
 PY
