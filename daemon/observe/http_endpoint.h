@@ -1,5 +1,7 @@
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <memory>
 
 #include "daemon/config.h"
