@@ -359,6 +359,10 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
     if (e.code != ErrorCode::kTimeout && e.code != ErrorCode::kInvalidData) {
       return {e.message, e.code == ErrorCode::kEndOfStream};
     }
+    if (e.code == ErrorCode::kTimeout && source.skippingToKeyframe()) {
+      lastFrame = SteadyClock::now();  // the stream goes on, its pictures skipped: no stall
+      continue;
+    }
     if (e.code == ErrorCode::kInvalidData) reportBadFrame(e.message, supervision);
     // Nothing, or nothing usable, for too long: a camera sending only corrupt frames is as lost
     // as a silent one.

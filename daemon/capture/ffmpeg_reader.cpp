@@ -48,12 +48,6 @@ Expected<AVBufferRef*> openVaapiDevice(const std::string& device) {
   return context;
 }
 
-// The decoder's skip_frame when the camera is not idle: every picture, or only those other
-// pictures refer to.
-AVDiscard discardWhenNotIdle(bool skipNonReference) {
-  return skipNonReference ? AVDISCARD_NONREF : AVDISCARD_DEFAULT;
-}
-
 }  // namespace
 
 Expected<void> probeVaapi(const std::string& device) {
@@ -219,7 +213,11 @@ Expected<void> FfmpegReader::openDecoder(const HwDecode& hw, SourceInfo& info) {
                      codec->name, describeAvError(rc));
   }
   picture_ = av_frame_alloc();
-  if (picture_ == nullptr) return makeError(ErrorCode::kUnavailable, "out of memory");
+  newest_ = av_frame_alloc();
+  if (picture_ == nullptr || newest_ == nullptr) {
+    return makeError(ErrorCode::kUnavailable, "out of memory");
+  }
+  skipping_.attach(decoder_);
   return {};
 }
 
@@ -243,10 +241,17 @@ Expected<void> FfmpegReader::readJpeg(CapturedPicture& picture, std::chrono::mil
       av_packet_unref(packet_);
       continue;
     }
+    if (auto turn = waitForTurn(); !turn) {
+      av_packet_unref(packet_);
+      return turn;
+    }
     const std::span<const std::uint8_t> bytes(packet_->data,
                                               static_cast<std::size_t>(packet_->size));
     auto checked = checkJpegFrame(bytes, width_, height_);
-    if (checked) picture.setJpeg(bytes, cv::Size(width_, height_));
+    if (checked) {
+      picture.setJpeg(bytes, cv::Size(width_, height_));
+      notePictureTime(packet_->pts);
+    }
     av_packet_unref(packet_);
     if (!checked) {
       // This picture is lost, the stream goes on (counted as a decode error).
@@ -258,21 +263,21 @@ Expected<void> FfmpegReader::readJpeg(CapturedPicture& picture, std::chrono::mil
 
 Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                                          std::chrono::milliseconds timeout) {
+  const auto skippingUntil = SteadyClock::now() + timeout;
+  // Leaving idle: from the last keyframe to the newest packet at once.
+  if (skipping_.replayDue() && skipping_.replay(picture_, newest_)) {
+    return deliver(newest_, picture);
+  }
   for (;;) {
     int rc = avcodec_receive_frame(decoder_, picture_);
     if (rc == 0) {
-      if (picture_->format == AV_PIX_FMT_VAAPI && picture_->hw_frames_ctx == nullptr) {
-        av_frame_unref(picture_);
-        return makeError(ErrorCode::kInvalidData, "{}: a VAAPI picture without its frames",
-                         location_);
+      if (flushing_) {
+        if (auto turn = waitForTurn(); !turn) {
+          av_frame_unref(picture_);
+          return turn;
+        }
       }
-      if (picture_->width <= 0 || picture_->height <= 0) {
-        av_frame_unref(picture_);
-        return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture",
-                         location_);
-      }
-      picture.takeFfmpeg(picture_);  // by reference: converted only when taken
-      return {};
+      return deliver(picture_, picture);
     }
     if (rc == AVERROR_EOF) {
       return makeError(ErrorCode::kEndOfStream, "{}: stream ended or stalled: {}", location_,
@@ -289,6 +294,11 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
     if (flushing_) {
       return makeError(ErrorCode::kEndOfStream, "{}: stream ended", location_);
     }
+    if (skipping_.skippingToKeyframe() && SteadyClock::now() > skippingUntil) {
+      // The stream goes on, its pictures skipped: no stall, and the caller is not held longer.
+      return makeError(ErrorCode::kTimeout, "{}: no keyframe within {} ms (skipping to it)",
+                       location_, timeout.count());
+    }
     rc = av_read_frame(format_, packet_);
     if (rc == AVERROR_EOF && !interrupted_) {
       // The decoder may still hold pictures (reordering): ask for them before saying the end.
@@ -300,7 +310,17 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
     // Packets arriving are no stall, even when none of them makes a picture (keyframes only).
     setDeadline(timeout);
     if (packet_->stream_index == stream_) {
-      if (awaitingKeyframe_) resumeAtKeyframe();
+      if (auto turn = waitForTurn(); !turn) {
+        av_packet_unref(packet_);
+        return turn;
+      }
+      if (skipping_.admit(packet_, packetSeconds()) == PictureSkipping::Verdict::kWake) {
+        // Idle, and the picture changed between keyframes: from the last keyframe on at once
+        // (the motion check decides whether the camera leaves idle).
+        av_packet_unref(packet_);
+        if (skipping_.replay(picture_, newest_)) return deliver(newest_, picture);
+        continue;
+      }
       rc = avcodec_send_packet(decoder_, packet_);
     }
     av_packet_unref(packet_);
@@ -312,47 +332,62 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
   }
 }
 
-void FfmpegReader::setKeyframesOnly(bool keyframesOnly) {
-  if (decoder_ == nullptr || keyframesOnly == keyframesOnly_) return;
-  keyframesOnly_ = keyframesOnly;
-  if (keyframesOnly) {
-    decoder_->skip_frame = AVDISCARD_NONKEY;
-    awaitingKeyframe_ = false;
-  } else {
-    // Every picture is decoded again from the next keyframe on: the ones before it refer to
-    // pictures that were skipped, and would come out damaged.
-    awaitingKeyframe_ = true;
-    packetsAwaiting_ = 0;
+double FfmpegReader::packetSeconds() const {
+  const AVStream* stream = format_->streams[stream_];
+  const std::int64_t time = packet_->dts != AV_NOPTS_VALUE ? packet_->dts : packet_->pts;
+  if (time == AV_NOPTS_VALUE) {
+    return std::chrono::duration<double>(SteadyClock::now().time_since_epoch()).count();
   }
+  return static_cast<double>(time) * av_q2d(stream->time_base);
 }
 
-void FfmpegReader::resumeAtKeyframe() {
-  // A stream that never flags its keyframes resumes anyway after a while.
-  constexpr int kMostPacketsAwaited = 600;
-  if ((packet_->flags & AV_PKT_FLAG_KEY) == 0 && ++packetsAwaiting_ < kMostPacketsAwaited) return;
-  decoder_->skip_frame = discardWhenNotIdle(skipNonReference_);
-  awaitingKeyframe_ = false;
+Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture) {
+  if (decoded->format == AV_PIX_FMT_VAAPI && decoded->hw_frames_ctx == nullptr) {
+    av_frame_unref(decoded);
+    return makeError(ErrorCode::kInvalidData, "{}: a VAAPI picture without its frames", location_);
+  }
+  if (decoded->width <= 0 || decoded->height <= 0) {
+    av_frame_unref(decoded);
+    return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture", location_);
+  }
+  notePictureTime(decoded->best_effort_timestamp);
+  picture.takeFfmpeg(decoded);  // by reference: converted only when taken
+  return {};
+}
+
+void FfmpegReader::notePictureTime(std::int64_t timestamp) {
+  const AVStream* stream = format_->streams[stream_];
+  if (timestamp == AV_NOPTS_VALUE) {
+    pictureTime_.reset();
+    return;
+  }
+  const std::int64_t start = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
+  pictureTime_ = static_cast<double>(timestamp - start) * av_q2d(stream->time_base);
+}
+
+Expected<void> FfmpegReader::waitForTurn() {
+  if (!pace_ || pace_()) return {};
+  return makeError(ErrorCode::kUnavailable, "{}: interrupted (stop)", location_);
 }
 
 bool FfmpegReader::setSkipNonReference(bool skip) {
   if (decoder_ == nullptr) return false;
-  skipNonReference_ = skip;
-  if (!keyframesOnly_ && !awaitingKeyframe_) {
-    decoder_->skip_frame = discardWhenNotIdle(skipNonReference_);
-  }
+  skipping_.setSkipNonReference(skip);
   return true;
 }
 
 void FfmpegReader::close() {
   av_packet_free(&packet_);
+  skipping_.detach();
   av_frame_free(&picture_);
+  av_frame_free(&newest_);
   avcodec_free_context(&decoder_);
   av_buffer_unref(&hwDevice_);
   avformat_close_input(&format_);
   stream_ = -1;
   width_ = height_ = 0;
   flushing_ = false;
-  keyframesOnly_ = awaitingKeyframe_ = skipNonReference_ = false;
+  pictureTime_.reset();
 }
 
 }  // namespace vigil

@@ -3,10 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "daemon/capture/captured_picture.h"
 #include "daemon/capture/frame_source.h"
+#include "daemon/capture/picture_skipping.h"
 #include "daemon/config.h"
 #include "detector/error.h"
 
@@ -34,7 +37,8 @@ Expected<void> probeVaapi(const std::string& device);
 // Failure: open() and read() return kUnavailable when the video cannot be read (refused, gone,
 // nothing before the deadline, interrupted), kEndOfStream at its end (the decoder's last
 // pictures delivered first), and kInvalidData for a picture that is lost but the video goes on
-// (a corrupt packet, a JPEG cut short); never throw.
+// (a corrupt packet, a JPEG cut short); never throw. A read that only skips pictures (keyframes
+// only, or resuming) returns kTimeout once its `timeout` has passed with packets still coming.
 class FfmpegReader {
  public:
   explicit FfmpegReader(std::string location);
@@ -48,12 +52,23 @@ class FfmpegReader {
   // once failed, a reader decodes in software from then on).
   Expected<SourceInfo> open(std::chrono::milliseconds timeout, bool rtspOverTcp,
                             const HwDecode& hw = {});
-  // The next picture into `picture`, within `timeout`.
+  // The next picture into `picture`. `timeout` bounds each wait for a packet, and a read whose
+  // packets make no picture because they are skipped.
   Expected<void> read(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  // Where the last picture read is in the video: seconds from the stream's start, from its
+  // timestamp; nullopt when it has none.
+  std::optional<double> pictureTime() const { return pictureTime_; }
+  // A file read as a camera would deliver it: `wait` is called before each packet of the video
+  // is used (and each picture the decoder still holds at the end), and returns false when the
+  // read is to end (a stop). Unset, packets are used as they come (a network stream comes at its
+  // own pace). Kept by close().
+  void setPacing(std::function<bool()> wait) { pace_ = std::move(wait); }
   void close();
-  // FrameSource::setKeyframesOnly: FFmpeg's decoder skips every picture but the keyframes
-  // (skip_frame AVDISCARD_NONKEY); told to resume, it goes on so until the next keyframe packet.
-  void setKeyframesOnly(bool keyframesOnly);
+  // FrameSource::setKeyframesOnly and its skippingToKeyframe (PictureSkipping): while idle only
+  // keyframes are decoded, the packets since the last one kept; leaving idle, or a change the
+  // skipped packets' sizes show, decodes them at once.
+  void setKeyframesOnly(bool keyframesOnly) { skipping_.setKeyframesOnly(keyframesOnly); }
+  bool skippingToKeyframe() const { return skipping_.skippingToKeyframe(); }
   // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
   // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
   // picture is then at most a run of B-frames older. Keyframes only skips more. Set after
@@ -77,10 +92,18 @@ class FfmpegReader {
   bool attachVaapi(const AVCodec* codec, const HwDecode& hw, SourceInfo& info);
   Expected<void> readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout);
   Expected<void> readDecoded(CapturedPicture& picture, std::chrono::milliseconds timeout);
-  // While resuming from keyframes only: every picture is decoded again from a keyframe packet.
-  void resumeAtKeyframe();
+  // pace_ for the packet or picture about to be used; an error when the read is to end.
+  Expected<void> waitForTurn();
+  // A decoded picture into `picture` by reference, or why it is no picture (unreferenced then).
+  Expected<void> deliver(AVFrame* decoded, CapturedPicture& picture);
+  // The video packet just read: seconds into the video (decode order), or on the steady clock
+  // when it has no timestamp.
+  double packetSeconds() const;
+  // pictureTime_ from a picture's or packet's timestamp (AV_NOPTS_VALUE: none).
+  void notePictureTime(std::int64_t timestamp);
 
   std::string location_;
+  std::function<bool()> pace_;
   std::atomic<bool> interrupted_{false};
   std::atomic<std::int64_t> deadline_{0};
   AVFormatContext* format_ = nullptr;
@@ -88,17 +111,15 @@ class FfmpegReader {
   AVBufferRef* hwDevice_ = nullptr;    // the VAAPI device while the decoder uses it
   std::string hwFailed_;               // why hardware decoding failed mid-stream (sticky)
   AVFrame* picture_ = nullptr;
+  AVFrame* newest_ = nullptr;  // the newest picture of a backlog's replay
   AVPacket* packet_ = nullptr;
   int stream_ = -1;
   int width_ = 0;
   int height_ = 0;
   bool flushing_ = false;  // the input ended: the decoder gives its last pictures
-  bool keyframesOnly_ = false;
-  bool skipNonReference_ = false;
   bool skipLoopFilter_ = false;
-  // Told to resume: still keyframes only until a keyframe packet comes (resumeAtKeyframe()).
-  bool awaitingKeyframe_ = false;
-  int packetsAwaiting_ = 0;
+  PictureSkipping skipping_;  // which pictures the decoder decodes
+  std::optional<double> pictureTime_;
 };
 
 }  // namespace vigil

@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "daemon/capture/ffmpeg_reader.h"
@@ -25,6 +27,7 @@ class FileSource final : public FrameSource {
         hw_(camera.hwDecode),
         reader_(camera.location) {
     reader_.setSkipLoopFilter(camera.skipLoopFilter);
+    reader_.setPacing([this] { return waitForPacket(); });
   }
 
   Expected<SourceInfo> open() override {
@@ -32,30 +35,21 @@ class FileSource final : public FrameSource {
     auto source = openReader();
     if (!source) return source;
     source->description = loop_ ? "file, looped" : "file";
-    // A file is replayed at its own rate, as a camera would deliver it.
+    // A file is replayed at its own rate, as a camera would deliver it: a packet a frame period
+    // (waitForPacket), so skipping to keyframes while idle skips the time between them too.
     period_ = source->fps > 0 && source->fps < 1000
                   ? std::chrono::duration_cast<SteadyClock::duration>(
                         std::chrono::duration<double>(1.0 / source->fps))
                   : SteadyClock::duration::zero();
-    nextFrame_ = SteadyClock::now();
-    sequence_ = 0;
+    nextPacket_ = SteadyClock::now();
+    fps_ = source->fps;
+    sequence_ = passStart_ = 0;
+    keyframesOnly_ = false;
     return source;
   }
 
-  Expected<void> read(Frame& frame, std::chrono::milliseconds timeout) override {
+  Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
     if (!reader_.isOpen()) return makeError(ErrorCode::kUnavailable, "{}: not open", location_);
-    if (period_ != SteadyClock::duration::zero()) {
-      auto now = SteadyClock::now();
-      if (nextFrame_ > now + timeout) {
-        stop_.sleepFor(timeout);
-        return makeError(ErrorCode::kTimeout, "{}: next frame not due yet", location_);
-      }
-      if (!stop_.sleepFor(std::chrono::ceil<std::chrono::milliseconds>(nextFrame_ - now))) {
-        return makeError(ErrorCode::kTimeout, "{}: interrupted (stopping)", location_);
-      }
-      // After a stall (slow decode, paused process) continue from now instead of racing.
-      nextFrame_ = std::max(nextFrame_ + period_, SteadyClock::now() - period_);
-    }
     auto ok = reader_.read(frame.picture, kFileReadTimeout);
     if (!ok && ok.error().code == ErrorCode::kEndOfStream) {
       if (!loop_ || sequence_ == 0) {
@@ -65,7 +59,9 @@ class FileSource final : public FrameSource {
       }
       // Loop: back to the first frame. Seeking is unreliable for some containers; reopening
       // is not, and costs a few milliseconds once per pass.
+      passStart_ = sequence_;
       if (auto reopened = openReader(); !reopened) return tl::unexpected(reopened.error());
+      reader_.setKeyframesOnly(keyframesOnly_);
       ok = reader_.read(frame.picture, kFileReadTimeout);
       if (!ok && ok.error().code == ErrorCode::kEndOfStream) {
         return makeError(ErrorCode::kUnavailable, "{}: cannot restart the loop", location_);
@@ -73,11 +69,16 @@ class FileSource final : public FrameSource {
     }
     if (!ok) return ok;
     frame.captureTime = SteadyClock::now();
-    frame.sequence = sequence_++;
+    frame.sequence = frameNumber();
     return {};
   }
 
   void close() override { reader_.close(); }
+  void setKeyframesOnly(bool keyframesOnly) override {
+    keyframesOnly_ = keyframesOnly;
+    reader_.setKeyframesOnly(keyframesOnly);
+  }
+  bool skippingToKeyframe() const override { return reader_.skippingToKeyframe(); }
   void interrupt() override {
     stop_.raise();  // a paced sleep ends at once
     reader_.interrupt();
@@ -86,6 +87,31 @@ class FileSource final : public FrameSource {
   ~FileSource() override { close(); }
 
  private:
+  // FfmpegReader's pacing: the next packet is due a frame period after the last; false when
+  // stopped. After a stall (slow decode, paused process) the file goes on from now instead of
+  // racing to catch up.
+  bool waitForPacket() {
+    if (period_ == SteadyClock::duration::zero()) return true;
+    if (!stop_.sleepFor(
+            std::chrono::ceil<std::chrono::milliseconds>(nextPacket_ - SteadyClock::now()))) {
+      return false;
+    }
+    nextPacket_ = std::max(nextPacket_ + period_, SteadyClock::now() - period_);
+    return true;
+  }
+
+  // The picture just read's frame number in the file (from its timestamp: pictures skipped while
+  // idle are counted too), counting on over the loops; always more than the last.
+  std::uint64_t frameNumber() {
+    std::uint64_t number = sequence_;
+    if (auto time = reader_.pictureTime(); time && *time >= 0 && fps_ > 0) {
+      number =
+          std::max(number, passStart_ + static_cast<std::uint64_t>(std::llround(*time * fps_)));
+    }
+    sequence_ = number + 1;
+    return number;
+  }
+
   // Opens the file for decoding, at the start and at every loop: only a regular file, since
   // FFmpeg's open of a FIFO waits for a writer and nothing could interrupt it.
   Expected<SourceInfo> openReader() {
@@ -110,8 +136,11 @@ class FileSource final : public FrameSource {
   FfmpegReader reader_;
   StopSignal stop_;
   SteadyClock::duration period_{};
-  SteadyClock::time_point nextFrame_{};
-  std::uint64_t sequence_ = 0;
+  SteadyClock::time_point nextPacket_{};
+  bool keyframesOnly_ = false;  // told by the motion gate; the reader forgets it at each loop
+  double fps_ = 0;
+  std::uint64_t sequence_ = 0;   // the next frame number at least
+  std::uint64_t passStart_ = 0;  // the first frame number of this pass through the file
 };
 
 }  // namespace

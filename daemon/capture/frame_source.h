@@ -48,8 +48,12 @@ class FrameSource {
   // idle) or again. A source whose pictures depend on each other may then decode and deliver
   // only its keyframes, and after being told to resume, deliver nothing until the next keyframe
   // (a picture decoded from references it skipped would be damaged). Sources whose pictures
-  // stand alone (JPEG, YUYV) ignore it, as do files (replayed at their frame rate).
+  // stand alone (JPEG, YUYV) ignore it.
   virtual void setKeyframesOnly(bool /*keyframesOnly*/) {}
+  // The source is skipping pictures to its next keyframe (above): a read's kTimeout then means
+  // packets still come, none of them a keyframe yet (a silent stream fails its read instead),
+  // so a keyframe interval longer than the stall limit is no stall.
+  virtual bool skippingToKeyframe() const { return false; }
   // Called from another thread while open() or read() may be blocked in this one: makes them
   // return soon (kUnavailable) instead of waiting out their own timeouts, now and from then on.
   // Sources whose calls never block longer than the stop promise allows need not override it.

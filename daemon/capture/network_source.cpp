@@ -52,6 +52,7 @@ class NetworkSource final : public FrameSource {
 
   void close() override { reader_.close(); }
   void setKeyframesOnly(bool keyframesOnly) override { reader_.setKeyframesOnly(keyframesOnly); }
+  bool skippingToKeyframe() const override { return reader_.skippingToKeyframe(); }
   void interrupt() override { reader_.interrupt(); }
 
  private:

@@ -23,9 +23,10 @@ struct MotionSettings {
   // No motion, a person present (standing still): zero keeps the full detect_fps.
   std::chrono::milliseconds stillDetectInterval{0};
   // While idle, a source whose pictures depend on each other (H.264, H.265) decodes only its
-  // keyframes: the motion check and the idle detections then happen at the stream's keyframe
-  // interval when that is longer than idle_detect_interval, and leaving idle waits for the next
-  // keyframe (frames decoded from missing references are never delivered).
+  // keyframes (PictureSkipping): the motion check and the idle detections then happen at the
+  // stream's keyframe interval, and in between only when the skipped packets' sizes show a
+  // change; leaving idle decodes the pictures since the last keyframe at once (frames decoded
+  // from missing references are never delivered).
   bool idleKeyframesOnly = true;
   // Regions whose changes are ignored (a TV, a tree). nullopt: the camera's own masks.
   std::optional<std::vector<Polygon>> masks;

@@ -34,6 +34,7 @@ struct Script {
   std::vector<std::chrono::steady_clock::time_point> openTimes;  // when each open() was called
   int closeCalls = 0;
   std::uint64_t delivered = 0;
+  bool skippingToKeyframe = false;  // what the source says of itself
 };
 
 class ScriptedSource final : public FrameSource {
@@ -66,6 +67,10 @@ class ScriptedSource final : public FrameSource {
   void close() override {
     std::lock_guard lock(script_->mutex);
     ++script_->closeCalls;
+  }
+  bool skippingToKeyframe() const override {
+    std::lock_guard lock(script_->mutex);
+    return script_->skippingToKeyframe;
   }
 
  private:
@@ -176,6 +181,30 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
   ASSERT_TRUE(
       testing::waitUntil([&] { return camera.channel()->counters().reconnects.load() >= 1; }));
   EXPECT_NE(camera.lastError(), "");
+  camera.stop();
+}
+
+// An idle camera's stream with keyframes further apart than the stall limit: its source says it
+// is skipping to the next keyframe, and its reads' timeouts are no stall.
+TEST(CameraTest, ASourceSkippingToItsNextKeyframeIsNoStall) {
+  auto script = std::make_shared<Script>();
+  Scheduler scheduler;
+  Camera camera(config(), scheduler, scripted(script), fastBackoff());
+  camera.start();
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
+  std::uint64_t before = 0;
+  {
+    std::lock_guard lock(script->mutex);
+    script->skippingToKeyframe = true;
+    script->reads.assign(200, ErrorCode::kTimeout);  // 400 ms of them > 200 ms stall limit
+    before = script->delivered;
+  }
+  ASSERT_TRUE(testing::waitUntil([&] {
+    std::lock_guard lock(script->mutex);
+    return script->reads.empty() && script->delivered > before;
+  }));
+  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 0U) << camera.lastError();
+  EXPECT_EQ(camera.state(), CameraState::kStreaming);
   camera.stop();
 }
 

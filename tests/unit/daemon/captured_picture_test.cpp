@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,11 +19,15 @@
 #include "daemon/capture/jpeg_frame.h"
 #include "daemon/capture/thread_cpu.h"
 #include "tests/bogus_jpeg.h"
+#include "tests/clip_pictures.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {
 namespace {
+
+using testing::eagerFrames;
+using testing::meanAbsDiff;
 
 // A picture with detail at every scale (noise over gradients), as a camera's would have.
 cv::Mat texturedPicture(cv::Size size) {
@@ -38,13 +45,6 @@ std::vector<std::uint8_t> jpegOf(const cv::Mat& picture) {
   std::vector<std::uint8_t> bytes;
   cv::imencode(".jpg", picture, bytes, {cv::IMWRITE_JPEG_QUALITY, 90});
   return bytes;
-}
-
-double meanAbsDiff(const cv::Mat& a, const cv::Mat& b) {
-  cv::Mat diff;
-  cv::absdiff(a, b, diff);
-  const cv::Scalar m = cv::mean(diff);
-  return (m[0] + m[1] + m[2]) / 3;
 }
 
 bool samePixels(const cv::Mat& a, const cv::Mat& b) {
@@ -267,16 +267,9 @@ TEST_F(FfmpegReaderTest, MjpegFilePicturesStayJpegsUntilTaken) {
   EXPECT_EQ(end.error().code, ErrorCode::kEndOfStream);
 }
 
-// Every picture of a clip as OpenCV decodes it, at once.
-std::vector<cv::Mat> eagerFrames(const std::filesystem::path& clip) {
-  std::vector<cv::Mat> frames;
-  cv::VideoCapture capture(clip.string(), cv::CAP_FFMPEG);
-  for (cv::Mat frame; capture.read(frame);) frames.push_back(frame.clone());
-  return frames;
-}
-
-// TUD-Campus: 71 pictures, a keyframe every 12 (0, 12, ..., 60).
-TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
+// TUD-Campus: 71 pictures, a keyframe every 12 (0, 12, ..., 60). Told to resume right after a
+// keyframe, the reader goes on from it: the pictures after it refer to nothing skipped.
+TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesRightAfterOne) {
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_EQ(eager.size(), 71U);
   FfmpegReader reader(clip.string());
@@ -294,13 +287,102 @@ TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesAtTheNextKeyframe) {
   EXPECT_LT(meanAbsDiff(delivered[0], eager[0]), 1.5);
   EXPECT_LT(meanAbsDiff(delivered[1], eager[12]), 1.5) << "the second keyframe, nothing between";
   reader.setKeyframesOnly(false);
+  EXPECT_FALSE(reader.skippingToKeyframe());
   while (readOne()) {
   }
-  // Resumed at the next keyframe (24): every picture from there on, none damaged.
-  ASSERT_EQ(delivered.size(), 2U + (71U - 24U));
+  ASSERT_EQ(delivered.size(), 2U + (71U - 13U));
   for (std::size_t i = 2; i < delivered.size(); ++i) {
-    EXPECT_LT(meanAbsDiff(delivered[i], eager[24 + i - 2]), 1.5) << "picture " << i;
+    EXPECT_LT(meanAbsDiff(delivered[i], eager[13 + i - 2]), 1.5) << "picture " << i;
   }
+}
+
+// Told to resume between keyframes (packets 20 ms apart, a read ending at 100 ms), the reader
+// decodes the packets kept since the last keyframe at once: the next picture is the newest
+// packet's, undamaged, and so is every one after it. Before, it waited for the next keyframe.
+TEST_F(FfmpegReaderTest, LeavingIdleBetweenKeyframesDecodesFromTheLastOneAtOnce) {
+  const std::vector<cv::Mat> eager = eagerFrames(clip);
+  ASSERT_EQ(eager.size(), 71U);
+  FfmpegReader reader(clip.string());
+  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+  reader.setPacing([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return true;
+  });
+  reader.setKeyframesOnly(true);
+  CapturedPicture picture;
+  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+  auto skipped = reader.read(picture, std::chrono::milliseconds(100));
+  ASSERT_FALSE(skipped.has_value()) << "11 packets 20 ms apart take longer than 100 ms";
+  ASSERT_EQ(skipped.error().code, ErrorCode::kTimeout) << skipped.error().message;
+  reader.setKeyframesOnly(false);
+  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+  ASSERT_TRUE(reader.pictureTime().has_value());
+  const auto newest = static_cast<std::size_t>(std::lround(*reader.pictureTime() * 25));
+  EXPECT_GT(newest, 0U);
+  EXPECT_LT(newest, 12U) << "between the first two keyframes";
+  EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[newest]), 1.5) << "picture " << newest;
+  for (std::size_t next = newest + 1; next < newest + 6; ++next) {
+    ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+    EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[next]), 1.5) << "picture " << next;
+  }
+}
+
+// one-by-one-person-detection (10 frames/s, a keyframe every second): the room is empty, and a
+// person walks in at about 5.8 s. Idle from the start, the reader wakes on the packets' bytes
+// before the 6 s keyframe, and every picture it gives then is undamaged; while the room is
+// empty it wakes at most once (a wake lasts until the next keyframe: at most 9 pictures more).
+TEST(FfmpegReaderWakeTest, AnIdleReaderWakesWhenThePacketsSayThePictureChanged) {
+  const auto clip = testing::videosDir() / "one-by-one-person-detection.mp4";
+  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+  const std::vector<cv::Mat> eager = eagerFrames(clip, 61);
+  ASSERT_EQ(eager.size(), 61U);
+  FfmpegReader reader(clip.string());
+  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+  reader.setKeyframesOnly(true);
+  CapturedPicture picture;
+  std::vector<std::size_t> between;  // frames delivered that are not keyframes
+  for (std::size_t frame = 0; frame < 60;) {
+    auto ok = reader.read(picture, std::chrono::seconds(5));
+    ASSERT_TRUE(ok.has_value()) << ok.error().message;
+    ASSERT_TRUE(reader.pictureTime().has_value());
+    frame = static_cast<std::size_t>(std::lround(*reader.pictureTime() * 10));
+    ASSERT_LE(frame, 60U);
+    EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[frame]), 1.5) << "frame " << frame;
+    if (frame % 10 != 0) between.push_back(frame);
+  }
+  std::string frames;
+  for (auto f : between) frames += " " + std::to_string(f);
+  std::printf("[ woke ] frames between keyframes:%s\n", frames.c_str());
+  const auto empty = std::count_if(between.begin(), between.end(), [](auto f) { return f < 50; });
+  EXPECT_LE(empty, 9) << "at most one wake while the room is empty";
+  EXPECT_TRUE(std::any_of(between.begin(), between.end(), [](auto f) { return f > 50; }))
+      << "woke for the person walking in before the 6 s keyframe";
+}
+
+// A read that only skips (keyframes only, packets paced 20 ms apart as a camera's come) ends at
+// its timeout, kTimeout and still skipping; the next reads go on to the keyframe, nothing lost.
+TEST_F(FfmpegReaderTest, AReadSkippingToAKeyframeEndsAtItsTimeoutAndTheNextGoesOn) {
+  const std::vector<cv::Mat> eager = eagerFrames(clip);
+  ASSERT_GE(eager.size(), 13U);
+  FfmpegReader reader(clip.string());
+  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+  reader.setPacing([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return true;
+  });
+  reader.setKeyframesOnly(true);
+  CapturedPicture picture;
+  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+  int timeouts = 0;
+  for (;;) {
+    auto ok = reader.read(picture, std::chrono::milliseconds(100));
+    if (ok) break;
+    ASSERT_EQ(ok.error().code, ErrorCode::kTimeout) << ok.error().message;
+    EXPECT_TRUE(reader.skippingToKeyframe());
+    ASSERT_LT(++timeouts, 12) << "11 packets to the next keyframe";
+  }
+  EXPECT_GE(timeouts, 1) << "11 packets 20 ms apart take longer than 100 ms";
+  EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[12]), 1.5) << "the second keyframe";
 }
 
 // one-by-one-person-detection: H.264 with B-frames (I B B B P B B B P P, no B-frame a reference).

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "daemon/capture/keyframe_backlog.h"
+#include "daemon/capture/packet_change_meter.h"
+
+struct AVCodecContext;
+struct AVFrame;
+struct AVPacket;
+
+namespace vigil {
+
+// Which of a stream's pictures FFmpeg's decoder decodes (its skip_frame), for FfmpegReader:
+// - every one, or all but those no other picture refers to (setSkipNonReference: most
+//   B-frames, for a camera that takes at most every other picture);
+// - while its camera is idle (setKeyframesOnly), only the keyframes (AVDISCARD_NONKEY), the
+//   packets since the last keyframe kept meanwhile (KeyframeBacklog). Told to resume, the next
+//   read decodes those from their keyframe at once (replay) and gives the newest picture; with
+//   none kept (no keyframe since going idle, or too many), it goes on skipping until the next
+//   keyframe packet (a picture decoded from references it skipped would be damaged).
+// - while idle, when the skipped packets' sizes say the picture changed (PacketChangeMeter), it
+//   wakes: the kept packets are decoded the same way, and every picture after them until the
+//   next keyframe, where it skips again unless told to resume meanwhile; the motion check on
+//   those pictures decides whether the camera leaves idle.
+// Threads: the reader's.
+class PictureSkipping {
+ public:
+  // The decoder just opened, every picture decoded; detach() before the decoder is freed.
+  void attach(AVCodecContext* decoder);
+  void detach();
+
+  void setSkipNonReference(bool skip);
+  void setKeyframesOnly(bool keyframesOnly);
+  // Pictures are being skipped to a keyframe: idle and not woken, or told to resume and no
+  // keyframe since.
+  bool skippingToKeyframe() const { return (keyframesOnly_ && !awake_) || awaitingKeyframe_; }
+
+  enum class Verdict {
+    kSend,  // send the packet to the decoder
+    kWake,  // the packet is kept and says the picture changed: replay() now
+  };
+  // A packet of the video about to go to the decoder, `seconds` into the video (decode order).
+  Verdict admit(const AVPacket* packet, double seconds);
+  // Told to resume with packets kept: the next read replays them first.
+  bool replayDue() const { return replayDue_; }
+  // Decodes the packets kept, from their keyframe, into `newest` (`scratch`: a frame to receive
+  // into); every picture is decoded afterwards. True when it gave a picture.
+  bool replay(AVFrame* scratch, AVFrame* newest);
+
+ private:
+  // skip_frame when not skipping to a keyframe: every picture, or the referenced ones.
+  void decodeAsUsual();
+  // Told to resume with no keyframe kept: until a keyframe packet, keyframes only.
+  void awaitKeyframe(const AVPacket* packet);
+
+  AVCodecContext* decoder_ = nullptr;
+  bool skipNonReference_ = false;
+  bool keyframesOnly_ = false;
+  bool awake_ = false;      // keyframes only, but woken: every picture until the next keyframe
+  bool replayDue_ = false;  // told to resume with packets kept
+  bool awaitingKeyframe_ = false;
+  int packetsAwaiting_ = 0;
+  KeyframeBacklog backlog_;  // while keyframes only: the packets since the last keyframe
+  PacketChangeMeter meter_;  // while keyframes only: whether the skipped packets say "changed"
+};
+
+}  // namespace vigil

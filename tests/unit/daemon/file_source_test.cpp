@@ -1,0 +1,60 @@
+// The file: source on a real clip: replayed at the file's own rate, and while its camera is idle
+// only its keyframes decoded, the time between them still taken, the pictures numbered as in the
+// file.
+#include "daemon/capture/file_source.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <opencv2/core.hpp>
+#include <vector>
+
+#include "daemon/config.h"
+#include "tests/clip_pictures.h"
+#include "tests/model_paths.h"
+
+namespace vigil {
+namespace {
+
+// TUD-Campus: 71 pictures at 25 frames/s, a keyframe every 12 (0, 12, ..., 60).
+TEST(FileSourceTest, AnIdleFileCameraDecodesOnlyKeyframesAtTheFilesOwnPace) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+  const std::vector<cv::Mat> eager = testing::eagerFrames(clip);
+  ASSERT_EQ(eager.size(), 71U);
+
+  CameraConfig camera;
+  camera.location = clip.string();
+  auto source = makeFileSource(camera);
+  auto info = source->open();
+  ASSERT_TRUE(info.has_value()) << info.error().message;
+  ASSERT_DOUBLE_EQ(info->fps, 25);
+  source->setKeyframesOnly(true);
+  EXPECT_TRUE(source->skippingToKeyframe());
+  Frame frame;
+  std::vector<std::uint64_t> numbers;  // the pictures' frame numbers in the file
+  auto readPicture = [&] {
+    auto ok = source->read(frame, std::chrono::seconds(1));
+    EXPECT_TRUE(ok.has_value()) << ok.error().message;
+    numbers.push_back(frame.sequence);
+    return ok ? frame.picture.bgr()->clone() : cv::Mat();
+  };
+  EXPECT_LT(testing::meanAbsDiff(readPicture(), eager[0]), 1.5);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_LT(testing::meanAbsDiff(readPicture(), eager[12]), 1.5);
+  EXPECT_LT(testing::meanAbsDiff(readPicture(), eager[24]), 1.5);
+  // Not raced through: the 24 packets' 40 ms periods passed, less the one period a late start
+  // may catch up and some slack (a lower bound: a slow machine only makes it longer).
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20 * 40));
+
+  // Told to resume: every picture again.
+  source->setKeyframesOnly(false);
+  EXPECT_FALSE(source->skippingToKeyframe());
+  EXPECT_LT(testing::meanAbsDiff(readPicture(), eager[25]), 1.5);
+  EXPECT_LT(testing::meanAbsDiff(readPicture(), eager[26]), 1.5);
+  // Numbered as in the file, the skipped pictures counted (what tracks and events refer to).
+  EXPECT_EQ(numbers, (std::vector<std::uint64_t>{0, 12, 24, 25, 26}));
+}
+
+}  // namespace
+}  // namespace vigil
