@@ -8,6 +8,8 @@
 #     process CPU), times the frames detected a second;
 #   - inference alone (vigil bench, cpu-ort, 1 thread, process CPU per frame of a picture already
 #     at the detector's size), times the frames detected a second.
+# "settled ms/s" is the daemon's CPU from 10 s after its start to 3 s before its end (from /proc,
+# every thread): without the model's loading and the seconds before an idle camera is idle.
 # With --before BIN the same runs are made with an earlier vigil binary too, in alternation
 # (before, after, before, ...), so a busy machine weighs on both alike; tables give medians over
 # the rounds. With --before-capture YAML instead, "before" is the same binary with
@@ -50,6 +52,8 @@ out=${out:-$(mktemp -d)}
 mkdir -p "$out"
 media=.cache/bench-capture
 mkdir -p "$media"
+settle=10  # seconds after the start before the settled CPU is measured
+((seconds >= settle + 8)) || { echo "bench-capture: --seconds must be at least $((settle + 8))" >&2; exit 2; }
 
 # The clips: 1920x1080 at 30 frames a second, 20 s.
 if [[ ! -s $media/h264.mp4 ]]; then
@@ -135,9 +139,25 @@ run_case() {
     echo "${cameras%$'\n'}"
   } > "$dir/cameras.yaml"
   "$bin" run --config "$dir/cameras.yaml" --duration "$seconds" \
-    --summary-json "$dir/summary.json" > "$dir/vigil.log" 2>&1 ||
+    --summary-json "$dir/summary.json" > "$dir/vigil.log" 2>&1 &
+  local pid=$! first last
+  # Settled: the daemon's CPU from $settle s after the start (model loaded, an idle camera idle)
+  # to 3 s before its end, from /proc (every thread), beside the summary's whole run.
+  sleep "$settle"
+  first=$(cpu_sample "$pid")
+  sleep $((seconds - settle - 3))
+  last=$(cpu_sample "$pid")
+  wait "$pid" ||
     { echo "bench-capture: run failed, see $dir/vigil.log" >&2; [[ -z $server ]] || kill "$server"; exit 1; }
+  echo "$first $last" > "$dir/settled.txt"
   [[ -z $server ]] || { kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; }
+}
+
+# cpu_sample PID: "SECONDS CPU_SECONDS", the monotonic time and the process's user+system CPU.
+cpu_sample() {
+  python3 -c 'import os, sys, time
+f = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
+print(time.monotonic(), (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK"))' "$1"
 }
 
 # Floors, measured in every round.
@@ -212,24 +232,28 @@ for line in open(f"{out}/runs.tsv"):
     cams = s["cameras"]
     detected = sum(c["detected"] for c in cams.values()) / s["seconds"]
     captured = sum(c["captured"] for c in cams.values()) / s["seconds"]
-    runs[(case, side)].append((1000 * s["cpu_seconds"] / s["seconds"], detected, captured, len(cams)))
+    t0, c0, t1, c1 = map(float, open(f"{d}/settled.txt").read().split())
+    runs[(case, side)].append((1000 * s["cpu_seconds"] / s["seconds"], detected, captured, len(cams),
+                               1000 * (c1 - c0) / (t1 - t0)))
 print()
-print("| case | side | cameras | captured/s | detected/s | daemon CPU ms/s | per camera | floor ms/s | CPU / floor |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| case | side | cameras | captured/s | detected/s | daemon CPU ms/s | per camera | floor ms/s | CPU / floor | settled ms/s |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] != "before")):
     cpu = statistics.median(r[0] for r in rs)
     det = statistics.median(r[1] for r in rs)
     cap = statistics.median(r[2] for r in rs)
+    settled = statistics.median(r[4] for r in rs)
     n = rs[0][3]
     if "bframes" in case:
-        print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - |")
+        print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - | "
+              f"{settled:.0f} |")
         continue
     if "mjpeg" in case:
         floor = det * (jpeg_ms + infer_ms)
     else:
         floor = cap * h264_ms + det * infer_ms
     print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | "
-          f"{floor:.0f} | {cpu / floor:.2f}x |")
+          f"{floor:.0f} | {cpu / floor:.2f}x | {settled:.0f} |")
 print()
 print("runs per configuration:", {f"{k[0]}/{k[1]}": len(v) for k, v in runs.items()})
 PY
