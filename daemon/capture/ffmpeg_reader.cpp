@@ -265,11 +265,12 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                                          std::chrono::milliseconds timeout) {
   const auto skippingUntil = SteadyClock::now() + timeout;
   // Leaving idle: from the last keyframe to the newest packet at once.
-  if (skipping_.replayDue() && skipping_.replay(picture_, newest_)) {
+  if (skipping_.replayDue() && skipping_.replay(picture_, newest_) && !deliveredAlready(newest_)) {
     return deliver(newest_, picture);
   }
   for (;;) {
     int rc = avcodec_receive_frame(decoder_, picture_);
+    if (rc == 0 && deliveredAlready(picture_)) continue;
     if (rc == 0) {
       if (flushing_) {
         if (auto turn = waitForTurn(); !turn) {
@@ -314,14 +315,22 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
         av_packet_unref(packet_);
         return turn;
       }
-      if (skipping_.admit(packet_, packetSeconds()) == PictureSkipping::Verdict::kWake) {
+      const auto verdict = skipping_.admit(packet_, packetSeconds());
+      if (verdict == PictureSkipping::Verdict::kWake) {
         // Idle, and the picture changed between keyframes: from the last keyframe on at once
         // (the motion check decides whether the camera leaves idle).
         av_packet_unref(packet_);
-        if (skipping_.replay(picture_, newest_)) return deliver(newest_, picture);
+        if (skipping_.replay(picture_, newest_) && !deliveredAlready(newest_)) {
+          return deliver(newest_, picture);
+        }
         continue;
       }
       rc = avcodec_send_packet(decoder_, packet_);
+      if (verdict == PictureSkipping::Verdict::kSendAndDrain && rc >= 0) {
+        av_packet_unref(packet_);
+        if (skipping_.drainKeyframe(picture_, newest_)) return deliver(newest_, picture);
+        continue;
+      }
     }
     av_packet_unref(packet_);
     if (rc < 0 && rc != AVERROR(EAGAIN)) {
@@ -351,8 +360,18 @@ Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture)
     return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture", location_);
   }
   notePictureTime(decoded->best_effort_timestamp);
+  lastDelivered_ = decoded->best_effort_timestamp;
   picture.takeFfmpeg(decoded);  // by reference: converted only when taken
   return {};
+}
+
+bool FfmpegReader::deliveredAlready(AVFrame* decoded) {
+  if (decoded->best_effort_timestamp == AV_NOPTS_VALUE ||
+      decoded->best_effort_timestamp != lastDelivered_) {
+    return false;
+  }
+  av_frame_unref(decoded);
+  return true;
 }
 
 void FfmpegReader::notePictureTime(std::int64_t timestamp) {
@@ -388,6 +407,7 @@ void FfmpegReader::close() {
   width_ = height_ = 0;
   flushing_ = false;
   pictureTime_.reset();
+  lastDelivered_ = AV_NOPTS_VALUE;
 }
 
 }  // namespace vigil

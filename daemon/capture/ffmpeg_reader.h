@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -96,6 +97,9 @@ class FfmpegReader {
   Expected<void> waitForTurn();
   // A decoded picture into `picture` by reference, or why it is no picture (unreferenced then).
   Expected<void> deliver(AVFrame* decoded, CapturedPicture& picture);
+  // The picture delivered last, decoded again (a replay from the keyframe delivered while idle):
+  // unreferenced, true.
+  bool deliveredAlready(AVFrame* decoded);
   // The video packet just read: seconds into the video (decode order), or on the steady clock
   // when it has no timestamp.
   double packetSeconds() const;
@@ -120,6 +124,8 @@ class FfmpegReader {
   bool skipLoopFilter_ = false;
   PictureSkipping skipping_;  // which pictures the decoder decodes
   std::optional<double> pictureTime_;
+  // The last picture delivered: its timestamp (AV_NOPTS_VALUE: none).
+  std::int64_t lastDelivered_ = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace vigil

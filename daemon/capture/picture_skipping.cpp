@@ -15,7 +15,7 @@ void PictureSkipping::detach() {
   decoder_ = nullptr;
   skipNonReference_ = keyframesOnly_ = awake_ = replayDue_ = awaitingKeyframe_ = false;
   backlog_.clear();
-  meter_.restart();
+  meter_.reset();
 }
 
 void PictureSkipping::decodeAsUsual() {
@@ -35,15 +35,11 @@ void PictureSkipping::setKeyframesOnly(bool keyframesOnly) {
     decoder_->skip_frame = AVDISCARD_NONKEY;
     awaitingKeyframe_ = replayDue_ = awake_ = false;
     backlog_.clear();
-    meter_.restart();
+    meter_.startStretch();
   } else if (awake_) {
     awake_ = false;  // every picture is being decoded already
-  } else if (backlog_.size() > 1) {
-    replayDue_ = true;
-  } else if (backlog_.size() == 1) {
-    // The last packet was a keyframe, decoded: what follows refers to nothing skipped.
-    backlog_.clear();
-    decodeAsUsual();
+  } else if (backlog_.size() > 0) {
+    replayDue_ = true;  // the decoder was flushed after the keyframe (drainKeyframe)
   } else {
     awaitingKeyframe_ = true;
     packetsAwaiting_ = 0;
@@ -60,7 +56,7 @@ PictureSkipping::Verdict PictureSkipping::admit(const AVPacket* packet, double s
     decoder_->skip_frame = AVDISCARD_NONKEY;
   }
   backlog_.keep(packet);
-  if (key) return Verdict::kSend;
+  if (key) return Verdict::kSendAndDrain;
   if (!meter_.changed(seconds, packet->size) || backlog_.size() == 0) return Verdict::kSend;
   awake_ = true;  // a keyframe to decode from
   return Verdict::kWake;
@@ -70,6 +66,17 @@ bool PictureSkipping::replay(AVFrame* scratch, AVFrame* newest) {
   backlog_.replay(decoder_, scratch, newest);
   replayDue_ = false;
   decodeAsUsual();
+  return newest->width > 0;
+}
+
+bool PictureSkipping::drainKeyframe(AVFrame* scratch, AVFrame* newest) {
+  av_frame_unref(newest);
+  avcodec_send_packet(decoder_, nullptr);
+  while (avcodec_receive_frame(decoder_, scratch) == 0) {
+    av_frame_unref(newest);
+    av_frame_move_ref(newest, scratch);
+  }
+  avcodec_flush_buffers(decoder_);  // takes packets again
   return newest->width > 0;
 }
 

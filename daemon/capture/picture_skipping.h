@@ -35,8 +35,9 @@ class PictureSkipping {
   bool skippingToKeyframe() const { return (keyframesOnly_ && !awake_) || awaitingKeyframe_; }
 
   enum class Verdict {
-    kSend,  // send the packet to the decoder
-    kWake,  // the packet is kept and says the picture changed: replay() now
+    kSend,          // send the packet to the decoder
+    kSendAndDrain,  // idle: send this keyframe, then drainKeyframe()
+    kWake,          // the packet is kept and says the picture changed: replay() now
   };
   // A packet of the video about to go to the decoder, `seconds` into the video (decode order).
   Verdict admit(const AVPacket* packet, double seconds);
@@ -45,6 +46,11 @@ class PictureSkipping {
   // Decodes the packets kept, from their keyframe, into `newest` (`scratch`: a frame to receive
   // into); every picture is decoded afterwards. True when it gave a picture.
   bool replay(AVFrame* scratch, AVFrame* newest);
+  // Idle, a keyframe just sent: nothing decoded follows it for a keyframe interval, and a decoder
+  // that reorders pictures (B-frames) would hold its picture that long. The decoder is drained
+  // into `newest` and flushed (a replay starts from the keyframe again). True when it gave a
+  // picture.
+  bool drainKeyframe(AVFrame* scratch, AVFrame* newest);
 
  private:
   // skip_frame when not skipping to a keyframe: every picture, or the referenced ones.

@@ -359,6 +359,35 @@ TEST(FfmpegReaderWakeTest, AnIdleReaderWakesWhenThePacketsSayThePictureChanged) 
       << "woke for the person walking in before the 6 s keyframe";
 }
 
+// The same clip has B-frames: its decoder holds a picture back for reordering until the next one
+// is decoded, and while idle the next one is a keyframe interval away. Each keyframe's picture is
+// given when its own packet is read, not a keyframe interval later.
+TEST(FfmpegReaderWakeTest, AnIdleReaderGivesEachKeyframeWhenItComesEvenWithBFrames) {
+  const auto clip = testing::videosDir() / "one-by-one-person-detection.mp4";
+  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+  FfmpegReader reader(clip.string());
+  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+  int packets = 0;
+  reader.setPacing([&] {
+    ++packets;
+    return true;
+  });
+  reader.setKeyframesOnly(true);
+  CapturedPicture picture;
+  int keyframes = 0;
+  for (int frame = 0; frame < 50;) {
+    auto ok = reader.read(picture, std::chrono::seconds(5));
+    ASSERT_TRUE(ok.has_value()) << ok.error().message;
+    frame = static_cast<int>(std::lround(*reader.pictureTime() * 10));
+    if (frame % 10 != 0) continue;  // a wake's pictures
+    ++keyframes;
+    // Its packet is the clip's (frame + 1)th in decoding order; the next keyframe's, 10 later.
+    EXPECT_LE(packets, frame + 3) << "keyframe " << frame << " given after " << packets
+                                  << " packets";
+  }
+  EXPECT_EQ(keyframes, 6);
+}
+
 // A read that only skips (keyframes only, packets paced 20 ms apart as a camera's come) ends at
 // its timeout, kTimeout and still skipping; the next reads go on to the keyframe, nothing lost.
 TEST_F(FfmpegReaderTest, AReadSkippingToAKeyframeEndsAtItsTimeoutAndTheNextGoesOn) {

@@ -23,7 +23,7 @@ struct Feed {
   }
 };
 
-TEST(PacketChangeMeterTest, AStillSceneIsNoChangeAndThreeTimesItsBytesIs) {
+TEST(PacketChangeMeterTest, AStillSceneIsNoChangeAndSixTimesItsBytesIs) {
   Feed still;
   EXPECT_EQ(still.feed(10, 500), -1) << "the same bytes for 10 s";
   const double start = still.seconds;
@@ -40,13 +40,37 @@ TEST(PacketChangeMeterTest, NoiseWithinTheRatioIsNoChange) {
   }
 }
 
-TEST(PacketChangeMeterTest, TheFirstWindowOnlySetsTheBaselineAndALoopStartsAgain) {
+TEST(PacketChangeMeterTest, TheFirstWindowOnlySetsTheUsualAmount) {
   Feed feed;
   EXPECT_EQ(feed.feed(0.4, 5000), -1) << "nothing to compare with yet";
   EXPECT_EQ(feed.feed(2, 5000), -1);
+}
+
+// Somebody walking in just as the camera goes idle again: the new stretch's first window is not
+// full, and the usual amount of the last stretch tells the change.
+TEST(PacketChangeMeterTest, ANewStillStretchKeepsTheUsualAmountOfTheLast) {
+  Feed feed;
+  EXPECT_EQ(feed.feed(3, 500), -1);
+  feed.meter.startStretch();
+  feed.seconds += 20;  // the camera was active meanwhile
+  EXPECT_GE(feed.feed(0.4, 3000), 0) << "six times the bytes, within the first window";
+}
+
+// A light switched on: a lasting new level is a change at first, then the usual.
+TEST(PacketChangeMeterTest, ALastingNewLevelBecomesTheUsual) {
+  Feed feed;
+  EXPECT_EQ(feed.feed(3, 500), -1);
+  EXPECT_GE(feed.feed(1, 3000), 0) << "six times the bytes";
+  feed.feed(60, 3000);
+  EXPECT_EQ(feed.feed(10, 3000), -1) << "after a minute of it";
+}
+
+TEST(PacketChangeMeterTest, ALoopedFileStartsAStretchAgain) {
+  Feed feed;
+  EXPECT_EQ(feed.feed(3, 500), -1);
   feed.seconds = 0;  // the file looped: its time starts again
-  EXPECT_EQ(feed.feed(0.6, 200), -1) << "a smaller baseline, not a change";
-  EXPECT_GE(feed.feed(1, 2000), 0) << "and changes against it";
+  EXPECT_EQ(feed.feed(3, 500), -1);
+  EXPECT_GE(feed.feed(1, 3000), 0);
 }
 
 }  // namespace
