@@ -202,6 +202,15 @@ TEST(CapturedPictureTest, DecodingOnTheCaptureThreadIsNotBilledAsElsewhere) {
 class FfmpegReaderTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip; }
+  // The clip opened as an idle camera's stream: packets 20 ms apart, keyframes only.
+  void openIdleAtCameraPace(FfmpegReader& reader) {
+    ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
+    reader.setPacing([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return true;
+    });
+    reader.setKeyframesOnly(true);
+  }
   const std::filesystem::path clip = testing::videosDir() / "TUD-Campus.mp4";
 };
 
@@ -303,12 +312,7 @@ TEST_F(FfmpegReaderTest, LeavingIdleBetweenKeyframesDecodesFromTheLastOneAtOnce)
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_EQ(eager.size(), 71U);
   FfmpegReader reader(clip.string());
-  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
-  reader.setPacing([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return true;
-  });
-  reader.setKeyframesOnly(true);
+  ASSERT_NO_FATAL_FAILURE(openIdleAtCameraPace(reader));
   CapturedPicture picture;
   ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
   auto skipped = reader.read(picture, std::chrono::milliseconds(100));
@@ -394,12 +398,7 @@ TEST_F(FfmpegReaderTest, AReadSkippingToAKeyframeEndsAtItsTimeoutAndTheNextGoesO
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_GE(eager.size(), 13U);
   FfmpegReader reader(clip.string());
-  ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
-  reader.setPacing([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return true;
-  });
-  reader.setKeyframesOnly(true);
+  ASSERT_NO_FATAL_FAILURE(openIdleAtCameraPace(reader));
   CapturedPicture picture;
   ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
   int timeouts = 0;
