@@ -265,7 +265,7 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                                          std::chrono::milliseconds timeout) {
   const auto skippingUntil = SteadyClock::now() + timeout;
   // Leaving idle: from the last keyframe to the newest packet at once.
-  if (skipping_.replayDue() && skipping_.replay(picture_, newest_) && !deliveredAlready(newest_)) {
+  if (skipping_.replayDue() && replayed() && !deliveredAlready(newest_)) {
     return deliver(newest_, picture);
   }
   for (;;) {
@@ -320,7 +320,7 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
         // Idle, and the picture changed between keyframes: from the last keyframe on at once
         // (the motion check decides whether the camera leaves idle).
         av_packet_unref(packet_);
-        if (skipping_.replay(picture_, newest_) && !deliveredAlready(newest_)) {
+        if (replayed() && !deliveredAlready(newest_)) {
           return deliver(newest_, picture);
         }
         continue;
@@ -365,13 +365,19 @@ Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture)
   return {};
 }
 
+bool FfmpegReader::replayed() {
+  // The replay starts at a keyframe delivered already while idle: its picture, first out, is not
+  // given again (a stream repeating timestamps elsewhere loses nothing to this).
+  replayedKeyframe_ = lastDelivered_;
+  return skipping_.replay(picture_, newest_);
+}
+
 bool FfmpegReader::deliveredAlready(AVFrame* decoded) {
-  if (decoded->best_effort_timestamp == AV_NOPTS_VALUE ||
-      decoded->best_effort_timestamp != lastDelivered_) {
-    return false;
-  }
-  av_frame_unref(decoded);
-  return true;
+  if (replayedKeyframe_ == AV_NOPTS_VALUE) return false;
+  const bool again = decoded->best_effort_timestamp == replayedKeyframe_;
+  replayedKeyframe_ = AV_NOPTS_VALUE;  // only the first picture after a replay can be it
+  if (again) av_frame_unref(decoded);
+  return again;
 }
 
 void FfmpegReader::notePictureTime(std::int64_t timestamp) {
@@ -407,7 +413,7 @@ void FfmpegReader::close() {
   width_ = height_ = 0;
   flushing_ = false;
   pictureTime_.reset();
-  lastDelivered_ = AV_NOPTS_VALUE;
+  lastDelivered_ = replayedKeyframe_ = AV_NOPTS_VALUE;
 }
 
 }  // namespace vigil

@@ -97,8 +97,11 @@ class FfmpegReader {
   Expected<void> waitForTurn();
   // A decoded picture into `picture` by reference, or why it is no picture (unreferenced then).
   Expected<void> deliver(AVFrame* decoded, CapturedPicture& picture);
-  // The picture delivered last, decoded again (a replay from the keyframe delivered while idle):
-  // unreferenced, true.
+  // skipping_.replay() into newest_, noting which picture it may give again; true when it gave
+  // one.
+  bool replayed();
+  // The first picture after a replay is the replayed keyframe, delivered already: unreferenced,
+  // true.
   bool deliveredAlready(AVFrame* decoded);
   // The video packet just read: seconds into the video (decode order), or on the steady clock
   // when it has no timestamp.
@@ -124,8 +127,10 @@ class FfmpegReader {
   bool skipLoopFilter_ = false;
   PictureSkipping skipping_;  // which pictures the decoder decodes
   std::optional<double> pictureTime_;
-  // The last picture delivered: its timestamp (AV_NOPTS_VALUE: none).
+  // The last picture delivered, and the keyframe a replay started from: their timestamps
+  // (AV_NOPTS_VALUE: none).
   std::int64_t lastDelivered_ = std::numeric_limits<std::int64_t>::min();
+  std::int64_t replayedKeyframe_ = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace vigil
