@@ -22,6 +22,7 @@
 #include "tests/clip_pictures.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
+#include "tests/wait.h"
 
 namespace vigil {
 namespace {
@@ -202,15 +203,25 @@ TEST(CapturedPictureTest, DecodingOnTheCaptureThreadIsNotBilledAsElsewhere) {
 class FfmpegReaderTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip; }
-  // The clip opened as an idle camera's stream: packets 20 ms apart, keyframes only.
-  void openIdleAtCameraPace(FfmpegReader& reader) {
+  static constexpr std::chrono::milliseconds kReadTimeout{100};
+  // The clip opened as an idle camera's stream (keyframes only) whose 4th packet comes late: only
+  // once the read waiting for it (readIdle) has passed its timeout.
+  void openIdleWithALatePacket(FfmpegReader& reader) {
     ASSERT_TRUE(reader.open(std::chrono::seconds(5), false).has_value());
-    reader.setPacing([] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    reader.setPacing([this, packets = 0]() mutable {
+      if (++packets == 4) {
+        EXPECT_TRUE(testing::waitUntil(
+            [&] { return std::chrono::steady_clock::now() > readStarted_ + kReadTimeout; }));
+      }
       return true;
     });
     reader.setKeyframesOnly(true);
   }
+  Expected<void> readIdle(FfmpegReader& reader, CapturedPicture& picture) {
+    readStarted_ = std::chrono::steady_clock::now();
+    return reader.read(picture, kReadTimeout);
+  }
+  std::chrono::steady_clock::time_point readStarted_;
   const std::filesystem::path clip = testing::videosDir() / "TUD-Campus.mp4";
 };
 
@@ -305,28 +316,28 @@ TEST_F(FfmpegReaderTest, IdleDecodesOnlyKeyframesAndResumesRightAfterOne) {
   }
 }
 
-// Told to resume between keyframes (packets 20 ms apart, a read ending at 100 ms), the reader
-// decodes the packets kept since the last keyframe at once: the next picture is the newest
+// Told to resume between keyframes (after a read that timed out waiting for the 4th packet), the
+// reader decodes the packets kept since the last keyframe at once: the next picture is the newest
 // packet's, undamaged, and so is every one after it. Before, it waited for the next keyframe.
 TEST_F(FfmpegReaderTest, LeavingIdleBetweenKeyframesDecodesFromTheLastOneAtOnce) {
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_EQ(eager.size(), 71U);
   FfmpegReader reader(clip.string());
-  ASSERT_NO_FATAL_FAILURE(openIdleAtCameraPace(reader));
+  ASSERT_NO_FATAL_FAILURE(openIdleWithALatePacket(reader));
   CapturedPicture picture;
-  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
-  auto skipped = reader.read(picture, std::chrono::milliseconds(100));
-  ASSERT_FALSE(skipped.has_value()) << "11 packets 20 ms apart take longer than 100 ms";
+  ASSERT_TRUE(readIdle(reader, picture).has_value());
+  auto skipped = readIdle(reader, picture);
+  ASSERT_FALSE(skipped.has_value()) << "the 4th packet came after the read's timeout";
   ASSERT_EQ(skipped.error().code, ErrorCode::kTimeout) << skipped.error().message;
   reader.setKeyframesOnly(false);
-  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+  ASSERT_TRUE(readIdle(reader, picture).has_value());
   ASSERT_TRUE(reader.pictureTime().has_value());
   const auto newest = static_cast<std::size_t>(std::lround(*reader.pictureTime() * 25));
   EXPECT_GT(newest, 0U);
   EXPECT_LT(newest, 12U) << "between the first two keyframes";
   EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[newest]), 1.5) << "picture " << newest;
   for (std::size_t next = newest + 1; next < newest + 6; ++next) {
-    ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+    ASSERT_TRUE(readIdle(reader, picture).has_value());
     EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[next]), 1.5) << "picture " << next;
   }
 }
@@ -392,24 +403,24 @@ TEST(FfmpegReaderWakeTest, AnIdleReaderGivesEachKeyframeWhenItComesEvenWithBFram
   EXPECT_EQ(keyframes, 6);
 }
 
-// A read that only skips (keyframes only, packets paced 20 ms apart as a camera's come) ends at
-// its timeout, kTimeout and still skipping; the next reads go on to the keyframe, nothing lost.
+// A read that only skips (keyframes only, its 4th packet late) ends at its timeout, kTimeout and
+// still skipping; the next reads go on to the keyframe, nothing lost.
 TEST_F(FfmpegReaderTest, AReadSkippingToAKeyframeEndsAtItsTimeoutAndTheNextGoesOn) {
   const std::vector<cv::Mat> eager = eagerFrames(clip);
   ASSERT_GE(eager.size(), 13U);
   FfmpegReader reader(clip.string());
-  ASSERT_NO_FATAL_FAILURE(openIdleAtCameraPace(reader));
+  ASSERT_NO_FATAL_FAILURE(openIdleWithALatePacket(reader));
   CapturedPicture picture;
-  ASSERT_TRUE(reader.read(picture, std::chrono::milliseconds(100)).has_value());
+  ASSERT_TRUE(readIdle(reader, picture).has_value());
   int timeouts = 0;
   for (;;) {
-    auto ok = reader.read(picture, std::chrono::milliseconds(100));
+    auto ok = readIdle(reader, picture);
     if (ok) break;
     ASSERT_EQ(ok.error().code, ErrorCode::kTimeout) << ok.error().message;
     EXPECT_TRUE(reader.skippingToKeyframe());
     ASSERT_LT(++timeouts, 12) << "11 packets to the next keyframe";
   }
-  EXPECT_GE(timeouts, 1) << "11 packets 20 ms apart take longer than 100 ms";
+  EXPECT_GE(timeouts, 1) << "the 4th packet came after the read's timeout";
   EXPECT_LT(meanAbsDiff(*picture.bgr(), eager[12]), 1.5) << "the second keyframe";
 }
 
