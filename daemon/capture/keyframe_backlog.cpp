@@ -6,6 +6,16 @@ extern "C" {
 
 namespace vigil {
 
+bool receiveNewest(AVCodecContext* decoder, AVFrame* scratch, AVFrame* newest) {
+  bool received = false;
+  while (avcodec_receive_frame(decoder, scratch) == 0) {
+    av_frame_unref(newest);
+    av_frame_move_ref(newest, scratch);
+    received = true;
+  }
+  return received;
+}
+
 KeyframeBacklog::~KeyframeBacklog() {
   for (AVPacket*& packet : packets_) av_packet_free(&packet);
 }
@@ -40,12 +50,7 @@ void KeyframeBacklog::replay(AVCodecContext* decoder, AVFrame* scratch, AVFrame*
     for (;;) {
       // A packet the decoder refuses (corrupt) is passed over: the next reference repairs it.
       const int sent = avcodec_send_packet(decoder, packets_[i]);
-      bool received = false;
-      while (avcodec_receive_frame(decoder, scratch) == 0) {
-        av_frame_unref(newest);
-        av_frame_move_ref(newest, scratch);
-        received = true;
-      }
+      const bool received = receiveNewest(decoder, scratch, newest);
       if (sent != AVERROR(EAGAIN) || !received) break;  // EAGAIN: send again once emptied
     }
   }

@@ -9,6 +9,10 @@ struct AVPacket;
 
 namespace vigil {
 
+// Every picture `decoder` has ready, received through `scratch`; the newest is left in `newest`
+// (what it held before is unreferenced). True when there was any.
+bool receiveNewest(AVCodecContext* decoder, AVFrame* scratch, AVFrame* newest);
+
 // The packets an idle camera's decoder skips (PictureSkipping, keyframes only), from the last
 // keyframe on, kept by reference: leaving idle then decodes from that keyframe to the newest
 // packet at once, as a player seeks, instead of waiting for the stream's next keyframe (up to its

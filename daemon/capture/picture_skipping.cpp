@@ -13,7 +13,8 @@ void PictureSkipping::attach(AVCodecContext* decoder) {
 
 void PictureSkipping::detach() {
   decoder_ = nullptr;
-  skipNonReference_ = keyframesOnly_ = awake_ = replayDue_ = awaitingKeyframe_ = false;
+  skipNonReference_ = false;
+  mode_ = Mode::kAsUsual;
   backlog_.clear();
   meter_.reset();
 }
@@ -25,46 +26,45 @@ void PictureSkipping::decodeAsUsual() {
 void PictureSkipping::setSkipNonReference(bool skip) {
   if (decoder_ == nullptr) return;
   skipNonReference_ = skip;
-  if (!skippingToKeyframe() && !replayDue_) decodeAsUsual();
+  if (mode_ == Mode::kAsUsual || mode_ == Mode::kWoken) decodeAsUsual();
 }
 
 void PictureSkipping::setKeyframesOnly(bool keyframesOnly) {
-  if (decoder_ == nullptr || keyframesOnly == keyframesOnly_) return;
-  keyframesOnly_ = keyframesOnly;
+  const bool idle = mode_ == Mode::kKeyframesOnly || mode_ == Mode::kWoken;
+  if (decoder_ == nullptr || keyframesOnly == idle) return;
   if (keyframesOnly) {
     decoder_->skip_frame = AVDISCARD_NONKEY;
-    awaitingKeyframe_ = replayDue_ = awake_ = false;
+    mode_ = Mode::kKeyframesOnly;
     backlog_.clear();
     meter_.startStretch();
-  } else if (awake_) {
-    awake_ = false;  // every picture is being decoded already
+  } else if (mode_ == Mode::kWoken) {
+    mode_ = Mode::kAsUsual;  // every picture is being decoded already
   } else if (backlog_.size() > 0) {
-    replayDue_ = true;  // the decoder was flushed after the keyframe (drainKeyframe)
+    mode_ = Mode::kReplayDue;  // the decoder was flushed after the keyframe (drainKeyframe)
   } else {
-    awaitingKeyframe_ = true;
+    mode_ = Mode::kAwaitingKeyframe;
     packetsAwaiting_ = 0;
   }
 }
 
 PictureSkipping::Verdict PictureSkipping::admit(const AVPacket* packet, double seconds) {
-  if (awaitingKeyframe_) awaitKeyframe(packet);
-  if (!keyframesOnly_) return Verdict::kSend;
+  if (mode_ == Mode::kAwaitingKeyframe) awaitKeyframe(packet);
   const bool key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
-  if (awake_) {
-    if (!key) return Verdict::kSend;
-    awake_ = false;  // keyframes only again, from this one on
+  if (mode_ == Mode::kWoken && key) {
+    mode_ = Mode::kKeyframesOnly;  // keyframes only again, from this one on
     decoder_->skip_frame = AVDISCARD_NONKEY;
   }
+  if (mode_ != Mode::kKeyframesOnly) return Verdict::kSend;
   backlog_.keep(packet);
   if (key) return Verdict::kSendAndDrain;
   if (!meter_.changed(seconds, packet->size) || backlog_.size() == 0) return Verdict::kSend;
-  awake_ = true;  // a keyframe to decode from
+  mode_ = Mode::kWoken;  // a keyframe to decode from
   return Verdict::kWake;
 }
 
 bool PictureSkipping::replay(AVFrame* scratch, AVFrame* newest) {
   backlog_.replay(decoder_, scratch, newest);
-  replayDue_ = false;
+  if (mode_ == Mode::kReplayDue) mode_ = Mode::kAsUsual;
   decodeAsUsual();
   return newest->width > 0;
 }
@@ -72,10 +72,7 @@ bool PictureSkipping::replay(AVFrame* scratch, AVFrame* newest) {
 bool PictureSkipping::drainKeyframe(AVFrame* scratch, AVFrame* newest) {
   av_frame_unref(newest);
   avcodec_send_packet(decoder_, nullptr);
-  while (avcodec_receive_frame(decoder_, scratch) == 0) {
-    av_frame_unref(newest);
-    av_frame_move_ref(newest, scratch);
-  }
+  receiveNewest(decoder_, scratch, newest);
   avcodec_flush_buffers(decoder_);  // takes packets again
   return newest->width > 0;
 }
@@ -84,7 +81,7 @@ void PictureSkipping::awaitKeyframe(const AVPacket* packet) {
   // A stream that never flags its keyframes resumes anyway after a while.
   constexpr int kMostPacketsAwaited = 600;
   if ((packet->flags & AV_PKT_FLAG_KEY) == 0 && ++packetsAwaiting_ < kMostPacketsAwaited) return;
-  awaitingKeyframe_ = false;
+  mode_ = Mode::kAsUsual;
   decodeAsUsual();
 }
 

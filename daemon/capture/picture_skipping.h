@@ -32,7 +32,9 @@ class PictureSkipping {
   void setKeyframesOnly(bool keyframesOnly);
   // Pictures are being skipped to a keyframe: idle and not woken, or told to resume and no
   // keyframe since.
-  bool skippingToKeyframe() const { return (keyframesOnly_ && !awake_) || awaitingKeyframe_; }
+  bool skippingToKeyframe() const {
+    return mode_ == Mode::kKeyframesOnly || mode_ == Mode::kAwaitingKeyframe;
+  }
 
   enum class Verdict {
     kSend,          // send the packet to the decoder
@@ -42,7 +44,7 @@ class PictureSkipping {
   // A packet of the video about to go to the decoder, `seconds` into the video (decode order).
   Verdict admit(const AVPacket* packet, double seconds);
   // Told to resume with packets kept: the next read replays them first.
-  bool replayDue() const { return replayDue_; }
+  bool replayDue() const { return mode_ == Mode::kReplayDue; }
   // Decodes the packets kept, from their keyframe, into `newest` (`scratch`: a frame to receive
   // into); every picture is decoded afterwards. True when it gave a picture.
   bool replay(AVFrame* scratch, AVFrame* newest);
@@ -58,12 +60,17 @@ class PictureSkipping {
   // Told to resume with no keyframe kept: until a keyframe packet, keyframes only.
   void awaitKeyframe(const AVPacket* packet);
 
+  enum class Mode {
+    kAsUsual,           // every picture, or the referenced ones (skipNonReference_)
+    kKeyframesOnly,     // idle: only keyframes decoded, the packets since the last one kept
+    kWoken,             // idle, woken by a change: every picture until the next keyframe
+    kReplayDue,         // told to resume with packets kept: the next read replays them
+    kAwaitingKeyframe,  // told to resume with none kept: keyframes only until a keyframe packet
+  };
+
   AVCodecContext* decoder_ = nullptr;
   bool skipNonReference_ = false;
-  bool keyframesOnly_ = false;
-  bool awake_ = false;      // keyframes only, but woken: every picture until the next keyframe
-  bool replayDue_ = false;  // told to resume with packets kept
-  bool awaitingKeyframe_ = false;
+  Mode mode_ = Mode::kAsUsual;
   int packetsAwaiting_ = 0;
   KeyframeBacklog backlog_;  // while keyframes only: the packets since the last keyframe
   PacketChangeMeter meter_;  // while keyframes only: whether the skipped packets say "changed"
