@@ -250,7 +250,7 @@ Expected<void> FfmpegReader::readJpeg(CapturedPicture& picture, std::chrono::mil
     auto checked = checkJpegFrame(bytes, width_, height_);
     if (checked) {
       picture.setJpeg(bytes, cv::Size(width_, height_));
-      notePictureTime(packet_->pts);
+      lastDelivered_ = packet_->pts;
     }
     av_packet_unref(packet_);
     if (!checked) {
@@ -359,7 +359,6 @@ Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture)
     av_frame_unref(decoded);
     return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture", location_);
   }
-  notePictureTime(decoded->best_effort_timestamp);
   lastDelivered_ = decoded->best_effort_timestamp;
   picture.takeFfmpeg(decoded);  // by reference: converted only when taken
   return {};
@@ -380,14 +379,11 @@ bool FfmpegReader::deliveredAlready(AVFrame* decoded) {
   return again;
 }
 
-void FfmpegReader::notePictureTime(std::int64_t timestamp) {
+std::optional<double> FfmpegReader::pictureTime() const {
+  if (format_ == nullptr || lastDelivered_ == AV_NOPTS_VALUE) return std::nullopt;
   const AVStream* stream = format_->streams[stream_];
-  if (timestamp == AV_NOPTS_VALUE) {
-    pictureTime_.reset();
-    return;
-  }
   const std::int64_t start = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
-  pictureTime_ = static_cast<double>(timestamp - start) * av_q2d(stream->time_base);
+  return static_cast<double>(lastDelivered_ - start) * av_q2d(stream->time_base);
 }
 
 Expected<void> FfmpegReader::waitForTurn() {
@@ -412,7 +408,6 @@ void FfmpegReader::close() {
   stream_ = -1;
   width_ = height_ = 0;
   flushing_ = false;
-  pictureTime_.reset();
   lastDelivered_ = replayedKeyframe_ = AV_NOPTS_VALUE;
 }
 

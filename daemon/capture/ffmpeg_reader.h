@@ -58,7 +58,7 @@ class FfmpegReader {
   Expected<void> read(CapturedPicture& picture, std::chrono::milliseconds timeout);
   // Where the last picture read is in the video: seconds from the stream's start, from its
   // timestamp; nullopt when it has none.
-  std::optional<double> pictureTime() const { return pictureTime_; }
+  std::optional<double> pictureTime() const;
   // A file read as a camera would deliver it: `wait` is called before each packet of the video
   // is used (and each picture the decoder still holds at the end), and returns false when the
   // read is to end (a stop). Unset, packets are used as they come (a network stream comes at its
@@ -106,8 +106,6 @@ class FfmpegReader {
   // The video packet just read: seconds into the video (decode order), or on the steady clock
   // when it has no timestamp.
   double packetSeconds() const;
-  // pictureTime_ from a picture's or packet's timestamp (AV_NOPTS_VALUE: none).
-  void notePictureTime(std::int64_t timestamp);
 
   std::string location_;
   std::function<bool()> pace_;
@@ -126,9 +124,8 @@ class FfmpegReader {
   bool flushing_ = false;  // the input ended: the decoder gives its last pictures
   bool skipLoopFilter_ = false;
   PictureSkipping skipping_;  // which pictures the decoder decodes
-  std::optional<double> pictureTime_;
-  // The last picture delivered, and the keyframe a replay started from: their timestamps
-  // (AV_NOPTS_VALUE: none).
+  // The last picture delivered (a JPEG's packet's, a decoded picture's), and the keyframe a
+  // replay started from: their timestamps (AV_NOPTS_VALUE: none).
   std::int64_t lastDelivered_ = std::numeric_limits<std::int64_t>::min();
   std::int64_t replayedKeyframe_ = std::numeric_limits<std::int64_t>::min();
 };
