@@ -89,13 +89,11 @@ if [[ ! -s $media/detector-input.png ]]; then
   ffmpeg -v error -y -i "$media/h264.mp4" -frames:v 1 -vf scale=416:234 "$media/detector-input.png"
 fi
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # serve KIND FILE: an ffmpeg serving FILE over HTTP in real time (-c copy), looped; prints
 # "PID PORT".
 serve() {
   local kind=$1 file=$2 port format
-  port=$(free_port)
+  port=$(scripts/free-port.sh)
   format=$([[ $kind == mjpeg ]] && echo mpjpeg || echo mpegts)
   ffmpeg -v error -re -stream_loop -1 -i "$file" -c copy -f "$format" -listen 1 \
     "http://127.0.0.1:$port/" > /dev/null 2>&1 &
