@@ -92,6 +92,19 @@ class VigilDaemon {
         limit, 100ms);
   }
 
+  // Waits until the camera's object in /api/status satisfies `accept` (a camera restarted by a
+  // reload sets its state from its own thread, after the reload's log line).
+  bool waitForCamera(const std::string& name,
+                     const std::function<bool(const nlohmann::json&)>& accept,
+                     std::chrono::milliseconds limit = kDeadline) {
+    return waitUntil(
+        [&] {
+          nlohmann::json c = camera(name);
+          return c.is_object() && accept(c);
+        },
+        limit, 100ms);
+  }
+
   // Waits until the camera has detected `frames` frames more than `after`.
   bool waitDetected(const std::string& name, std::uint64_t after, std::uint64_t frames = 3,
                     std::chrono::milliseconds limit = kDeadline) {

@@ -599,13 +599,14 @@ TEST(RunDaemonTest, AFileCameraOnAHungShareStallsNeitherAReloadNorTheStop) {
   EXPECT_NE(vigil.log().find("[cam=entrance] the capture thread did not end after the stop"),
             std::string::npos)
       << vigil.log();
+  EXPECT_TRUE(vigil.waitForCamera("entrance", [](const nlohmann::json& entrance) {
+    return entrance["last_error"].dump().find("waiting for the previous capture thread") !=
+           std::string::npos;
+  })) << vigil.camera("entrance").dump();
   const nlohmann::json entrance = vigil.camera("entrance");
   ASSERT_FALSE(entrance.is_null()) << vigil.log();
   EXPECT_EQ(entrance["detect_fps"], 3) << entrance.dump();
   EXPECT_EQ(entrance["state"], "starting") << entrance.dump();
-  EXPECT_NE(entrance["last_error"].dump().find("waiting for the previous capture thread"),
-            std::string::npos)
-      << entrance.dump();
   const std::uint64_t after = vigil.detected("a");
   ASSERT_TRUE(vigil.waitDetected("a", after)) << vigil.log();
 
