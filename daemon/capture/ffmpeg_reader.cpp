@@ -265,7 +265,7 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                                          std::chrono::milliseconds timeout) {
   const auto skippingUntil = SteadyClock::now() + timeout;
   // Leaving idle: from the last keyframe to the newest packet at once.
-  if (skipping_.replayDue() && replayed() && !deliveredAlready(newest_)) {
+  if (skipping_.replayDue() && replayedNewPicture()) {
     return deliver(newest_, picture);
   }
   for (;;) {
@@ -320,9 +320,7 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
         // Idle, and the picture changed between keyframes: from the last keyframe on at once
         // (the motion check decides whether the camera leaves idle).
         av_packet_unref(packet_);
-        if (replayed() && !deliveredAlready(newest_)) {
-          return deliver(newest_, picture);
-        }
+        if (replayedNewPicture()) return deliver(newest_, picture);
         continue;
       }
       rc = avcodec_send_packet(decoder_, packet_);
@@ -364,11 +362,11 @@ Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture)
   return {};
 }
 
-bool FfmpegReader::replayed() {
+bool FfmpegReader::replayedNewPicture() {
   // The replay starts at a keyframe delivered already while idle: its picture, first out, is not
   // given again (a stream repeating timestamps elsewhere loses nothing to this).
   replayedKeyframe_ = lastDelivered_;
-  return skipping_.replay(picture_, newest_);
+  return skipping_.replay(picture_, newest_) && !deliveredAlready(newest_);
 }
 
 bool FfmpegReader::deliveredAlready(AVFrame* decoded) {

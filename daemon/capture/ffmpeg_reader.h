@@ -98,8 +98,8 @@ class FfmpegReader {
   // A decoded picture into `picture` by reference, or why it is no picture (unreferenced then).
   Expected<void> deliver(AVFrame* decoded, CapturedPicture& picture);
   // skipping_.replay() into newest_, noting which picture it may give again; true when it gave
-  // one.
-  bool replayed();
+  // one not delivered already.
+  bool replayedNewPicture();
   // The first picture after a replay is the replayed keyframe, delivered already: unreferenced,
   // true.
   bool deliveredAlready(AVFrame* decoded);
