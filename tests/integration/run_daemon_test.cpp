@@ -714,17 +714,20 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   EXPECT_EQ(plain["gated"], 0);
   const auto& a = plain["person_events"];
   EXPECT_GE(a.size(), 2U) << plain.dump();
-  std::string plainStarts;
-  for (const auto& event : a) plainStarts += " " + std::to_string(event["start_frame"].get<long>());
-  std::printf("[ events ] without gating: starting at frames%s\n", plainStarts.c_str());
+  auto startFrames = [](const nlohmann::json& events) {
+    std::string starts;
+    for (const auto& event : events) {
+      starts += " " + std::to_string(event["start_frame"].get<long>());
+    }
+    return starts;
+  };
+  std::printf("[ events ] without gating: starting at frames%s\n", startFrames(a).c_str());
   auto expectTheSameEvents = [&](const nlohmann::json& run, const char* name, int tolerance) {
     ASSERT_TRUE(run.contains("person_events")) << name;
     EXPECT_GT(run["gated"].get<int>(), 20) << name << " " << run.dump();
     const auto& b = run["person_events"];
-    std::string starts;
-    for (const auto& event : b) starts += " " + std::to_string(event["start_frame"].get<long>());
     std::printf("[ events ] %s: gated %d, starting at frames%s\n", name, run["gated"].get<int>(),
-                starts.c_str());
+                startFrames(b).c_str());
     ASSERT_EQ(a.size(), b.size()) << "plain " << plain.dump() << "\n" << name << " " << run.dump();
     for (std::size_t i = 0; i < a.size(); ++i) {
       auto fa = a[i]["start_frame"].get<long>();
