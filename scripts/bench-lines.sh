@@ -38,10 +38,10 @@ py() { /usr/bin/python3 -c "$1"; }
 moved() {
   [[ -z $variant ]] && { echo "$1"; return; }
   py "
-import importlib.util
-spec = importlib.util.spec_from_file_location('variants', 'scripts/make-track-variants.py')
-variants = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(variants)
+import sys
+sys.path.insert(0, 'scripts/lib')
+from script_module import load_script
+variants = load_script('make-track-variants')
 name, points = '$1'.split('=')
 v = [float(c) for c in points.split(',')]
 moved = [variants.MOVE_POINT['$variant'](x, y) for x, y in zip(v[0::2], v[1::2])]

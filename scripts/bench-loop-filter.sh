@@ -31,10 +31,10 @@ detect() { "$vigil" detect --backend cpu-ort --threads 1 --json "$1" 2> /dev/nul
 # matching at IoU >= 0.5), mean IoU and score difference of the matched.
 compare() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("track_false_boxes", "scripts/track-false-boxes.py")
-boxes = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(boxes)
+import json, sys
+sys.path.insert(0, "scripts/lib")
+from script_module import load_script
+boxes = load_script("track-false-boxes")
 def load(path):
     return {json.loads(l)["source"].rsplit("/", 1)[-1]:
             [d for d in json.loads(l)["detections"] if d["class"] == "person" and d["score"] >= 0.5]

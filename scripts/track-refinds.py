@@ -18,26 +18,19 @@ per ratio range, and with --list every re-find above 1.1.
 
 import argparse
 import collections
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+
+from script_module import load_script  # noqa: E402
+
 RANGES = [(1.0, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, 1.5), (1.5, float("inf"))]
 
-
-def _false_boxes():
-    """scripts/track-false-boxes.py as a module (its name has dashes): its iou()."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "track-false-boxes.py")
-    spec = importlib.util.spec_from_file_location("track_false_boxes", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-iou = _false_boxes().iou
+iou = load_script("track-false-boxes").iou
 
 
 def truth_by_frame(path):
