@@ -1,4 +1,4 @@
-// What the daemon's once-a-minute heap release (daemon/observe/heap.h) costs, on a heap shaped
+// What the daemon's once-a-minute heap release (daemon/metrics/heap.h) costs, on a heap shaped
 // like the daemon's: 64 KiB blocks with 15 of every 16 freed below live ones, so the freed pages
 // cannot leave through the arena's top. Run: build/bench/vigil_heap_bench
 #include <benchmark/benchmark.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "daemon/observe/heap.h"
+#include "daemon/metrics/heap.h"
 
 namespace vigil {
 namespace {

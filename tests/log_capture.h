@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil::testing {
 

@@ -6,8 +6,8 @@
 #include "daemon/capture/network_source.h"
 #include "daemon/capture/thread_cpu.h"
 #include "daemon/capture/v4l2_source.h"
-#include "daemon/log.h"
-#include "daemon/url_credentials.h"
+#include "daemon/base/log.h"
+#include "daemon/base/url_credentials.h"
 #include "detector/background_work.h"
 
 namespace vigil {
@@ -59,20 +59,15 @@ std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera) {
   return makeFileSource(camera);
 }
 
-Camera::Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory,
+Camera::Camera(CameraConfig config, std::shared_ptr<FrameSink> sink, SourceFactory factory,
                BackoffPolicy backoff)
     : config_(std::move(config)),
-      scheduler_(scheduler),
+      sink_(std::move(sink)),
       factory_(std::move(factory)),
       backoff_(backoff),
-      channel_(std::make_shared<CameraChannel>(config_.name, config_.detectFps)),
       pool_(FramePool::create(kFramesPerCamera)) {
   if (config_.calibrationSamples.enabled()) {
     sampler_.emplace(config_.calibrationSamples, config_.name);
-  }
-  if (config_.motion.enabled) {
-    gate_.emplace(config_.motion, config_.masks, channel_->detectPeriod());
-    channel_->counters().motionState = static_cast<int>(MotionState::kMotion);
   }
 }
 
@@ -91,7 +86,7 @@ void Camera::start(std::shared_ptr<ThreadEnd> after) {
   stopping_ = false;
   end_ = std::make_shared<ThreadEnd>();
   predecessor_ = std::move(after);
-  scheduler_.attach(channel_);
+  sink_->attach();
   state_ = CameraState::kStarting;
   thread_ = std::thread(&Camera::runThread, this, end_);
 }
@@ -184,9 +179,9 @@ std::shared_ptr<Camera::ThreadEnd> Camera::threadLeftBehind() const {
 }
 
 void Camera::finishStop() {
-  scheduler_.detach(channel_);
+  sink_->detach();
   state_ = CameraState::kStopped;
-  channel_->counters().up = false;
+  sink_->counters().up = false;
 }
 
 std::string Camera::lastError() const {
@@ -195,7 +190,7 @@ std::string Camera::lastError() const {
 }
 
 bool Camera::sleepFor(std::chrono::milliseconds d) {
-  channel_->counters().heartbeat.expectWithin(d + kHeartbeatGrace);
+  sink_->counters().heartbeat.expectWithin(d + kHeartbeatGrace);
   std::unique_lock lock(mutex_);
   return !stopWake_.wait_for(lock, d, [this] { return stopping_.load(); });
 }
@@ -211,7 +206,7 @@ void Camera::setState(CameraState state, const std::string& reason) {
     reasonChanged = lastError_ != shown;
     lastError_ = std::move(shown);
   }
-  channel_->counters().up = state == CameraState::kStreaming;
+  sink_->counters().up = state == CameraState::kStreaming;
   if (previous == state && !reasonChanged) return;
   switch (state) {
     case CameraState::kStreaming:
@@ -245,7 +240,7 @@ struct Camera::Supervision {
 bool Camera::awaitPredecessor() {
   // As long as an open may take: a predecessor that never ends makes this camera overdue, as
   // if it were stuck itself (it is, on the same source).
-  channel_->counters().heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
+  sink_->counters().heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
   setState(CameraState::kStarting,
            "waiting for the previous capture thread to end (a read that nothing interrupts)");
   std::unique_lock lock(predecessor_->mutex);
@@ -256,12 +251,12 @@ bool Camera::awaitPredecessor() {
 void Camera::run() {
   CapturedPicture::markCaptureThread();
   if (predecessor_ && !awaitPredecessor()) {
-    channel_->counters().heartbeat.idle();
+    sink_->counters().heartbeat.idle();
     return;
   }
   std::unique_ptr<FrameSource> source = factory_(config_);
   shareSource(source.get());
-  CameraCounters& counters = channel_->counters();
+  CameraCounters& counters = sink_->counters();
   Supervision supervision;
   supervision.delay = backoff_.initial;
   supervision.cpuCharged = threadCpuNanos();
@@ -304,7 +299,7 @@ void Camera::run() {
 
 void Camera::chargeCpu(Supervision& supervision) {
   const std::int64_t now = threadCpuNanos();
-  channel_->counters().captureThreadCpuNanos.fetch_add(now - supervision.cpuCharged,
+  sink_->counters().captureThreadCpuNanos.fetch_add(now - supervision.cpuCharged,
                                                        std::memory_order_relaxed);
   supervision.cpuCharged = now;
 }
@@ -317,7 +312,7 @@ void Camera::shareSource(FrameSource* source) {
 
 Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
                                  Supervision& supervision) {
-  CameraCounters& counters = channel_->counters();
+  CameraCounters& counters = sink_->counters();
   const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(5.0 / config_.fps));
   const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
@@ -348,8 +343,7 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
       }
       (*handle)->picture.billTo(counters.decoding);
       handOff(std::move(*handle), lastFrame);
-      if (gate_ && config_.motion.idleKeyframesOnly &&
-          (gate_->state() == MotionState::kIdle) != keyframesOnly) {
+      if (sink_->keyframesOnly() != keyframesOnly) {
         keyframesOnly = !keyframesOnly;
         source.setKeyframesOnly(keyframesOnly);
       }
@@ -382,7 +376,7 @@ void Camera::reportBadFrame(const std::string& why, Supervision& supervision) {
   // A warning when a run of corrupt frames starts, at most once a minute (the count is in
   // vigil_camera_decode_errors_total); the runs in between at debug.
   constexpr std::chrono::seconds kBadWarningEvery{60};
-  channel_->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
+  sink_->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
   supervision.lastBadFrame = redactCredentials(why);
   if (supervision.badFrames++ > 0) return;
   const auto now = SteadyClock::now();
@@ -404,7 +398,7 @@ void Camera::reportGoodAgain(Supervision& supervision) {
 void Camera::countLost(const FrameSource& source, Supervision& supervision) {
   const std::uint64_t lost = source.framesLost();
   if (lost > supervision.lostCounted) {
-    channel_->counters().lost.fetch_add(lost - supervision.lostCounted, std::memory_order_relaxed);
+    sink_->counters().lost.fetch_add(lost - supervision.lostCounted, std::memory_order_relaxed);
   }
   supervision.lostCounted = lost;
 }
@@ -420,7 +414,7 @@ void Camera::announceStreaming(const SourceInfo& info, Supervision& supervision)
       supervision.hwFallbackLogged = info.hwFallback;
     }
   }
-  channel_->setDecoder(std::move(decoder));
+  sink_->counters().setDecoder(std::move(decoder));
   setState(CameraState::kStreaming,
            fmt::format("{}x{} {} at {:.1f} fps ({})", info.width, info.height, info.pixelFormat,
                        info.fps, info.description));
@@ -429,21 +423,11 @@ void Camera::announceStreaming(const SourceInfo& info, Supervision& supervision)
 }
 
 void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
-  CameraCounters& counters = channel_->counters();
   if (sampler_) sampler_->offer(frame->picture, captured);
-  if (gate_) {
-    // Here, not in the scheduler: the analysis costs this camera's thread, never the
-    // detector's, and a held-back frame goes straight back to the pool.
-    auto decision = gate_->admit(
-        frame->picture, captured,
-        static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
-    counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
-    if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
-    if (!decision.offer) return;
-  }
+  if (!sink_->admit(frame->picture, captured)) return;
   std::lock_guard lock(offerMutex_);
   if (stopping_) return;  // a stop may have left this thread behind, and the scheduler gone
-  scheduler_.offer(*channel_, std::move(frame));
+  sink_->offer(std::move(frame));
 }
 
 bool Camera::backOff(std::chrono::milliseconds& delay) {
@@ -453,7 +437,7 @@ bool Camera::backOff(std::chrono::milliseconds& delay) {
 }
 
 void Camera::waitForStop() {
-  channel_->counters().heartbeat.idle();
+  sink_->counters().heartbeat.idle();
   std::unique_lock lock(mutex_);
   stopWake_.wait(lock, [this] { return stopping_.load(); });
 }

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "daemon/capture/frame_pool.h"
+#include "daemon/capture/frame_sampler.h"
+#include "daemon/capture/frame_sink.h"
 #include "daemon/capture/frame_source.h"
-#include "daemon/config.h"
-#include "daemon/pipeline/motion.h"
-#include "daemon/pipeline/scheduler.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 
@@ -36,11 +36,11 @@ std::uint64_t nextFrameId();
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
 
 // One camera's capture thread and its supervisor: opens the source, reads frames into the
-// camera's pool and offers them to the scheduler (through the motion gate when configured), and
+// camera's pool and hands them to its FrameSink (the pipeline's motion gate and scheduler), and
 // when the source is lost (unplugged, refused, stalled, ended) closes it and reopens it with capped
 // exponential backoff. It logs once per state change, not once per failed attempt, and never
-// touches another camera. Ownership: owns its thread, source and pool; shares its channel with the
-// scheduler.
+// touches another camera. Ownership: owns its thread, source and pool; shares its sink with the
+// one who made it.
 class Camera {
  public:
   // The capture thread's end, shared by the camera and its thread: a thread left behind
@@ -53,8 +53,8 @@ class Camera {
     Camera* custody = nullptr;  // handed over by Retire: deleted by the thread at its end
   };
 
-  Camera(CameraConfig config, Scheduler& scheduler, SourceFactory factory = makeFrameSource,
-         BackoffPolicy backoff = {});
+  Camera(CameraConfig config, std::shared_ptr<FrameSink> sink,
+         SourceFactory factory = makeFrameSource, BackoffPolicy backoff = {});
   ~Camera();
   Camera(const Camera&) = delete;
   Camera& operator=(const Camera&) = delete;
@@ -71,7 +71,7 @@ class Camera {
   void stop();
   // Stops as stop() does if the capture thread ends by `deadline`, and returns true. If it does
   // not (stuck in a read that nothing interrupts: a file on a network share that stopped
-  // answering), says so, takes the camera off the scheduler and leaves the thread to end on its
+  // answering), says so, detaches the sink and leaves the thread to end on its
   // own, counted as background work (detector/background_work.h); returns false. Such a camera
   // must be deleted through Retire, which leaves the deleting to its thread while it runs.
   bool stopBy(SteadyClock::time_point deadline);
@@ -86,7 +86,7 @@ class Camera {
   };
 
   const CameraConfig& config() const { return config_; }
-  const std::shared_ptr<CameraChannel>& channel() const { return channel_; }
+  const CameraCounters& counters() const { return sink_->counters(); }
   CameraState state() const { return state_.load(); }
   // The last reason the source failed, for status pages; empty while streaming.
   std::string lastError() const;
@@ -125,7 +125,7 @@ class Camera {
   static void runThread(Camera* camera, std::shared_ptr<ThreadEnd> end);
   // After the thread is gone: off the scheduler, state stopped.
   void finishStop();
-  // A captured frame to the calibration sampler, then through the motion gate to the scheduler.
+  // A captured frame to the calibration sampler, then to the sink if it admits it.
   void handOff(FrameHandle frame, SteadyClock::time_point captured);
   // Sleeps `delay`, then doubles it up to the maximum; returns false when stopping.
   bool backOff(std::chrono::milliseconds& delay);
@@ -136,13 +136,11 @@ class Camera {
   bool sleepFor(std::chrono::milliseconds d);
 
   CameraConfig config_;
-  Scheduler& scheduler_;
+  std::shared_ptr<FrameSink> sink_;
   SourceFactory factory_;
   BackoffPolicy backoff_;
-  std::shared_ptr<CameraChannel> channel_;
   std::shared_ptr<FramePool> pool_;
   std::optional<FrameSampler> sampler_;  // calibration_samples, when the camera has the section
-  std::optional<MotionGate> gate_;  // motion gating, when the camera's motion section enables it
   std::atomic<CameraState> state_{CameraState::kStopped};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;  // guards lastError_, source_ and the stop wait
@@ -150,7 +148,7 @@ class Camera {
   std::string lastError_;
   FrameSource* source_ = nullptr;  // the capture thread's source, for requestStop() to interrupt
   // Held while a frame is offered: once stopBy() has taken it after the stop, no offer can
-  // reach a scheduler that may be gone.
+  // reach a sink whose scheduler may be gone.
   std::mutex offerMutex_;
   std::shared_ptr<ThreadEnd> end_ = std::make_shared<ThreadEnd>();
   std::shared_ptr<ThreadEnd> predecessor_;  // start's `after`

@@ -12,7 +12,7 @@ extern "C" {
 #include <string>
 
 #include "daemon/capture/frame.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

@@ -11,7 +11,7 @@
 #include "daemon/capture/captured_picture.h"
 #include "daemon/capture/frame_source.h"
 #include "daemon/capture/picture_skipping.h"
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 #include "detector/error.h"
 
 struct AVBufferRef;

@@ -9,7 +9,7 @@
 
 #include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/capture/stop_signal.h"
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 

@@ -5,7 +5,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <system_error>
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

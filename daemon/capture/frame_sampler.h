@@ -6,19 +6,9 @@
 #include <string>
 
 #include "daemon/capture/frame.h"
+#include "daemon/settings/calibration_settings.h"
 
 namespace vigil {
-
-// A camera's `calibration_samples` section: frames saved now and then for calibrating a
-// quantized model on what this camera really sees (scripts/quantize-model.py --calibration DIR).
-struct CalibrationSampleSettings {
-  std::filesystem::path dir;  // empty: off (the default)
-  double intervalS = 60;      // at most one frame per this many seconds
-  int maxFrames = 200;        // per camera, counting frames already in the directory
-
-  bool enabled() const { return !dir.empty(); }
-  bool operator==(const CalibrationSampleSettings&) const = default;
-};
 
 // Saves one of the camera's frames every interval as DIR/<camera>-<sequence>.jpg (quality 95,
 // written as a hidden .<name> and renamed, so a reader never sees half a file) until the

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "daemon/capture/ffmpeg_reader.h"
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 

@@ -12,7 +12,7 @@
 
 #include "daemon/capture/v4l2_devices.h"
 #include "daemon/capture/v4l2_util.h"
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 

@@ -11,8 +11,8 @@
 #include "daemon/capture/v4l2_device.h"
 #include "daemon/capture/v4l2_devices.h"
 #include "daemon/capture/v4l2_format.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
+#include "daemon/settings/settings.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

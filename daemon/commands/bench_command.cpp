@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "daemon/commands/media_inputs.h"
-#include "daemon/log.h"
-#include "daemon/observe/metrics.h"
+#include "daemon/base/log.h"
+#include "daemon/base/metrics.h"
 #include "detector/npu/npu_stats.h"
 
 namespace vigil {

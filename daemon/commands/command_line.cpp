@@ -17,7 +17,7 @@
 #include "daemon/commands/passwd_command.h"
 #include "daemon/commands/run_command.h"
 #include "daemon/commands/track_commands.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

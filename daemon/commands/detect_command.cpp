@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "daemon/commands/media_inputs.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 #include "detector/annotate.h"
 
 namespace vigil {

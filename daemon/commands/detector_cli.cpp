@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "daemon/log.h"
-#include "daemon/model_location.h"
+#include "daemon/base/log.h"
+#include "daemon/base/model_location.h"
 
 namespace vigil {
 

@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "daemon/commands/media_inputs.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 #include "detector/track/mot_io.h"
 
 namespace vigil {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config.h"
-#include "daemon/log.h"
-#include "daemon/model_location.h"
-#include "daemon/observe/web_security.h"
-#include "daemon/url_credentials.h"
+#include "daemon/config/config_file.h"
+#include "daemon/base/log.h"
+#include "daemon/base/model_location.h"
+#include "daemon/http/web_security.h"
+#include "daemon/base/url_credentials.h"
 #include "detector/backend.h"
 #include "detector/model_manifest.h"
 

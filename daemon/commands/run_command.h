@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "daemon/daemon.h"
+#include "daemon/service/daemon.h"
 
 namespace vigil {
 

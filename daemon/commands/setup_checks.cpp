@@ -13,9 +13,9 @@
 
 #include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/capture/v4l2_device.h"
-#include "daemon/log.h"
-#include "daemon/publish/mqtt_client.h"
-#include "daemon/publish/publishing.h"
+#include "daemon/base/log.h"
+#include "daemon/mqtt/mqtt_client.h"
+#include "daemon/mqtt/publishing.h"
 
 namespace vigil {
 

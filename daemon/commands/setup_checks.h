@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 #include "detector/error.h"
 
 namespace vigil {

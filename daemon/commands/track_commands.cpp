@@ -10,8 +10,8 @@
 #include <variant>
 
 #include "daemon/commands/line_commands.h"
-#include "daemon/log.h"
-#include "daemon/pipeline/person_tracks.h"
+#include "daemon/base/log.h"
+#include "daemon/events/person_tracks.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_io.h"
 #include "detector/track/mot_metrics.h"

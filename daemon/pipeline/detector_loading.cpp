@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "daemon/log.h"
-#include "daemon/model_location.h"
+#include "daemon/base/log.h"
+#include "daemon/base/model_location.h"
 #include "detector/model_manifest.h"
 
 namespace vigil {

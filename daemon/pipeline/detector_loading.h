@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 #include "detector/detector.h"
 
 namespace vigil {

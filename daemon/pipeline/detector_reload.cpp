@@ -1,6 +1,6 @@
 #include "daemon/pipeline/detector_reload.h"
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 #include "detector/background_work.h"
 
 namespace vigil {

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "daemon/config.h"
-#include "daemon/observe/backend_status.h"
+#include "daemon/settings/settings.h"
+#include "daemon/pipeline/backend_status.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/inference_worker.h"
 

@@ -1,6 +1,6 @@
 #include "daemon/pipeline/inference_worker.h"
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 

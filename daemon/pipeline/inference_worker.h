@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "daemon/capture/frame.h"
-#include "daemon/observe/heartbeat.h"
+#include "daemon/base/heartbeat.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
 

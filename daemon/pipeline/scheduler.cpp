@@ -9,16 +9,6 @@ CameraChannel::CameraChannel(std::string name, double detectFps)
       period_(std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::duration<double>(1.0 / detectFps))) {}
 
-void CameraChannel::setDecoder(std::string decoder) {
-  std::lock_guard lock(decoderMutex_);
-  decoder_ = std::move(decoder);
-}
-
-std::string CameraChannel::decoder() const {
-  std::lock_guard lock(decoderMutex_);
-  return decoder_;
-}
-
 Scheduler::Scheduler(std::function<Clock::time_point()> now) : now_(std::move(now)) {}
 
 void Scheduler::attach(const std::shared_ptr<CameraChannel>& camera) {

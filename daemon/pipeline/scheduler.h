@@ -11,42 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "daemon/capture/camera_counters.h"
 #include "daemon/capture/frame_pool.h"
-#include "daemon/observe/heartbeat.h"
 
 namespace vigil {
-
-// Counters of one camera, updated by its capture thread and the inference worker, read by
-// anyone (logs, metrics, status). Atomic so the hot paths never lock for them.
-struct CameraCounters {
-  std::atomic<std::uint64_t> captured{0};      // frames read from the source
-  std::atomic<std::uint64_t> skipped{0};       // replaced in the slot before the detector took them
-  std::atomic<std::uint64_t> dropped{0};       // no free frame in the pool
-  std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported
-  std::atomic<std::uint64_t> lost{0};  // frames the device produced but never delivered
-  std::atomic<std::uint64_t> detected{0};      // frames the detector processed
-  std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
-  std::atomic<std::uint64_t> openFailures{0};  // opens that failed (never connected counts here)
-  std::atomic<std::uint64_t> gated{0};  // held back by motion gating (would have been detected)
-  std::atomic<bool> up{false};          // the source is open and delivering
-  // Where the CPU of capture goes: the capture thread's own CPU clock, and the camera's
-  // pictures decoded on demand (frames turned into pixels; their decoding on other threads).
-  std::atomic<std::int64_t> captureThreadCpuNanos{0};
-  std::shared_ptr<DecodeAccount> decoding = std::make_shared<DecodeAccount>();
-
-  // The CPU this camera's capture cost so far: its thread's, and its pictures' decoding on
-  // other threads (the detector's, the status page's).
-  double captureCpuSeconds() const {
-    return static_cast<double>(captureThreadCpuNanos.load(std::memory_order_relaxed) +
-                               decoding->cpuNanosElsewhere.load(std::memory_order_relaxed)) *
-           1e-9;
-  }
-  // Motion gating: the gate's state (a MotionState, written by the capture thread), and what the
-  // detector says of persons (a MotionGate::Person, written by the control thread).
-  std::atomic<int> motionState{0};
-  std::atomic<int> person{0};
-  Heartbeat heartbeat;  // the capture thread's, for /healthz
-};
 
 // One camera's end of the scheduler: its latest-frame slot, its detection rate and counters.
 // Shared by the camera (producer) and the scheduler (consumer).
@@ -58,18 +26,12 @@ class CameraChannel {
   CameraCounters& counters() { return counters_; }
   const CameraCounters& counters() const { return counters_; }
   std::chrono::nanoseconds detectPeriod() const { return period_; }
-  // Who makes the camera's pixels, as its source said when it last opened ("FFmpeg h264,
-  // software", "libjpeg, on demand"; empty before); set by the capture thread, read by anyone.
-  void setDecoder(std::string decoder);
-  std::string decoder() const;
 
  private:
   friend class Scheduler;
   std::string name_;
   std::chrono::nanoseconds period_;
   CameraCounters counters_;
-  mutable std::mutex decoderMutex_;
-  std::string decoder_;
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;
   std::chrono::steady_clock::time_point due_{};

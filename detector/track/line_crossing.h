@@ -14,7 +14,7 @@
 namespace vigil {
 
 // Counting lines: who crossed a line, which way (issue 37). Pure geometry on tracked boxes; the
-// daemon (pipeline/person_tracks), `vigil track --lines-out` and `vigil eval-lines` all count
+// daemon (events/person_tracks), `vigil track --lines-out` and `vigil eval-lines` all count
 // with this one rule, so their counts are comparable.
 //
 // The rule. A line is a directed polyline P1 -> P2 -> ... in pixels (x right, y down). A

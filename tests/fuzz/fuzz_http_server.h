@@ -21,7 +21,7 @@
 #include <string>
 #include <thread>
 
-#include "daemon/observe/http_server.h"
+#include "daemon/http/http_server.h"
 
 namespace vigil::fuzz {
 

@@ -4,7 +4,7 @@
 // serve the next connection. The certificate is a fixed self-signed one (nothing verifies it).
 #include <string>
 
-#include "daemon/observe/tls_context.h"
+#include "daemon/config/tls_context.h"
 #include "tests/fuzz/fuzz_http_server.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "daemon/publish/mqtt_client.h"
+#include "daemon/mqtt/mqtt_client.h"
 
 #include <gtest/gtest.h>
 #include <mqtt/async_client.h>

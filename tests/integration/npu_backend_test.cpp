@@ -10,8 +10,8 @@
 
 #include "daemon/commands/bench_command.h"
 #include "daemon/commands/eval_command.h"
-#include "daemon/observe/backend_status.h"
-#include "daemon/observe/metrics.h"
+#include "daemon/pipeline/backend_status.h"
+#include "daemon/base/metrics.h"
 #include "detector/background_work.h"
 #include "detector/detector.h"
 #include "detector/verify.h"
@@ -370,7 +370,7 @@ TEST_F(FaultTest, MissingDeviceFailsNpuAndAutoSaysWhy) {
   EXPECT_NE((*autoBackend)->device().find("npu_unavailable"), std::string::npos);
 }
 
-// The daemon's wiring of the fallback (daemon/observe/backend_status.h, what daemon.cpp polls on
+// The daemon's wiring of the fallback (daemon/pipeline/backend_status.h, what daemon.cpp polls on
 // its control thread): vigil_backend_info follows the backend in use, NPU -> CPU and back,
 // vigil_backend_fallback_total counts per reason, the status JSON names the last reason.
 TEST_F(FaultTest, DaemonBackendStatusFollowsTheFallbackAndTheReturn) {

@@ -13,7 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/log.h"
+#include "daemon/base/log.h"
+#include "daemon/pipeline/camera_feed.h"
 #include "detector/background_work.h"
 #include "tests/log_capture.h"
 #include "tests/occurrences.h"
@@ -92,11 +93,16 @@ SourceFactory scripted(std::shared_ptr<Script> script) {
 
 BackoffPolicy fastBackoff() { return BackoffPolicy{10ms, 40ms, 200ms}; }
 
+// The camera's frames into the scheduler, as CameraSet feeds them.
+std::shared_ptr<CameraFeed> feed(Scheduler& scheduler) {
+  return std::make_shared<CameraFeed>(config(), scheduler);
+}
+
 TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
@@ -105,10 +111,10 @@ TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   ASSERT_TRUE(job.has_value());
   EXPECT_EQ(job->camera->name(), "test");
   EXPECT_EQ(job->frame->picture.size().width, 32);
-  EXPECT_TRUE(camera.channel()->counters().up.load());
+  EXPECT_TRUE(camera.counters().up.load());
   camera.stop();
   EXPECT_EQ(camera.state(), CameraState::kStopped);
-  EXPECT_FALSE(camera.channel()->counters().up.load());
+  EXPECT_FALSE(camera.counters().up.load());
 }
 
 TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
@@ -118,11 +124,11 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
   script->reads = {ErrorCode::kUnavailable};
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 5; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 5; }));
   EXPECT_EQ(camera.state(), CameraState::kStreaming);
   {
     std::lock_guard lock(script->mutex);
@@ -142,8 +148,8 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
     script->reads = {ErrorCode::kUnavailable};
   }
   ASSERT_TRUE(
-      testing::waitUntil([&] { return camera.channel()->counters().reconnects.load() == 1; }));
-  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 1U)
+      testing::waitUntil([&] { return camera.counters().reconnects.load() == 1; }));
+  EXPECT_EQ(camera.counters().reconnects.load(), 1U)
       << "the first open after failures is not a reconnect; the reopen after the loss is";
   camera.stop();
 }
@@ -153,13 +159,13 @@ TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
   script->reads = {ErrorCode::kInvalidData, ErrorCode::kInvalidData, ErrorCode::kInvalidData};
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 3; }));
-  EXPECT_EQ(camera.channel()->counters().decodeErrors.load(), 3U);
-  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 0U);
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 3; }));
+  EXPECT_EQ(camera.counters().decodeErrors.load(), 3U);
+  EXPECT_EQ(camera.counters().reconnects.load(), 0U);
   camera.stop();
   std::lock_guard lock(script->mutex);
   EXPECT_EQ(script->openCalls, 1);
@@ -169,17 +175,17 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(200, ErrorCode::kTimeout);  // 400 ms of timeouts > 200 ms stall limit
   }
   ASSERT_TRUE(
-      testing::waitUntil([&] { return camera.channel()->counters().reconnects.load() >= 1; }));
+      testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }));
   EXPECT_NE(camera.lastError(), "");
   camera.stop();
 }
@@ -189,9 +195,9 @@ TEST(CameraTest, StalledSourceIsTreatedAsLost) {
 TEST(CameraTest, ASourceSkippingToItsNextKeyframeIsNoStall) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(config(), scheduler, scripted(script), fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 0; }));
   std::uint64_t before = 0;
   {
     std::lock_guard lock(script->mutex);
@@ -203,7 +209,7 @@ TEST(CameraTest, ASourceSkippingToItsNextKeyframeIsNoStall) {
     std::lock_guard lock(script->mutex);
     return script->reads.empty() && script->delivered > before;
   }));
-  EXPECT_EQ(camera.channel()->counters().reconnects.load(), 0U) << camera.lastError();
+  EXPECT_EQ(camera.counters().reconnects.load(), 0U) << camera.lastError();
   EXPECT_EQ(camera.state(), CameraState::kStreaming);
   camera.stop();
 }
@@ -214,24 +220,24 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(200, ErrorCode::kInvalidData);  // 400 ms of them > 200 ms stall limit
   }
   ASSERT_TRUE(testing::waitUntil([&] {
-    return camera.channel()->counters().reconnects.load() >= 1;
+    return camera.counters().reconnects.load() >= 1;
   })) << "state "
       << cameraStateName(camera.state());
   EXPECT_NE(camera.lastError().find("no usable frame for 200 ms"), std::string::npos)
       << camera.lastError();
   EXPECT_NE(camera.lastError().find("scripted read failure"), std::string::npos)
       << camera.lastError();
-  EXPECT_GE(camera.channel()->counters().decodeErrors.load(), 50U);
+  EXPECT_GE(camera.counters().decodeErrors.load(), 50U);
   camera.stop();
 }
 
@@ -248,15 +254,15 @@ TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
   testing::LogCapture log("capture");
   {
     Camera camera(
-        config(), scheduler,
+        config(), feed(scheduler),
         scripted(script),
         fastBackoff());
     camera.start();
     ASSERT_TRUE(testing::waitUntil([&] {
       std::lock_guard lock(script->mutex);
-      return script->reads.empty() && camera.channel()->counters().captured.load() > 10;
+      return script->reads.empty() && camera.counters().captured.load() > 10;
     }));
-    EXPECT_EQ(camera.channel()->counters().decodeErrors.load(), 5U);
+    EXPECT_EQ(camera.counters().decodeErrors.load(), 5U);
     camera.stop();
   }
   const std::string said = log.text();
@@ -270,7 +276,7 @@ TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
@@ -280,15 +286,15 @@ TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
     ASSERT_TRUE(job.has_value());
     held.push_back(std::move(*job));
   }
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().dropped.load() > 0; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().dropped.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(1000, ErrorCode::kUnavailable);  // unplugged: every read fails at once
   }
   ASSERT_TRUE(testing::waitUntil([&] {
-    return camera.channel()->counters().reconnects.load() >= 1;
+    return camera.counters().reconnects.load() >= 1;
   })) << "dropped "
-      << camera.channel()->counters().dropped.load();
+      << camera.counters().dropped.load();
   camera.stop();
 }
 
@@ -296,11 +302,11 @@ TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       fastBackoff());
   camera.start();
-  ASSERT_TRUE(testing::waitUntil([&] { return camera.channel()->counters().captured.load() > 2; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 2; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads = {ErrorCode::kEndOfStream};
@@ -354,13 +360,13 @@ TEST(CameraTest, AStopDuringTheOpenIsNoOpenFailure) {
   Scheduler scheduler;
   testing::LogCapture log("capture");
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       [opening](const CameraConfig&) { return std::make_unique<SlowOpenSource>(opening); },
       fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return opening->load(); }));
   camera.stop();
-  EXPECT_EQ(camera.channel()->counters().openFailures.load(), 0U);
+  EXPECT_EQ(camera.counters().openFailures.load(), 0U);
   EXPECT_EQ(camera.state(), CameraState::kStopped);
   EXPECT_EQ(log.text().find("source lost"), std::string::npos) << log.text();
 }
@@ -406,8 +412,9 @@ TEST(CameraTest, AStopLeavesACaptureThreadStuckInAReadBehindAndItEndsOnItsOwn) {
   auto hung = std::make_shared<HungRead>();
   auto scheduler = std::make_unique<Scheduler>();
   testing::LogCapture log("capture");
+  auto cameraFeed = feed(*scheduler);
   CameraPtr camera(new Camera(
-      config(), *scheduler,
+      config(), cameraFeed,
       [hung](const CameraConfig&) { return std::make_unique<HungReadSource>(hung); },
       fastBackoff()));
   const int backgroundBefore = background::detachedRunning();
@@ -418,12 +425,13 @@ TEST(CameraTest, AStopLeavesACaptureThreadStuckInAReadBehindAndItEndsOnItsOwn) {
   }
   EXPECT_FALSE(camera->stopBy(SteadyClock::now() + 100ms));
   EXPECT_EQ(camera->state(), CameraState::kStopped);
-  EXPECT_FALSE(camera->channel()->counters().up.load());
+  EXPECT_FALSE(camera->counters().up.load());
   EXPECT_EQ(background::detachedRunning(), backgroundBefore + 1);
   EXPECT_NE(log.text().find("[cam=test] the capture thread did not end after the stop"),
             std::string::npos)
       << log.text();
-  std::weak_ptr<CameraChannel> channel = camera->channel();
+  std::weak_ptr<CameraChannel> channel = cameraFeed->channel();
+  cameraFeed.reset();
   camera.reset();     // handed to its thread, which still reads
   scheduler.reset();  // the daemon's end, or another reload's
   EXPECT_FALSE(channel.expired()) << "deleted under its thread's feet";
@@ -448,7 +456,7 @@ TEST(CameraTest, ARestartedCameraOpensOnlyOnceTheThreadLeftBehindHasEnded) {
   auto hung = std::make_shared<HungRead>();
   Scheduler scheduler;
   CameraPtr old(new Camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       [hung](const CameraConfig&) { return std::make_unique<HungReadSource>(hung); },
       fastBackoff()));
   old->start();
@@ -462,7 +470,7 @@ TEST(CameraTest, ARestartedCameraOpensOnlyOnceTheThreadLeftBehindHasEnded) {
   old.reset();
 
   auto script = std::make_shared<Script>();
-  CameraPtr stoppedWhileWaiting(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  CameraPtr stoppedWhileWaiting(new Camera(config(), feed(scheduler), scripted(script), fastBackoff()));
   stoppedWhileWaiting->start(leftBehind);
   ASSERT_TRUE(testing::waitUntil([&] { return !stoppedWhileWaiting->lastError().empty(); }));
   EXPECT_NE(stoppedWhileWaiting->lastError().find("waiting for the previous capture thread"),
@@ -470,7 +478,7 @@ TEST(CameraTest, ARestartedCameraOpensOnlyOnceTheThreadLeftBehindHasEnded) {
       << stoppedWhileWaiting->lastError();
   EXPECT_TRUE(stoppedWhileWaiting->stopBy(SteadyClock::now() + 10s));
 
-  CameraPtr restarted(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  CameraPtr restarted(new Camera(config(), feed(scheduler), scripted(script), fastBackoff()));
   restarted->start(leftBehind);
   ASSERT_TRUE(testing::waitUntil([&] { return !restarted->lastError().empty(); }));
   EXPECT_EQ(restarted->state(), CameraState::kStarting);
@@ -493,7 +501,7 @@ TEST(CameraTest, AStopByADeadlineJoinsACaptureThreadThatEnds) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
   testing::LogCapture log("capture");
-  CameraPtr camera(new Camera(config(), scheduler, scripted(script), fastBackoff()));
+  CameraPtr camera(new Camera(config(), feed(scheduler), scripted(script), fastBackoff()));
   const int backgroundBefore = background::detachedRunning();
   camera->start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera->state() == CameraState::kStreaming; }));
@@ -510,7 +518,7 @@ TEST(CameraTest, StopIsPromptDuringBackoff) {
   script->opens.assign(100, ErrorCode::kUnavailable);
   Scheduler scheduler;
   Camera camera(
-      config(), scheduler,
+      config(), feed(scheduler),
       scripted(script),
       BackoffPolicy{30000ms, 30000ms, 5000ms});
   camera.start();

@@ -1,4 +1,4 @@
-#include "daemon/config.h"
+#include "daemon/config/config_file.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "daemon/publish/event_publisher.h"
+#include "daemon/events/event_publisher.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <opencv2/core.hpp>
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 #include "tests/clip_pictures.h"
 #include "tests/model_paths.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 
-#include "daemon/config.h"
+#include "daemon/config/config_file.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {

@@ -1,4 +1,4 @@
-#include "daemon/observe/heap.h"
+#include "daemon/metrics/heap.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

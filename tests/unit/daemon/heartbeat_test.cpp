@@ -1,4 +1,4 @@
-#include "daemon/observe/heartbeat.h"
+#include "daemon/base/heartbeat.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/observe/http_logins.h"
+#include "daemon/http/http_logins.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/observe/http_server.h"
+#include "daemon/http/http_server.h"
 
 // clang-format off
 // Boost 1.74's asio uses std::exchange without including <utility> (fails with g++ 12, C++20).

@@ -1,7 +1,7 @@
 // The metrics registry: exact text exposition output, escaping, callback series that are
 // absent, removal, concurrent updates, name validation, process metrics from a fake procfs,
 // and the output checked by the real promtool.
-#include "daemon/observe/metrics.h"
+#include "daemon/base/metrics.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

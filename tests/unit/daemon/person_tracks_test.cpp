@@ -1,4 +1,4 @@
-#include "daemon/pipeline/person_tracks.h"
+#include "daemon/events/person_tracks.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

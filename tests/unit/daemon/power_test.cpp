@@ -1,12 +1,12 @@
 // Power sources against fake sysfs/procfs trees: exact watts and joules, a RAPL wrap, the
 // right hwmon among several, and missing, unreadable or garbage files reading as absent.
-#include "daemon/observe/power.h"
+#include "daemon/metrics/power.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "daemon/observe/metrics.h"
+#include "daemon/base/metrics.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {

@@ -1,4 +1,4 @@
-#include "daemon/pipeline/presence_tracker.h"
+#include "daemon/events/presence_tracker.h"
 
 #include <gtest/gtest.h>
 

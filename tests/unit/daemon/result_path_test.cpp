@@ -1,4 +1,4 @@
-#include "daemon/pipeline/result_path.h"
+#include "daemon/events/result_path.h"
 
 #include <gtest/gtest.h>
 

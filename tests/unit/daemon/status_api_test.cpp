@@ -1,4 +1,4 @@
-#include "daemon/observe/status_api.h"
+#include "daemon/http/status_api.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <future>
 #include <thread>
 
-#include "daemon/observe/http_server.h"
-#include "daemon/pipeline/result_path.h"
-#include "daemon/publish/event_publisher.h"
+#include "daemon/http/http_server.h"
+#include "daemon/events/result_path.h"
+#include "daemon/events/event_publisher.h"
 #include "tests/http_get.h"
 
 namespace vigil {

@@ -1,4 +1,4 @@
-#include "daemon/observe/systemd_notify.h"
+#include "daemon/service/systemd_notify.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "daemon/url_credentials.h"
+#include "daemon/base/url_credentials.h"
 
 #include <gtest/gtest.h>
 

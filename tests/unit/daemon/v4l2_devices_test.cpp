@@ -16,7 +16,7 @@
 
 #include "daemon/capture/v4l2_source.h"
 #include "daemon/commands/cameras_command.h"
-#include "daemon/config.h"
+#include "daemon/settings/settings.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {

@@ -1,12 +1,12 @@
-#include "daemon/observe/web_config.h"
+#include "daemon/config/web_config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
 
-#include "daemon/config.h"
-#include "daemon/observe/http_logins.h"
+#include "daemon/config/config_file.h"
+#include "daemon/http/http_logins.h"
 #include "tests/temp_dir.h"
 #include "tests/test_pki.h"
 

@@ -1,0 +1,153 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/events/presence_tracker.h"
+#include "daemon/settings/tracking_settings.h"
+#include "detector/track/byte_tracker.h"
+#include "detector/track/line_crossing.h"
+
+namespace vigil {
+
+// A zone as tracking sees it: a track enters after minFrames consecutive detected frames with
+// its feet inside (Frigate's `inertia`), leaves at the first detected frame outside or when the
+// track ends, and loiters once per visit when inside longer than loiterAfterSeconds.
+struct TrackZone {
+  std::string name;
+  Polygon polygon;
+  int minFrames = 1;
+  std::optional<double> loiterAfterSeconds;  // nullopt: no loiter event
+};
+
+// A tracked person crossed a line (counted, past its band).
+struct LineCrossingEvent {
+  std::string line;
+  CrossingDirection direction = CrossingDirection::kIn;
+  std::uint64_t trackId = 0;
+  double time = 0;  // the frame's time, on the caller's clock
+  Box box;          // pixels, on that frame
+  float score = 0;
+};
+
+struct PersonTrackingSettings {
+  ByteTrackSettings tracker;
+  StationarySettings stationary;
+  float minScore = 0.5F;  // a track counts as a person once detected at this score
+};
+
+// The camera's settings as the tracker takes them: ByteTrack's tuned defaults with the camera's
+// lost time, its stationary rule, and presence's min_score for what counts as a person.
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore);
+
+// A person as the daemon reports it: a confirmed track detected at minScore at least once and
+// not yet expired (a frame that misses it does not make the count flicker).
+struct TrackedPerson {
+  std::uint64_t id = 0;
+  Box box;  // pixels
+  float score = 0;
+  double firstSeen = 0;  // seconds, the caller's clock
+  double lastSeen = 0;
+  bool detected = false;  // detected on the last frame (else: predicted, briefly lost)
+  bool stationary = false;
+  std::vector<std::string> zones;  // the zones it has entered and not left
+  // On the frame it is first reported, when that is its track's second frame: the detection the
+  // track was started from, on the frame before, reported by no one
+  // (reportedFirstOnItsSecondFrame). Its lines took it as their first observation; a tracks file
+  // writes it too.
+  std::optional<Box> start;
+};
+
+enum class ZoneEventType { kEnter, kLeave, kLoiter };
+
+struct ZoneEvent {
+  ZoneEventType type;
+  std::string zone;
+  std::uint64_t trackId = 0;
+  double time = 0;  // the frame's time (a leave by expiry: the update that found it)
+  double secondsInside = 0;  // since the enter (0 for the enter itself)
+};
+
+std::string_view zoneEventName(ZoneEventType type);
+
+// One camera's persons over time: ByteTracker on its detections, then zone membership, loitering
+// and stationarity per track.
+//
+// Not thread-safe: the control thread's result path owns one per camera.
+class PersonTracks {
+ public:
+  // `masks`: a person whose feet stand inside one is not tracked (the camera's masks).
+  // `lines`: checked already (config); one that CountingLine refuses is left out.
+  PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
+               std::vector<Polygon> masks = {}, const std::vector<LineSpec>& lines = {});
+
+  // One frame's person detections (every score the tracker uses, down to its lowScore) at
+  // `time`, boxes in pixels of a width x height frame. Appends the frame's zone events.
+  void update(double time, int width, int height, const std::vector<Detection>& persons,
+              std::vector<ZoneEvent>& events);
+
+  // No frame since the last update: tracks lost longer than the lost time end (leave events),
+  // as a frame without persons at `time` would end them.
+  void expire(double time, std::vector<ZoneEvent>& events);
+  double lostAfterSeconds() const { return settings_.tracker.lostAfterSeconds; }
+  // Every visit ends now (leave events at `time`): the camera stops or restarts. The last call
+  // on this object.
+  void endAll(double time, std::vector<ZoneEvent>& events);
+
+  const std::vector<TrackedPerson>& persons() const { return persons_; }
+  // Tracks that became persons (confirmed, scored at minScore), since construction.
+  std::uint64_t personsStarted() const { return personsStarted_; }
+  // How long each person track that ended in the last update() was seen (last - first seen).
+  const std::vector<double>& endedDurations() const { return endedDurations_; }
+  // The line crossings counted in the last update(), in the order of the lines.
+  const std::vector<LineCrossingEvent>& crossings() const { return crossings_; }
+  // The names of the lines with a point outside a width x height frame (nobody's feet get
+  // there: a line drawn for another resolution).
+  std::vector<std::string> linesOutside(int width, int height) const;
+
+ private:
+  struct Visit {
+    int framesInside = 0;
+    bool entered = false;
+    double enteredAt = 0;
+    bool loitered = false;
+  };
+  struct State {
+    std::uint64_t id = 0;
+    bool person = false;    // detected at minScore once
+    bool reported = false;  // counted in personsStarted_
+    double firstSeen = 0;
+    double lastSeen = 0;
+    double anchorTime = 0;
+    float anchorX = 0, anchorY = 0;
+    bool stationary = false;
+    std::vector<Visit> visits;  // one per zone
+    std::vector<LineTrackState> lineStates;  // one per line
+  };
+
+  State& stateOf(const Track& track);
+  void updateStationary(State& s, const Track& t, double time);
+  void updateZones(State& s, const Track& t, double time, int width, int height,
+                   std::vector<ZoneEvent>& events);
+  void updateLines(State& s, const Track& t, double time);
+  void endTracks(double time, std::vector<ZoneEvent>& events);
+  // A track ends: it leaves the zones it entered, and its duration is noted.
+  void leaveZones(const State& s, double time, std::vector<ZoneEvent>& events);
+
+  PersonTrackingSettings settings_;
+  std::vector<TrackZone> zones_;
+  std::vector<Polygon> masks_;
+  std::vector<std::pair<std::string, CountingLine>> lines_;  // name, line
+  ByteTracker tracker_;
+  std::vector<Detection> unmasked_;  // reused
+  std::vector<State> states_;  // by id, as the tracker's
+  std::vector<TrackedPerson> persons_;
+  std::uint64_t personsStarted_ = 0;
+  std::vector<double> endedDurations_;
+  std::vector<LineCrossingEvent> crossings_;
+};
+
+}  // namespace vigil

@@ -1,0 +1,66 @@
+// Streams on an HttpServer connection (HttpStream in http_server.h): the header once, then each
+// part the stream gives, written one at a time.
+#include <boost/asio/write.hpp>
+
+#include "daemon/http/http_server_impl.h"
+
+namespace vigil {
+
+using namespace http_internal;
+
+void HttpServer::Impl::Session::startStream(HttpResponse response) {
+  const std::size_t limit =
+      std::min(server_->settings_.maxStreams, server_->settings_.maxConnections / 2);
+  if (server_->streamsOpen_ >= limit) {
+    server_->counters_.streamsRefused.fetch_add(1, std::memory_order_relaxed);
+    HttpResponse busy = textResponse(
+        503, fmt::format("{} live streams are open (the limit); try again later\n", limit));
+    busy.headers.emplace_back("Retry-After", "5");
+    return write(busy, /*headOnly=*/false, /*keepAlive=*/false, version_);
+  }
+  ++server_->streamsOpen_;
+  server_->counters_.streams.fetch_add(1, std::memory_order_relaxed);
+  server_->count(200);
+  stream_ = std::move(response.stream);
+  std::string head = "HTTP/1.1 200 OK\r\nServer: vigil\r\nContent-Type: " + response.contentType +
+                     "\r\nConnection: close\r\n";
+  for (const auto& [name, value] : server_->security_.headers) head += name + ": " + value + "\r\n";
+  for (const auto& [name, value] : response.headers) {
+    if (name.find_first_of("\r\n:") == std::string::npos &&
+        value.find_first_of("\r\n") == std::string::npos) {
+      head += name + ": " + value + "\r\n";
+    }
+  }
+  streamBytes_ = head + "\r\n";
+  pollTimer_.emplace(lowest().get_executor());
+  writeStreamBytes();
+}
+
+void HttpServer::Impl::Session::writeStreamBytes() {
+  // A viewer that reads nothing for writeTimeout is closed (the part stays unsent meanwhile, and
+  // no newer one queues behind it).
+  lowest().expires_after(server_->settings_.writeTimeout);
+  withStream([this](auto& stream) {
+    asio::async_write(stream, asio::buffer(streamBytes_),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec || self->server_->stopped_) return self->lowest().close();
+                        self->lowest().expires_never();
+                        self->nextStreamPart();
+                      });
+  });
+}
+
+void HttpServer::Impl::Session::nextStreamPart() {
+  if (!stream_->open()) return shutdown();
+  if (auto part = stream_->next()) {
+    streamBytes_ = std::move(*part);
+    return writeStreamBytes();
+  }
+  pollTimer_->expires_after(kStreamPoll);
+  pollTimer_->async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || self->server_->stopped_) return;
+    self->nextStreamPart();
+  });
+}
+
+}  // namespace vigil

@@ -1,0 +1,112 @@
+#include "daemon/http/status_snapshot.h"
+
+#include "daemon/base/url_credentials.h"
+
+namespace vigil {
+
+namespace {
+
+FrameCounts readFrameCounts(const CameraCounters& c) {
+  return {c.captured.load(),        c.detected.load(),     c.skipped.load(),
+          c.dropped.load(),         c.decodeErrors.load(), c.lost.load(),
+          c.reconnects.load(),      c.gated.load(),        c.openFailures.load(),
+          c.decoding->frames.load()};
+}
+
+CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, const CameraView* view,
+                              const EventPublisher& publisher) {
+  const CameraCounters& c = camera.counters();
+  CameraSnapshot s;
+  s.name = name;
+  s.source = redactCredentials(camera.config().source);
+  s.state = camera.state();
+  // The camera's last state reason is an error only when it is not streaming.
+  if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
+  s.up = c.up.load();
+  s.frames = readFrameCounts(c);
+  s.captureCpuSeconds = c.captureCpuSeconds();
+  s.decoder = camera.counters().decoder();
+  s.motionEnabled = camera.config().motion.enabled;
+  s.motion = static_cast<MotionState>(c.motionState.load());
+  s.captureOverdue = c.heartbeat.overdueBy();
+  if (auto presence = publisher.state(name)) {
+    s.present = presence->present;
+    s.persons = presence->count;
+  }
+  const CameraConfig& config = camera.config();
+  s.detectFps = config.detectFps;
+  for (const ZoneSpec& zone : config.zones) {
+    CameraSnapshot::Zone z{zone.name, zone.polygon, false, 0};
+    if (auto presence = publisher.state(name, zone.name)) {
+      z.present = presence->present;
+      z.persons = presence->count;
+    }
+    s.zones.push_back(std::move(z));
+  }
+  for (const LineSpec& line : config.lines) {
+    const LineCounts& counts = publisher.lineCounts();
+    s.lines.push_back({line, counts.count(name, line.name, CrossingDirection::kIn).value_or(0),
+                       counts.count(name, line.name, CrossingDirection::kOut).value_or(0)});
+  }
+  s.masks = config.masks;
+  s.idleDetectIntervalS = std::chrono::duration<double>(config.motion.idleDetectInterval).count();
+  s.stillDetectIntervalS = std::chrono::duration<double>(config.motion.stillDetectInterval).count();
+  if (view != nullptr) {
+    s.gatedSeconds = view->gatedSeconds;
+    s.fpsCaptured = view->fpsCaptured;
+    s.captureCpuShare = view->captureCpuShare;
+    s.fpsDetected = view->fpsDetected;
+    s.lastPerson = view->lastPerson;
+    s.hasFrame = view->hasFrame;
+    s.latencyMs = view->latency.summary();
+    s.tracking = view->tracks != nullptr;
+    s.tracks = view->latestTracks;
+  }
+  return s;
+}
+
+std::optional<MqttSnapshot> mqttSnapshot(const MqttClient* mqtt, const MqttConfig& config) {
+  if (mqtt == nullptr) return std::nullopt;
+  return MqttSnapshot{config.url,          mqtt->connected(),  mqtt->published(), mqtt->dropped(),
+                      mqtt->bufferedNow(), mqtt->reconnects(), mqtt->lastError()};
+}
+
+}  // namespace
+
+DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
+  DaemonSnapshot s;
+  s.node = in.config.node;
+  s.uptimeSeconds = std::chrono::duration<double>(SteadyClock::now() - in.startedAt).count();
+  s.detectorLoaded = in.worker != nullptr;
+  s.backend = in.backend.inUse();
+  s.backendJson = in.backend.json();
+  if (in.worker != nullptr) {
+    s.model = in.worker->modelName();
+    s.detectionFailures = in.worker->failures();
+    s.invalidOutputs = in.worker->invalidOutputs();
+    s.workerOverdue = in.worker->heartbeat().overdueBy();
+  }
+  s.mqtt = mqttSnapshot(in.mqtt, in.config.mqtt);
+  s.eventsPublished = in.publisher.eventsPublished();
+  for (const CameraConfig& c : in.config.cameras) {
+    if (c.enabled) s.enabledCameras.push_back(c.name);
+  }
+  for (const auto& [name, camera] : in.cameras.cameras()) {
+    s.cameras.push_back(cameraSnapshot(name, *camera, in.results.view(name), in.publisher));
+  }
+  return s;
+}
+
+DaemonSnapshot takeHeartbeats(const SnapshotSources& in) {
+  DaemonSnapshot s;
+  if (in.worker != nullptr) s.workerOverdue = in.worker->heartbeat().overdueBy();
+  for (const auto& [name, camera] : in.cameras.cameras()) {
+    CameraSnapshot c;
+    c.name = name;
+    c.captureOverdue = camera->counters().heartbeat.overdueBy();
+    s.cameras.push_back(std::move(c));
+  }
+  return s;
+}
+
+}  // namespace vigil

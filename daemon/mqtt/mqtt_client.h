@@ -1,0 +1,164 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "daemon/events/message_sink.h"
+#include "detector/error.h"
+
+namespace mqtt {
+class async_client;
+class connect_options;
+class iaction_listener;
+class message;
+class token;
+}  // namespace mqtt
+
+namespace vigil {
+
+struct MqttSettings {
+  std::string url = "mqtt://127.0.0.1:1883";  // mqtt:// (plain TCP) or mqtts:// (TLS)
+  std::string clientId = "vigil";
+  std::string username;
+  std::string password;  // already read from its file by the caller; never logged
+  std::string caFile;    // mqtts: trust store (PEM); empty = the system's default paths
+  std::string certFile;  // mqtts: optional client certificate (PEM)
+  std::string keyFile;   // mqtts: its private key (PEM); empty = inside certFile
+  int qos = 1;
+  std::chrono::seconds keepAlive{30};
+  std::size_t bufferMessages = 1000;  // bound of the offline buffer, in messages
+  std::string willTopic;              // empty = no last will
+  std::string willPayload = "offline";
+  std::chrono::milliseconds minRetry{500};
+  std::chrono::milliseconds maxRetry{30000};
+};
+
+// The daemon's MQTT connection (Paho C++ async_client underneath).
+//
+// Threads: publish() and the getters may be called from any thread (the daemon calls them
+// from its io_context thread); they never block on the network, only on a short internal
+// mutex. The client owns one internal thread that connects, reconnects with exponential
+// backoff (minRetry doubling up to maxRetry) and hands queued messages to Paho in order.
+// Paho's own threads deliver acknowledgements and connection-lost notices.
+//
+// Delivery: every message goes through one bounded queue of bufferMessages entries and is
+// removed only once Paho reports it delivered (QoS 1/2: acknowledged by the broker). After a
+// reconnect the unacknowledged messages are sent again from the front, in order, before any
+// newer ones, so a message may arrive twice (QoS 1 "at least once") but never out of order.
+// Paho's own offline buffering is off: it neither bounds nor counts what it drops.
+// When the queue is full, the oldest non-retained message not yet handed to Paho is dropped
+// and counted in dropped(). A retained message replaces a queued, not yet sent retained
+// message on the same topic (a broker would keep only the newest anyway; not a drop).
+//
+// Errors: nothing throws out of this class. Connection failures are logged (logger "mqtt")
+// once per change of state or reason, with the URL but never the password; lastError()
+// holds the latest reason.
+class MqttClient : public MessageSink {
+ public:
+  explicit MqttClient(MqttSettings settings);
+  // stop("", "") if still running: no final message, clean disconnect. Takes about 1 s when
+  // it is the process's last Paho client (Paho joins its internal threads).
+  ~MqttClient() override;
+  MqttClient(const MqttClient&) = delete;
+  MqttClient& operator=(const MqttClient&) = delete;
+
+  // Checks the URL scheme (mqtt:// or mqtts://), QoS, bounds and that the TLS files exist.
+  static Expected<void> validate(const MqttSettings& settings);
+
+  // Starts connecting in the background and returns at once. The last will, if willTopic is
+  // set, is willPayload, retained, at settings.qos. Calling start() twice does nothing.
+  void start();
+
+  // Publishes finalTopic/finalPayload retained (e.g. status "offline") after what is already
+  // queued, if connected, waits up to 1 s for it, then disconnects cleanly (so the broker does
+  // not send the last will), waiting up to 0.5 s. An empty finalTopic skips the final message.
+  // Blocks up to ~1.5 s even when the broker answers nothing (the daemon's stop promise is
+  // 2 s); call it from the thread that owns the client, not from a callback.
+  void stop(std::string_view finalTopic, std::string_view finalPayload);
+
+  // Queues a message; see "Delivery" above. Never blocks on the network.
+  void publish(std::string topic, std::string payload, bool retained) override;
+
+  // Subscribes to `topicFilter` (at settings.qos) on every connect; messages arrive at the
+  // handler set with setOnMessage(), from a Paho thread (post to your own executor). Call both
+  // before start().
+  void subscribe(std::string topicFilter);
+  void setOnMessage(std::function<void(std::string topic, std::string payload)> handler);
+
+  // Called after every successful connect and reconnect, from the client's internal thread
+  // (not the caller's): post to your own executor (asio::post) before touching your state.
+  // Messages published from it are queued after the ones buffered while disconnected.
+  // Set it before start().
+  void setOnConnected(std::function<void()> callback);
+
+  bool connected() const { return connected_.load(); }
+  std::uint64_t published() const { return published_.load(); }    // delivered (acked) messages
+  std::uint64_t dropped() const { return dropped_.load(); }        // lost to a full buffer
+  std::size_t bufferedNow() const { return bufferedNow_.load(); }  // queued, not yet acked
+  std::uint64_t reconnects() const { return reconnects_.load(); }  // attempts after the first
+  std::string lastError() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<const mqtt::message> message;
+    bool retained = false;
+    bool acked = false;
+  };
+
+  void run();
+  void attemptConnect();
+  // Waits for `token` in 100 ms slices, until `limit` if given; false as soon as a stop is
+  // asked for (stop() disconnects, which cancels what the token waits for).
+  bool awaitUnlessStopping(mqtt::token& token,
+                           std::optional<std::chrono::milliseconds> limit);
+  void sendWindow(std::unique_lock<std::mutex>& lock);
+  void onDelivered(const mqtt::token& token, bool success);
+  void onConnectionLost(const std::string& cause);
+  void setError(const std::string& reason, bool retrying);
+  void checkAlive(std::unique_lock<std::mutex>& lock);
+  void popAcked();  // requires mutex_
+
+  MqttSettings settings_;
+  std::string serverUri_;                                     // tcp:// or ssl:// for Paho
+  std::unique_ptr<mqtt::iaction_listener> deliveryListener_;  // outlives client_
+  std::unique_ptr<mqtt::async_client> client_;
+  std::unique_ptr<mqtt::connect_options> connectOptions_;
+  std::function<void()> onConnected_;
+  std::function<void(std::string, std::string)> onMessage_;
+  std::vector<std::string> subscriptions_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Entry> queue_;
+  std::size_t sent_ = 0;  // queue_[0, sent_) were handed to Paho on the current connection
+  bool stopping_ = false;
+  bool started_ = false;
+  bool stopped_ = false;
+  bool dropLogged_ = false;  // the "buffer full" warning, once until the queue drains
+  std::string lastError_;
+  std::string lastLogged_;  // the reason last logged, to log once per change
+  std::chrono::milliseconds backoff_{0};
+  std::chrono::steady_clock::time_point nextAttempt_{};
+  std::thread worker_;
+
+  std::atomic<bool> connected_{false};
+  std::atomic<std::uint64_t> published_{0};
+  std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::size_t> bufferedNow_{0};
+  std::atomic<std::uint64_t> reconnects_{0};
+  std::uint64_t attempts_ = 0;  // worker thread only
+};
+
+}  // namespace vigil

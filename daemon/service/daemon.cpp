@@ -1,0 +1,474 @@
+#include "daemon/service/daemon.h"
+
+// clang-format off
+// Boost 1.74's asio uses std::exchange without including <utility> (fails with g++ 12, C++20).
+#include <utility>
+#include <boost/asio.hpp>
+// clang-format on
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "daemon/pipeline/camera_set.h"
+#include "daemon/config/config_file.h"
+#include "daemon/base/log.h"
+#include "daemon/pipeline/backend_status.h"
+#include "daemon/metrics/daemon_metrics.h"
+#include "daemon/metrics/heap.h"
+#include "daemon/http/http_endpoint.h"
+#include "daemon/service/run_summary.h"
+#include "daemon/http/status_snapshot.h"
+#include "daemon/service/systemd_notify.h"
+#include "daemon/service/watchdog_pinger.h"
+#include "daemon/pipeline/detector_load.h"
+#include "daemon/pipeline/detector_loading.h"
+#include "daemon/pipeline/detector_reload.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/events/result_path.h"
+#include "daemon/pipeline/scheduler.h"
+#include "daemon/mqtt/publishing.h"
+#include "detector/background_work.h"
+
+namespace vigil {
+
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr auto kPresenceTick = std::chrono::milliseconds(250);
+constexpr auto kHeapReleasePeriod = std::chrono::seconds(60);
+
+// --state-dir, else systemd's $STATE_DIRECTORY (its first directory), else nowhere.
+std::filesystem::path lineCountsFile(const RunOptions& options, const Config& config) {
+  std::filesystem::path dir = options.stateDir;
+  if (const char* env = std::getenv("STATE_DIRECTORY"); dir.empty() && env != nullptr) {
+    const std::string dirs(env);
+    dir = dirs.substr(0, dirs.find(':'));
+  }
+  const bool lines = std::any_of(config.cameras.begin(), config.cameras.end(),
+                                 [](const CameraConfig& c) { return !c.lines.empty(); });
+  if (dir.empty()) {
+    if (lines) {
+      logger("daemon")->warn(
+          "line counts start at 0 and are not kept across restarts: no "
+          "--state-dir and no $STATE_DIRECTORY");
+    }
+    return {};
+  }
+  if (lines) logger("daemon")->info("line counts kept in {}", (dir / "line-counts.json").string());
+  return dir / "line-counts.json";
+}
+
+std::vector<PublishedCamera> publishedCameras(const Config& config) {
+  std::vector<PublishedCamera> out;
+  for (const CameraConfig& c : config.cameras) {
+    if (c.enabled) {
+      out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks, c.lines});
+    }
+  }
+  return out;
+}
+
+// The control thread (signals, results, MQTT, HTTP) runs at a lower priority than the capture
+// and inference threads, which were started from it before this call and so keep the normal
+// one: a flood of HTTP requests then takes only what detection leaves (measured in
+// bench/http-metrics-load.md). Idle or lightly loaded, priorities change nothing. Threads a
+// SIGHUP reload starts later inherit the lower priority (an unprivileged thread cannot raise it
+// back), which only puts them level with HTTP again.
+void yieldToInference() {
+  constexpr int kControlNice = 5;
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kControlNice) != 0) {
+    logger("daemon")->debug("cannot lower the control thread's priority: {}", std::strerror(errno));
+  }
+}
+
+// Without this the resident size creeps up for an hour while the live heap stays flat
+// (heap.h).
+void releaseHeapPeriodically(asio::steady_timer& timer) {
+  timer.expires_after(kHeapReleasePeriod);
+  timer.async_wait([&timer](boost::system::error_code ec) {
+    if (ec) return;
+    releaseFreeHeap();
+    releaseHeapPeriodically(timer);
+  });
+}
+
+// What a reload cannot change while running: said, and the running value kept in `next`.
+// False when the HTTP listener is among them.
+bool keepWhatNeedsARestart(Config& next, const Config& running, spdlog::logger& log) {
+  const bool sameListener = next.http.sameListener(running.http);
+  if (!sameListener) {
+    log.warn("reload: http.enabled or http.listen changed; it takes effect at the next restart");
+    next.http = running.http;
+  }
+  if (next.node != running.node) {
+    log.warn("reload: node changed to '{}'; it takes effect at the next restart", next.node);
+    next.node = running.node;
+  }
+  if (!(next.mqtt == running.mqtt)) {
+    log.warn("reload: the mqtt section changed; it takes effect at the next restart");
+    next.mqtt = running.mqtt;
+  }
+  return sameListener;
+}
+
+// The parts wind down side by side, so that the stop takes as long as the slowest of them
+// (MQTT's final delivery at most 1.5 s; a reload's load 0.5 s and the cameras 1 s when they hang),
+// not their sum. The control thread is no longer running: no result reaches the publisher any
+// more.
+void windDown(CameraSet& cameras, DetectorReload* reload, InferenceWorker* worker,
+              ResultPath* results, Publishing& publishing) {
+  std::thread mqttStop;
+  if (EventPublisher* publisher = publishing.publisher.get()) {
+    if (results != nullptr) results->endTracks();
+    publisher->endAll(std::chrono::system_clock::now());
+    for (const auto& [name, camera] : cameras.cameras()) publisher->setCameraAvailable(name, false);
+    // `offline` last (what a subscriber takes for the end of the stream), then a clean
+    // disconnect once delivered, so that the broker sends no last will.
+    if (publishing.mqtt) {
+      mqttStop = std::thread([&publishing, topic = publisher->statusTopic()] {
+        publishing.mqtt->stop(topic, "offline");
+      });
+    }
+  }
+  // A reload's load under way (0.5 s at most: its thread uses the worker), all cameras asked at
+  // once (a source blocked in a read is interrupted), then the worker, whose inference in flight
+  // ends first.
+  if (reload != nullptr) reload->stop();
+  cameras.stopAll();
+  if (worker != nullptr) worker->stop();
+  if (mqttStop.joinable()) mqttStop.join();
+}
+
+// The lifecycle: owns the parts, starts them in order (publishing, metrics, the result path,
+// the detector, HTTP, the cameras), runs the control thread's io_context (signals, timers,
+// results, MQTT callbacks, HTTP), reloads on SIGHUP and stops in reverse. What each part does
+// is in its own room: docs/architecture.md.
+class Daemon {
+ public:
+  explicit Daemon(RunOptions options)
+      : options_(std::move(options)),
+        backendStatus_(registry_),
+        cameras_(scheduler_, {[this](const std::string& name, const Camera& camera,
+                                     const std::shared_ptr<CameraChannel>& channel) {
+                                metrics_->addCamera(
+                                    name, channel,
+                                    results_->addCamera(name, channel,
+                                                        metrics_->cameraHistograms(name),
+                                                        personTracksFor(camera.config())),
+                                    camera.config());
+                              },
+                              [this](const std::string& name) {
+                                metrics_->removeCamera(name);
+                                results_->removeCamera(name);
+                              }}) {}
+
+  int run() {
+    // First: until these are registered, SIGHUP's and SIGTERM's default action kills the
+    // process, and systemd may reload or stop as soon as READY=1 (or even before) is sent.
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
+    signals_.add(SIGHUP);
+    if (!start()) return 1;
+    waitForSignal();
+    asio::steady_timer duration(io_);
+    if (options_.durationSeconds) {
+      duration.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(*options_.durationSeconds)));
+      duration.async_wait([this](boost::system::error_code ec) {
+        if (ec) return;
+        log_->info("--duration reached, stopping");
+        shutdown();
+      });
+    }
+    startedAt_ = SteadyClock::now();
+    const double cpuAtStart = processCpuSeconds();
+    io_.run();
+    const double cpuWhileRunning = processCpuSeconds() - cpuAtStart;
+    // The summary tells each camera's state as it was while running, its counts after the stop.
+    std::vector<CameraState> running;  // in the camera set's order, as the snapshot lists them
+    for (const auto& [name, camera] : cameras_.cameras()) running.push_back(camera->state());
+    stopAll();
+    DaemonSnapshot stopped = snapshot();
+    for (std::size_t i = 0; i < stopped.cameras.size(); ++i) stopped.cameras[i].state = running[i];
+    writeRunSummary(options_.summaryJson, stopped, *results_,
+                    {stopped.uptimeSeconds, cpuWhileRunning});
+    log_->info("stopped");
+    return 0;
+  }
+
+ private:
+  // The parts in order; false (logged) when the configuration or a part cannot be used.
+  bool start() {
+    auto config = loadConfig(options_.configPath);
+    if (!config) {
+      log_->error("{}", config.error().message);
+      if (config.error().code == ErrorCode::kNotFound) {
+        log_->error("give the configuration with `vigil run --config FILE` (config/cameras.yaml "
+                    "explains every key; config/demo.yaml replays a clip as a camera)");
+      }
+      return false;
+    }
+    for (const std::string& warning : config->warnings) log_->warn("{}", warning);
+    if (!summaryIsWritable(options_.summaryJson)) return false;
+    auto publishing = makePublishing(
+        *config, [this](std::function<void()> f) { asio::post(io_, f); },
+        lineCountsFile(options_, *config));
+    if (!publishing) {
+      log_->error("{}", publishing.error().message);
+      return false;
+    }
+    publishing_ = std::move(*publishing);
+    metrics_ = std::make_unique<DaemonMetrics>(
+        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(),
+                                          config->node});
+    results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
+                                            config->detector.minScore);
+    results_->keepEventStarts(!options_.summaryJson.empty());
+    if (!options_.tracksOut.empty()) {
+      trackRecorder_ = std::make_unique<TrackRecorder>(options_.tracksOut);
+      results_->setTrackRecorder(trackRecorder_.get());
+    }
+    if (!startWorker(config->detector)) return false;
+    if (!startHttp(config->http)) return false;
+    config_ = *config;
+    worker_->setScaledDecode(config_.capture.scaledDecode);
+    // The retained state is OFF and queued before the first frame is even captured.
+    publishing_.publisher->setCameras(publishedCameras(config_));
+    if (publishing_.mqtt) publishing_.mqtt->start();
+    for (const CameraConfig& c : config_.cameras) cameras_.start(c);
+    yieldToInference();
+    tickPresence();
+    releaseHeapPeriodically(heapTimer_);
+    notifier_.ready(statusLine());
+    watchdog_.start();
+    log_->info("running {} camera(s) from {} as node '{}'; SIGHUP reloads, SIGTERM stops",
+               cameras_.size(), options_.configPath.string(), config_.node);
+    if (cameras_.size() == 0) log_->warn("no enabled camera in {}", options_.configPath.string());
+    return true;
+  }
+
+  bool startWorker(const DetectorConfig& config) {
+    auto loaded = loadDetector(config);
+    if (!loaded) {
+      log_->error("detector: {}", loaded.error().message);
+      return false;
+    }
+    backendStatus_.reset(config.backend, loaded->detector->backend(), loaded->reason);
+    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    worker_ = std::make_unique<InferenceWorker>(
+        std::move(loaded->detector), scheduler_, [this](FrameResult&& result) {
+          asio::post(io_, [this, r = std::move(result)]() mutable {
+            // `auto` with an NPU bundle: the side answering now (BackendStatus follows it), so
+            // that events and stage histograms name the NPU or the CPU, not "auto".
+            if (r.backend == "auto") r.backend = backendStatus_.inUse().name;
+            results_->onResult(r);
+          });
+        });
+    worker_->start();
+    reload_ = std::make_unique<DetectorReload>(*worker_, [this](DetectorReload::Outcome out) {
+      asio::post(io_, [this, out = std::move(out)]() mutable { onDetectorReloaded(out); });
+    });
+    return true;
+  }
+
+  bool startHttp(const HttpConfig& config) {
+    if (!config.enabled) {
+      log_->info("HTTP: off (http.enabled is false)");
+      return true;
+    }
+    http_ = std::make_unique<HttpEndpoint>(
+        io_, config,
+        StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
+                           registry_, *results_, worker_, publishing_.publisher->recentEvents()});
+    if (!http_->start()) return false;
+    metrics_->addHttp(http_->counters());
+    return true;
+  }
+
+  void waitForSignal() {
+    signals_.async_wait([this](boost::system::error_code ec, int signal) {
+      if (ec) return;
+      if (signal == SIGHUP) {
+        reload();
+        waitForSignal();
+        return;
+      }
+      // A second SIGTERM or Ctrl-C during the stop ends the process at once: their default
+      // action again (systemd counts an end by SIGTERM as clean).
+      boost::system::error_code ignored;
+      signals_.remove(SIGINT, ignored);
+      signals_.remove(SIGTERM, ignored);
+      log_->info("signal {} received, stopping (another ends the process at once)", signal);
+      shutdown();
+    });
+  }
+
+  void shutdown() {
+    notifier_.stopping();
+    signals_.cancel();
+    io_.stop();
+  }
+
+  std::string statusLine() const {
+    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendStatus_.inUse().name,
+                       publishing_.mqtt ? ", MQTT " + config_.mqtt.url : std::string());
+  }
+
+  void tickPresence() {
+    presenceTimer_.expires_after(kPresenceTick);
+    presenceTimer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      EventPublisher& publisher = *publishing_.publisher;
+      publisher.tick(SteadyClock::now());
+      for (const auto& [name, camera] : cameras_.cameras()) {
+        publisher.setCameraAvailable(name, camera->counters().up.load());
+      }
+      const auto now = SteadyClock::now();
+      metrics_->updateEnergyPerInference(now);
+      metrics_->updateCameraInfo();
+      results_->tick(now);
+      if (backendStatus_.poll()) onBackendChanged();
+      if (auto change = detectorLoad_.observe(now, worker_->busySeconds())) {
+        log_->log(change->saturated ? spdlog::level::warn : spdlog::level::info, change->message);
+      }
+      tickPresence();
+    });
+  }
+
+  // `auto` switched between the NPU and the CPU (BackendStatus::poll): the backend's own log
+  // line said why; here the status attributes follow.
+  void onBackendChanged() {
+    const BackendStatus::InUse& now = backendStatus_.inUse();
+    if (now.name == "npu") {
+      log_->info("detector: backend in use is now npu ({})", now.device);
+    } else {
+      log_->warn("detector: backend in use is now {} ({})", now.name, now.reason);
+    }
+    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    notifier_.status(statusLine());
+  }
+
+  void reload() {
+    log_->info("SIGHUP: reloading {}", options_.configPath.string());
+    notifier_.reloading();
+    // Whatever happens below, systemd hears that the reload is over.
+    struct ReadyAgain {
+      Daemon* daemon;
+      ~ReadyAgain() { daemon->notifier_.ready(daemon->statusLine()); }
+    } readyAgain{this};
+    auto next = loadConfig(options_.configPath);
+    if (!next) {
+      log_->error("reload rejected, the running configuration stays: {}", next.error().message);
+      return;
+    }
+    for (const std::string& warning : next->warnings) log_->warn("{}", warning);
+    std::string detectorNote;
+    if (!loadsTheSameDetector(next->detector, config_.detector)) {
+      // The rest of the file applies now; the detector section once its detector runs.
+      detectorNote = reload_->begin(next->detector, config_.detector)
+                         ? "; the new detector loads in the background"
+                         : "; the detector section was not (a detector is still loading: "
+                           "SIGHUP again once it is in use)";
+      next->detector = config_.detector;
+    }
+    results_->setReportedScore(next->detector.minScore);
+    const CameraSet::Changes changes = cameras_.apply(next->cameras, config_.cameras);
+    if (keepWhatNeedsARestart(*next, config_, *log_) && http_) {
+      http_->reload(next->http);  // TLS, logins and headers at once, their files read again
+    }
+    config_ = *next;
+    worker_->setScaledDecode(config_.capture.scaledDecode);
+    publishing_.publisher->setCameras(publishedCameras(config_));
+    log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running{}",
+               changes.restarted, changes.added, changes.removed, cameras_.size(), detectorNote);
+  }
+
+  // The end of a DetectorReload, on the control thread.
+  void onDetectorReloaded(const DetectorReload::Outcome& out) {
+    if (out.backend) {
+      backendStatus_.reset(*out.backend);
+      publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    }
+    config_.detector = out.running;
+    results_->setReportedScore(out.running.minScore);
+    detectorLoad_ = DetectorLoad(out.running.threads);
+    if (out.applied) {
+      log_->info("reload: the new detector is in use (loaded in {:.2f} s)", out.loadSeconds);
+    } else {
+      log_->error("reload: the new detector does not load ({}); the previous one {}", out.error,
+                  out.backend ? "runs again" : "keeps running");
+    }
+    notifier_.status(statusLine());
+  }
+
+  void stopAll() {
+    background::processEnding();  // work that cannot be cut is no longer waited for
+    if (http_) http_->stop();
+    windDown(cameras_, reload_.get(), worker_.get(), results_.get(), publishing_);
+  }
+
+  SnapshotSources snapshotSources() const {
+    return {cameras_,
+            *results_,
+            *publishing_.publisher,
+            worker_.get(),
+            publishing_.mqtt.get(),
+            backendStatus_,
+            config_,
+            startedAt_};
+  }
+  DaemonSnapshot snapshot() const { return takeSnapshot(snapshotSources()); }
+  DaemonSnapshot heartbeats() const { return takeHeartbeats(snapshotSources()); }
+
+  RunOptions options_;
+  std::shared_ptr<spdlog::logger> log_ = logger("daemon");
+  asio::io_context io_;
+  asio::signal_set signals_{io_};
+  asio::steady_timer presenceTimer_{io_};
+  DetectorLoad detectorLoad_{1};  // says when the shared detector cannot keep up
+  asio::steady_timer heapTimer_{io_};
+  SystemdNotifier notifier_;
+  WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};
+  Config config_;
+  Registry registry_;
+  BackendStatus backendStatus_;
+  Publishing publishing_;
+  std::unique_ptr<DaemonMetrics> metrics_;  // after publishing_: its series read the publisher
+  std::unique_ptr<TrackRecorder> trackRecorder_;
+  std::unique_ptr<ResultPath> results_;
+  Scheduler scheduler_;
+  std::unique_ptr<InferenceWorker> worker_;
+  std::unique_ptr<DetectorReload> reload_;  // after worker_: its thread uses the worker
+  std::unique_ptr<HttpEndpoint> http_;
+  CameraSet cameras_;                 // last: its cameras stop before anything they feed goes
+  SteadyClock::time_point startedAt_;
+};
+
+}  // namespace
+
+int runDaemon(const RunOptions& options) {
+  int status = 0;
+  {
+    Daemon daemon(options);
+    status = daemon.run();
+  }
+  // A detector load or the NPU's bring-up still runs on a detached thread (DetectorReload::stop,
+  // the auto backend): the process ends here, without the static destructors it could be using.
+  if (background::detachedRunning() > 0) {
+    spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  return status;
+}
+
+}  // namespace vigil

@@ -1,0 +1,45 @@
+#include "daemon/settings/settings.h"
+
+namespace vigil {
+
+std::string_view sourceKindName(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kV4l2:
+      return "v4l2";
+    case SourceKind::kRtsp:
+      return "rtsp";
+    case SourceKind::kHttp:
+      return "http";
+    case SourceKind::kFile:
+      return "file";
+  }
+  return "unknown";
+}
+
+std::string_view pixelFormatName(PixelFormatChoice format) {
+  switch (format) {
+    case PixelFormatChoice::kAuto:
+      return "auto";
+    case PixelFormatChoice::kMjpeg:
+      return "mjpeg";
+    case PixelFormatChoice::kYuyv:
+      return "yuyv";
+  }
+  return "unknown";
+}
+
+std::string_view hwAccelName(HwAccel accel) { return accel == HwAccel::kVaapi ? "vaapi" : "none"; }
+
+bool HttpConfig::listensOnLoopback() const {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host.starts_with("127.") || host == "::1";
+}
+
+std::vector<std::string> zoneNames(const CameraConfig& camera) {
+  std::vector<std::string> names;
+  for (const ZoneSpec& zone : camera.zones) names.push_back(zone.name);
+  return names;
+}
+
+}  // namespace vigil
