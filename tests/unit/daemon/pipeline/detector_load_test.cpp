@@ -7,12 +7,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A detector busy `fraction` of every second for `seconds` seconds, observed every 200 ms (the
+// A detector busy `fraction` of every second for `durationS` seconds, observed every 200 ms (the
 // daemon's tick), from `t` on; returns what observe() said, in order.
 std::vector<DetectorLoad::Change> feed(DetectorLoad& load, SteadyClock::time_point& t, double& busy,
-                                       double fraction, int seconds) {
+                                       double fraction, int durationS) {
   std::vector<DetectorLoad::Change> changes;
-  for (int tick = 0; tick < seconds * 5; ++tick) {
+  for (int tick = 0; tick < durationS * 5; ++tick) {
     t += 200ms;
     busy += 0.2 * fraction;
     if (auto c = load.observe(t, busy)) changes.push_back(*c);
