@@ -19,7 +19,7 @@
 namespace vigil {
 
 // The series the daemon registers and updates itself, every one declared in one table
-// (kDaemonSeries in daemon_metrics.cpp: name, type, labels and help side by side), plus the
+// (kDaemonSeries in daemon_series.h: name, type, labels and help side by side), plus the
 // process, heap and power series their components declare. The backend's series are
 // BackendStatus's.
 //
