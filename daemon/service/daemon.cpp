@@ -32,6 +32,7 @@
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/detector_reload.h"
 #include "daemon/pipeline/inference_worker.h"
+#include "daemon/events/result_delivery.h"
 #include "daemon/events/result_path.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/mqtt/publishing.h"
@@ -264,15 +265,8 @@ class Daemon {
     }
     backendStatus_.reset(config.backend, loaded->detector->backend(), loaded->reason);
     publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
-    worker_ = std::make_unique<InferenceWorker>(
-        std::move(loaded->detector), scheduler_, [this](FrameResult&& result) {
-          asio::post(io_, [this, r = std::move(result)]() mutable {
-            // `auto` with an NPU bundle: the side answering now (BackendStatus follows it), so
-            // that events and stage histograms name the NPU or the CPU, not "auto".
-            if (r.backend == "auto") r.backend = backendStatus_.inUse().name;
-            results_->onResult(r);
-          });
-        });
+    worker_ = std::make_unique<InferenceWorker>(std::move(loaded->detector), scheduler_,
+                                                deliverResults(io_, *results_, backendStatus_));
     worker_->start();
     reload_ = std::make_unique<DetectorReload>(*worker_, [this](DetectorReload::Outcome out) {
       asio::post(io_, [this, out = std::move(out)]() mutable { onDetectorReloaded(out); });
