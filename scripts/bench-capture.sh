@@ -214,45 +214,5 @@ for ((round = 1; round <= rounds; round++)); do
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
 
-python3 - "$out" <<'PY'
-import json, statistics, sys, collections
-out = sys.argv[1]
-floors = [tuple(map(float, l.split()[1:])) for l in open(f"{out}/floors.tsv")]
-h264_ms = statistics.median(f[0] for f in floors)
-jpeg_ms = statistics.median(f[1] for f in floors)
-infer_ms = statistics.median(f[2] for f in floors)
-print(f"floors (median of {len(floors)}): FFmpeg H.264 1080p decode {h264_ms:.2f} ms/frame, "
-      f"JPEG 1080p full decode {jpeg_ms:.2f} ms, inference {infer_ms:.2f} ms CPU/detection")
-runs = collections.defaultdict(list)
-for line in open(f"{out}/runs.tsv"):
-    rnd, case, side, d = line.split()
-    s = json.load(open(f"{d}/summary.json"))
-    cams = s["cameras"]
-    detected = sum(c["detected"] for c in cams.values()) / s["seconds"]
-    captured = sum(c["captured"] for c in cams.values()) / s["seconds"]
-    t0, c0, t1, c1 = map(float, open(f"{d}/settled.txt").read().split())
-    runs[(case, side)].append((1000 * s["cpu_seconds"] / s["seconds"], detected, captured, len(cams),
-                               1000 * (c1 - c0) / (t1 - t0)))
-print()
-print("| case | side | cameras | captured/s | detected/s | daemon CPU ms/s | per camera | floor ms/s | CPU / floor | settled ms/s |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] != "before")):
-    cpu = statistics.median(r[0] for r in rs)
-    det = statistics.median(r[1] for r in rs)
-    cap = statistics.median(r[2] for r in rs)
-    settled = statistics.median(r[4] for r in rs)
-    n = rs[0][3]
-    if "bframes" in case:
-        print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - | "
-              f"{settled:.0f} |")
-        continue
-    if "mjpeg" in case:
-        floor = det * (jpeg_ms + infer_ms)
-    else:
-        floor = cap * h264_ms + det * infer_ms
-    print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | "
-          f"{floor:.0f} | {cpu / floor:.2f}x | {settled:.0f} |")
-print()
-print("runs per configuration:", {f"{k[0]}/{k[1]}": len(v) for k, v in runs.items()})
-PY
+python3 scripts/lib/capture_tables.py "$out"
 echo "bench-capture: files in $out"

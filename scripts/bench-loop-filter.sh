@@ -30,25 +30,7 @@ detect() { "$vigil" detect --backend cpu-ort --threads 1 --json "$1" 2> /dev/nul
 # compare A.json B.json: persons in each, matched one to one (track-false-boxes.py's greedy
 # matching at IoU >= 0.5), mean IoU and score difference of the matched.
 compare() {
-  /usr/bin/python3 - "$1" "$2" <<'PY'
-import json, sys
-sys.path.insert(0, "scripts/lib")
-from script_module import load_script
-boxes = load_script("track-false-boxes")
-def load(path):
-    return {json.loads(l)["source"].rsplit("/", 1)[-1]:
-            [d for d in json.loads(l)["detections"] if d["class"] == "person" and d["score"] >= 0.5]
-            for l in open(path)}
-a, b = load(sys.argv[1]), load(sys.argv[2])
-ious, diffs = [], []
-for k in a:
-    pa, pb = a[k], b.get(k, [])
-    for i, j in boxes.greedy([d["bbox"] for d in pa], [d["bbox"] for d in pb], 0.5).items():
-        ious.append(boxes.iou(pa[i]["bbox"], pb[j]["bbox"]))
-        diffs.append(abs(pa[i]["score"] - pb[j]["score"]))
-print("%d | %d | %d | %.3f | %.4f" % (sum(map(len, a.values())), sum(map(len, b.values())),
-      len(ious), sum(ious) / len(ious), sum(diffs) / len(diffs)))
-PY
+  /usr/bin/python3 scripts/lib/compare_detections.py "$1" "$2"
 }
 
 cpu() {  # cpu FILE [ffmpeg input options]: CPU seconds of a one-thread decode of every frame

@@ -111,7 +111,7 @@ def stored_count(spec):
     return int(np.prod(shape))
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--manifest", required=True, help="source model.yaml (one ONNX stage)")
     ap.add_argument("--cut", required=True, help="comma-separated tensor names: backbone outputs")
@@ -134,8 +134,11 @@ def main():
     ap.add_argument("--canary-interval-s", type=int, default=600)
     ap.add_argument("--reference-runner",
                     help="a vigil binary; its `stage-run` writes the canary's expected output")
-    args = ap.parse_args()
+    return ap.parse_args()
 
+
+def load_source(args):
+    """The source manifest, its one stage and its model file, after checking the arguments."""
     src_dir = os.path.dirname(os.path.abspath(args.manifest))
     with open(args.manifest) as f:
         manifest = yaml.safe_load(f)
@@ -150,156 +153,179 @@ def main():
         fail("--flow full-elf takes no --xclbin: the ELF carries the whole design")
     if not full_elf and bool(args.xclbin) != bool(args.instructions):
         fail("--xclbin and --instructions go together")
-    for_npu = bool(args.instructions)
     if os.path.exists(args.out):
         fail(f"{args.out}: already exists; refusing to overwrite a bundle")
+    return manifest, stage, src_model
 
-    model = onnx.load(src_model)
-    shapes = tensor_shapes(model)
+
+class Bundle:
+    """The bundle directory being written, and its files' sha256, size and origin."""
+
+    def __init__(self, out):
+        self.out = out
+        self.files = {}
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def add_file(self, name, origin):
+        path = self.path(name)
+        self.files[name] = {
+            "accepted": [{"sha256": sha256(path), "size": os.path.getsize(path), "origin": origin}]
+        }
+
+
+def split_stages(args, bundle, stage, src_model):
+    """The backbone and head stages, their ONNX files written; the cut tensors."""
+    shapes = tensor_shapes(onnx.load(src_model))
     cut = [c for c in args.cut.split(",") if c]
     in_name = stage["inputs"][0]["name"]
     out_names = [o["name"] for o in stage["outputs"]]
     for name in cut:
         if name not in shapes:
             fail(f"{src_model}: no tensor named '{name}' with a static shape")
-
     os.makedirs(args.out)
     backbone_file, head_file = "backbone.onnx", "head.onnx"
-    onnx.utils.extract_model(src_model, os.path.join(args.out, backbone_file), [in_name], cut)
-    onnx.utils.extract_model(src_model, os.path.join(args.out, head_file), cut, out_names)
-
+    onnx.utils.extract_model(src_model, bundle.path(backbone_file), [in_name], cut)
+    onnx.utils.extract_model(src_model, bundle.path(head_file), cut, out_names)
     cut_tensors = [
         {"name": n, "shape": shapes[n], "layout": "NCHW", "dtype": "float32"} for n in cut
     ]
     src_sha = sha256(src_model)
-    files = {}
+    bundle.add_file(backbone_file, f"split-model.py from {stage['file']} sha256 {src_sha}, cut {args.cut}")
+    bundle.add_file(head_file, f"split-model.py from {stage['file']} sha256 {src_sha}, cut {args.cut}")
+    backbone = {"name": "backbone", "runtime": "onnx", "file": backbone_file,
+                "inputs": stage["inputs"], "outputs": cut_tensors}
+    head = {"name": "head", "runtime": "onnx", "file": head_file,
+            "inputs": copy.deepcopy(cut_tensors), "outputs": stage["outputs"]}
+    return backbone, head, cut_tensors
 
-    def add_file(name, origin):
-        path = os.path.join(args.out, name)
-        files[name] = {
-            "accepted": [{"sha256": sha256(path), "size": os.path.getsize(path), "origin": origin}]
-        }
 
-    add_file(backbone_file, f"split-model.py from {stage['file']} sha256 {src_sha}, cut {args.cut}")
-    add_file(head_file, f"split-model.py from {stage['file']} sha256 {src_sha}, cut {args.cut}")
+def device_spec(args, t):
+    """A tensor as the NPU holds it: --device-layout and --device-dtype (with its scale)."""
+    spec = {"name": t["name"], "shape": list(t["shape"]), "layout": args.device_layout,
+            "dtype": args.device_dtype}
+    if args.device_layout == "NHWC":
+        n, c, h, w = t["shape"]
+        spec["shape"] = [n, h, w, c]
+    if args.device_dtype in ("int8", "uint8"):
+        spec["scale"] = args.scale
+        spec["zero_point"] = args.zero_point
+    return spec
 
-    backbone = {
-        "name": "backbone",
-        "runtime": "onnx",
-        "file": backbone_file,
-        "inputs": stage["inputs"],
-        "outputs": cut_tensors,
+
+def kernel_arguments(args, insts_bytes, dev_in, dev_out):
+    """The kernel's arguments: opcode, instructions, their count, then every device tensor."""
+    itemsize = np.dtype(DTYPES[args.device_dtype]).itemsize
+    arguments = [
+        {"index": 0, "role": "opcode", "value": 3},
+        {"index": 1, "role": "instructions", "bytes": insts_bytes},
+        {"index": 2, "role": "instruction_count"},
+    ] if args.flow == "xclbin+insts" else [
+        {"index": 0, "role": "opcode", "value": 3},
+        {"index": 1, "role": "instructions"},
+        {"index": 2, "role": "instruction_count"},
+    ]
+    for i, t in enumerate(dev_in + dev_out):
+        role = "input" if i < len(dev_in) else "output"
+        arguments.append({"index": 3 + i, "role": role, "tensor": t["name"],
+                          "bytes": stored_count(t) * itemsize})
+    return arguments
+
+
+def write_canary(args, bundle, manifest, stage, backbone_file, cut_tensors, dev_in, dev_out):
+    """The canary: input in device format; expected output from the CPU reference of the same
+    stage (the vigil binary's stage-run), also in device format."""
+    inp = manifest["input"]
+    x = canary_input(stage["inputs"][0]["shape"], inp["value_range"][0],
+                     inp["value_range"][1], inp["letterbox"]["pad_value"])
+    canary_in_f32 = bundle.path("canary_input.f32")
+    x.astype(np.float32).tofile(canary_in_f32)
+    with open(bundle.path("canary_input.bin"), "wb") as f:
+        f.write(device_bytes(x, dev_in[0]))
+    bundle.add_file("canary_input.bin", "split-model.py synthetic canary")
+    canary = {"input": "canary_input.bin"}
+    if args.reference_runner:
+        outs = []
+        cmd = [args.reference_runner, "stage-run", "--onnx", bundle.path(backbone_file),
+               "--input-name", stage["inputs"][0]["name"], "--shape",
+               ",".join(str(d) for d in x.shape), "--input", canary_in_f32]
+        for t in cut_tensors:
+            path = bundle.path(f"canary_{t['name']}.f32")
+            cmd += ["--output", f"{t['name']}={path}"]
+            outs.append(path)
+        subprocess.run(cmd, check=True)
+        with open(bundle.path("canary_expected.bin"), "wb") as f:
+            for path, t in zip(outs, cut_tensors):
+                y = np.fromfile(path, dtype=np.float32).reshape(t["shape"])
+                f.write(device_bytes(y, dev_out[cut_tensors.index(t)]))
+                os.remove(path)
+        bundle.add_file("canary_expected.bin", "CPU reference (OpenCV DNN) of backbone.onnx")
+        canary["expected"] = "canary_expected.bin"
+    else:
+        print("split-model: no --reference-runner: the canary has no expected output; "
+              "backend npu will refuse this bundle", file=sys.stderr)
+    os.remove(canary_in_f32)
+    return canary
+
+
+def npu_section(args, bundle, manifest, stage, backbone, cut_tensors):
+    """The backbone's npu section: the design's files copied in, arguments, tensors, canary."""
+    full_elf = args.flow == "full-elf"
+    insts = "insts.bin" if args.flow == "xclbin+insts" else "insts.elf"
+    copies = [(args.instructions, insts)]
+    if not full_elf:
+        copies.insert(0, (args.xclbin, "design.xclbin"))
+    for src, dst in copies:
+        shutil.copyfile(src, bundle.path(dst))
+        bundle.add_file(dst, f"precompiled NPU design, {os.path.basename(src)}")
+    insts_bytes = os.path.getsize(bundle.path(insts))
+    dev_in = [device_spec(args, t) for t in stage["inputs"]]
+    dev_out = [device_spec(args, t) for t in cut_tensors]
+    arguments = kernel_arguments(args, insts_bytes, dev_in, dev_out)
+    canary = write_canary(args, bundle, manifest, stage, backbone["file"], cut_tensors, dev_in,
+                          dev_out)
+    npu = {
+        "target": args.target,
+        "flow": args.flow,
+        "min_xrt_version": args.min_xrt,
+        "xclbin": "design.xclbin",
+        "instructions": insts,
+        "kernel": args.kernel,
+        "timeout_ms": args.timeout_ms,
+        "canary_tolerance": args.tolerance,
+        "canary_interval_s": args.canary_interval_s,
+        "arguments": arguments,
+        "inputs": dev_in,
+        "outputs": dev_out,
+        "canary": canary,
     }
-    head = {
-        "name": "head",
-        "runtime": "onnx",
-        "file": head_file,
-        "inputs": copy.deepcopy(cut_tensors),
-        "outputs": stage["outputs"],
-    }
+    if full_elf:
+        del npu["xclbin"]
+    return npu
 
+
+def main():
+    args = parse_args()
+    manifest, stage, src_model = load_source(args)
+    for_npu = bool(args.instructions)
+    bundle = Bundle(args.out)
+    backbone, head, cut_tensors = split_stages(args, bundle, stage, src_model)
     if for_npu:
-        insts = "insts.bin" if args.flow == "xclbin+insts" else "insts.elf"
-        copies = [(args.instructions, insts)]
-        if not full_elf:
-            copies.insert(0, (args.xclbin, "design.xclbin"))
-        for src, dst in copies:
-            shutil.copyfile(src, os.path.join(args.out, dst))
-            add_file(dst, f"precompiled NPU design, {os.path.basename(src)}")
-        insts_bytes = os.path.getsize(os.path.join(args.out, insts))
-
-        def device_spec(t):
-            spec = {"name": t["name"], "shape": list(t["shape"]), "layout": args.device_layout,
-                    "dtype": args.device_dtype}
-            if args.device_layout == "NHWC":
-                n, c, h, w = t["shape"]
-                spec["shape"] = [n, h, w, c]
-            if args.device_dtype in ("int8", "uint8"):
-                spec["scale"] = args.scale
-                spec["zero_point"] = args.zero_point
-            return spec
-
-        dev_in = [device_spec(t) for t in stage["inputs"]]
-        dev_out = [device_spec(t) for t in cut_tensors]
-        itemsize = np.dtype(DTYPES[args.device_dtype]).itemsize
-        arguments = [
-            {"index": 0, "role": "opcode", "value": 3},
-            {"index": 1, "role": "instructions", "bytes": insts_bytes},
-            {"index": 2, "role": "instruction_count"},
-        ] if args.flow == "xclbin+insts" else [
-            {"index": 0, "role": "opcode", "value": 3},
-            {"index": 1, "role": "instructions"},
-            {"index": 2, "role": "instruction_count"},
-        ]
-        for i, t in enumerate(dev_in + dev_out):
-            role = "input" if i < len(dev_in) else "output"
-            arguments.append({"index": 3 + i, "role": role, "tensor": t["name"],
-                              "bytes": stored_count(t) * itemsize})
-
-        # The canary: input in device format; expected output from the CPU reference of the
-        # same stage (the vigil binary's stage-run), also in device format.
-        inp = manifest["input"]
-        x = canary_input(stage["inputs"][0]["shape"], inp["value_range"][0],
-                         inp["value_range"][1], inp["letterbox"]["pad_value"])
-        canary_in_f32 = os.path.join(args.out, "canary_input.f32")
-        x.astype(np.float32).tofile(canary_in_f32)
-        with open(os.path.join(args.out, "canary_input.bin"), "wb") as f:
-            f.write(device_bytes(x, dev_in[0]))
-        add_file("canary_input.bin", "split-model.py synthetic canary")
-        canary = {"input": "canary_input.bin"}
-        if args.reference_runner:
-            outs = []
-            cmd = [args.reference_runner, "stage-run", "--onnx",
-                   os.path.join(args.out, backbone_file), "--input-name", in_name, "--shape",
-                   ",".join(str(d) for d in x.shape), "--input", canary_in_f32]
-            for n in cut:
-                path = os.path.join(args.out, f"canary_{n}.f32")
-                cmd += ["--output", f"{n}={path}"]
-                outs.append(path)
-            subprocess.run(cmd, check=True)
-            with open(os.path.join(args.out, "canary_expected.bin"), "wb") as f:
-                for path, t in zip(outs, cut_tensors):
-                    y = np.fromfile(path, dtype=np.float32).reshape(t["shape"])
-                    f.write(device_bytes(y, dev_out[cut_tensors.index(t)]))
-                    os.remove(path)
-            add_file("canary_expected.bin", "CPU reference (OpenCV DNN) of backbone.onnx")
-            canary["expected"] = "canary_expected.bin"
-        else:
-            print("split-model: no --reference-runner: the canary has no expected output; "
-                  "backend npu will refuse this bundle", file=sys.stderr)
-        os.remove(canary_in_f32)
-
-        backbone["npu"] = {
-            "target": args.target,
-            "flow": args.flow,
-            "min_xrt_version": args.min_xrt,
-            "xclbin": "design.xclbin",
-            "instructions": insts,
-            "kernel": args.kernel,
-            "timeout_ms": args.timeout_ms,
-            "canary_tolerance": args.tolerance,
-            "canary_interval_s": args.canary_interval_s,
-            "arguments": arguments,
-            "inputs": dev_in,
-            "outputs": dev_out,
-            "canary": canary,
-        }
-        if full_elf:
-            del backbone["npu"]["xclbin"]
-
-    bundle = {
+        backbone["npu"] = npu_section(args, bundle, manifest, stage, backbone, cut_tensors)
+    description = {
         "schema": 1,
         "name": manifest["name"] + ("-npu" if for_npu else "-split"),
         "description": f"{manifest.get('description', '')}; split at {args.cut} by split-model.py",
         "license": manifest.get("license", ""),
-        "files": files,
+        "files": bundle.files,
         "input": manifest["input"],
         "stages": [backbone, head],
         "postprocess": manifest["postprocess"],
     }
-    with open(os.path.join(args.out, "model.yaml"), "w") as f:
+    with open(bundle.path("model.yaml"), "w") as f:
         f.write("# Written by scripts/split-model.py; see models/yolox-nano/model.yaml for the format.\n")
-        yaml.safe_dump(bundle, f, sort_keys=False, default_flow_style=None, width=100)
+        yaml.safe_dump(description, f, sort_keys=False, default_flow_style=None, width=100)
     print(f"split-model: wrote {args.out} ({'NPU backbone' if for_npu else 'CPU only'})")
 
 
