@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "daemon/capture/camera_status.h"
+#include "daemon/capture/capture_thread.h"
 #include "daemon/capture/frame_pool.h"
 #include "daemon/capture/frame_sampler.h"
 #include "daemon/capture/frame_sink.h"
@@ -15,9 +17,6 @@
 #include "daemon/settings/settings.h"
 
 namespace vigil {
-
-enum class CameraState { kStarting, kStreaming, kReconnecting, kEnded, kStopped };
-std::string_view cameraStateName(CameraState state);
 
 struct BackoffPolicy {
   std::chrono::milliseconds initial{500};
@@ -45,13 +44,7 @@ class Camera {
  public:
   // The capture thread's end, shared by the camera and its thread: a thread left behind
   // (stopBy) outlives the camera's owner, and deletes the camera in its custody when it ends.
-  struct ThreadEnd {
-    std::mutex mutex;
-    std::condition_variable ended;
-    bool done = false;          // run() has returned
-    bool leftBehind = false;    // stopBy() stopped waiting for it
-    Camera* custody = nullptr;  // handed over by Retire: deleted by the thread at its end
-  };
+  using ThreadEnd = CaptureThread::End;
 
   Camera(CameraConfig config, std::shared_ptr<FrameSink> sink,
          SourceFactory factory = makeFrameSource, BackoffPolicy backoff = {});
@@ -87,9 +80,9 @@ class Camera {
 
   const CameraConfig& config() const { return config_; }
   const CameraCounters& counters() const { return sink_->counters(); }
-  CameraState state() const { return state_.load(); }
+  CameraState state() const { return status_.state(); }
   // The last reason the source failed, for status pages; empty while streaming.
-  std::string lastError() const;
+  std::string lastError() const { return status_.lastError(); }
 
  private:
   struct Supervision;
@@ -111,18 +104,6 @@ class Camera {
   void shareSource(FrameSource* source);
   // Reads frames from an open source and hands them off until it is lost or the camera stops.
   StreamEnd stream(FrameSource& source, const SourceInfo& info, Supervision& supervision);
-  // Adds the capture thread's CPU time since the last call to the camera's counter.
-  void chargeCpu(Supervision& supervision);
-  // Adds the source's new lost frames to the camera's counter.
-  void countLost(const FrameSource& source, Supervision& supervision);
-  // The first frame of a session: state streaming, and the backoff starts over.
-  void announceStreaming(const SourceInfo& info, Supervision& supervision);
-  // A corrupt frame: counted, and said once per run of them; a usable one ends the run.
-  void reportBadFrame(const std::string& why, Supervision& supervision);
-  void reportGoodAgain(Supervision& supervision);
-  // The capture thread's body: run(), then its end told to the camera (and, left behind, the
-  // camera in its custody deleted).
-  static void runThread(Camera* camera, std::shared_ptr<ThreadEnd> end);
   // After the thread is gone: off the scheduler, state stopped.
   void finishStop();
   // A captured frame to the calibration sampler, then to the sink if it admits it.
@@ -131,7 +112,6 @@ class Camera {
   bool backOff(std::chrono::milliseconds& delay);
   // After the source ended for good: idle until stop().
   void waitForStop();
-  void setState(CameraState state, const std::string& reason);
   // Sleeps for `d` or until stop(); returns false when stopping.
   bool sleepFor(std::chrono::milliseconds d);
 
@@ -141,18 +121,15 @@ class Camera {
   BackoffPolicy backoff_;
   std::shared_ptr<FramePool> pool_;
   std::optional<FrameSampler> sampler_;  // calibration_samples, when the camera has the section
-  std::atomic<CameraState> state_{CameraState::kStopped};
   std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;  // guards lastError_, source_ and the stop wait
+  CameraStatus status_;
+  mutable std::mutex mutex_;  // guards source_ and the stop wait
   std::condition_variable stopWake_;
-  std::string lastError_;
   FrameSource* source_ = nullptr;  // the capture thread's source, for requestStop() to interrupt
   // Held while a frame is offered: once stopBy() has taken it after the stop, no offer can
   // reach a sink whose scheduler may be gone.
   std::mutex offerMutex_;
-  std::shared_ptr<ThreadEnd> end_ = std::make_shared<ThreadEnd>();
-  std::shared_ptr<ThreadEnd> predecessor_;  // start's `after`
-  std::thread thread_;
+  CaptureThread thread_;
 };
 
 // How a CameraSet holds its cameras: some may be left behind by a stop.

@@ -18,7 +18,7 @@ struct CameraCounters {
   std::atomic<std::uint64_t> skipped{0};       // replaced in the slot before the detector took them
   std::atomic<std::uint64_t> dropped{0};       // no free frame in the pool
   std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported
-  std::atomic<std::uint64_t> lost{0};  // frames the device produced but never delivered
+  std::atomic<std::uint64_t> lost{0};          // frames the device produced but never delivered
   std::atomic<std::uint64_t> detected{0};      // frames the detector processed
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
   std::atomic<std::uint64_t> openFailures{0};  // opens that failed (never connected counts here)

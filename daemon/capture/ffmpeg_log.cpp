@@ -11,8 +11,8 @@ extern "C" {
 #include <regex>
 #include <string>
 
-#include "daemon/capture/frame.h"
 #include "daemon/base/log.h"
+#include "daemon/capture/frame.h"
 
 namespace vigil {
 

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "daemon/capture/captured_picture.h"
+#include "daemon/capture/delivered_pictures.h"
+#include "daemon/capture/ffmpeg_deadline.h"
+#include "daemon/capture/ffmpeg_decoder.h"
 #include "daemon/capture/frame_source.h"
 #include "daemon/capture/picture_skipping.h"
 #include "daemon/settings/settings.h"
@@ -17,15 +20,10 @@
 struct AVBufferRef;
 struct AVFormatContext;
 struct AVCodecContext;
-struct AVCodec;
 struct AVFrame;
 struct AVPacket;
 
 namespace vigil {
-
-// Whether FFmpeg can open the VAAPI device `device` (a DRM render node) here and now: what a
-// camera with hwaccel vaapi would meet (vigil doctor). The reason when not. Threads: any.
-Expected<void> probeVaapi(const std::string& device);
 
 // One video read with FFmpeg's libavformat and libavcodec directly, for network streams and
 // files: open and read are bounded by deadlines, and interrupt() ends either at once, from any
@@ -80,17 +78,11 @@ class FfmpegReader {
   // loop filter (deblocking, skip_loop_filter AVDISCARD_ALL) on every picture; SourceInfo's
   // decoder says so.
   void setSkipLoopFilter(bool skip) { skipLoopFilter_ = skip; }
-  void interrupt() { interrupted_ = true; }
+  void interrupt() { deadline_.interrupt(); }
   bool isOpen() const { return format_ != nullptr; }
 
  private:
-  static int interruptRequested(void* opaque);
-  void setDeadline(std::chrono::milliseconds from);
-  // Why a blocking call failed: a stop, its deadline, or FFmpeg's own reason.
-  tl::unexpected<Error> failure(const char* what, int rc, std::chrono::milliseconds limit) const;
   Expected<void> openDecoder(const HwDecode& hw, SourceInfo& info);
-  // VAAPI for the decoder about to open; false (and info.hwFallback) when it cannot be had.
-  bool attachVaapi(const AVCodec* codec, const HwDecode& hw, SourceInfo& info);
   Expected<void> readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout);
   Expected<void> readDecoded(CapturedPicture& picture, std::chrono::milliseconds timeout);
   // pace_ for the packet or picture about to be used; an error when the read is to end.
@@ -103,14 +95,10 @@ class FfmpegReader {
   // The first picture after a replay is the replayed keyframe, delivered already: unreferenced,
   // true.
   bool deliveredAlready(AVFrame* decoded);
-  // The video packet just read: seconds into the video (decode order), or on the steady clock
-  // when it has no timestamp.
-  double packetSeconds() const;
 
   std::string location_;
   std::function<bool()> pace_;
-  std::atomic<bool> interrupted_{false};
-  std::atomic<std::int64_t> deadline_{0};
+  FfmpegDeadline deadline_;  // of each blocking call, and the stop
   AVFormatContext* format_ = nullptr;
   AVCodecContext* decoder_ = nullptr;  // nullptr for an MJPEG stream: its JPEGs are kept as bytes
   AVBufferRef* hwDevice_ = nullptr;    // the VAAPI device while the decoder uses it
@@ -125,9 +113,8 @@ class FfmpegReader {
   bool skipLoopFilter_ = false;
   PictureSkipping skipping_;  // which pictures the decoder decodes
   // The last picture delivered (a JPEG's packet's, a decoded picture's), and the keyframe a
-  // replay started from: their timestamps (AV_NOPTS_VALUE: none).
-  std::int64_t lastDelivered_ = std::numeric_limits<std::int64_t>::min();
-  std::int64_t replayedKeyframe_ = std::numeric_limits<std::int64_t>::min();
+  // replay started from.
+  DeliveredPictures delivered_;
 };
 
 }  // namespace vigil

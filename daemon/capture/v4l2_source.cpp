@@ -6,13 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "daemon/base/log.h"
 #include "daemon/capture/stop_signal.h"
 #include "daemon/capture/v4l2_buffer_ring.h"
 #include "daemon/capture/v4l2_device.h"
 #include "daemon/capture/v4l2_devices.h"
 #include "daemon/capture/v4l2_format.h"
 #include "daemon/settings/settings.h"
-#include "daemon/base/log.h"
 
 namespace vigil {
 

@@ -10,9 +10,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "daemon/commands/media_inputs.h"
 #include "daemon/base/log.h"
 #include "daemon/base/metrics.h"
+#include "daemon/commands/media_inputs.h"
 #include "detector/npu/npu_stats.h"
 
 namespace vigil {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "daemon/base/log.h"
 #include "daemon/commands/bench_command.h"
 #include "daemon/commands/cameras_command.h"
 #include "daemon/commands/detect_command.h"
@@ -17,7 +18,6 @@
 #include "daemon/commands/passwd_command.h"
 #include "daemon/commands/run_command.h"
 #include "daemon/commands/track_commands.h"
-#include "daemon/base/log.h"
 
 namespace vigil {
 

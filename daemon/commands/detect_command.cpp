@@ -7,8 +7,8 @@
 #include <opencv2/videoio.hpp>
 #include <ostream>
 
-#include "daemon/commands/media_inputs.h"
 #include "daemon/base/log.h"
+#include "daemon/commands/media_inputs.h"
 #include "detector/annotate.h"
 
 namespace vigil {

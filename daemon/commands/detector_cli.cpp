@@ -19,9 +19,10 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
                   "Inference threads on the CPU (0: every hardware thread)")
       ->check(CLI::Range(0, 256))
       ->capture_default_str();
-  command.add_option("--conf", options.minScore,
-                     "Minimum score (default: the model's, 0.3 for yolox-nano: below the "
-                     "daemon's detector.min_score, 0.5, so that the near misses show)")
+  command
+      .add_option("--conf", options.minScore,
+                  "Minimum score (default: the model's, 0.3 for yolox-nano: below the "
+                  "daemon's detector.min_score, 0.5, so that the near misses show)")
       ->check(CLI::Range(0.0, 1.0));
   command.add_option("--nms", options.nmsIou, "NMS IoU threshold (default: the model's)")
       ->check(CLI::Range(0.0, 1.0));

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "daemon/commands/media_inputs.h"
 #include "daemon/base/log.h"
+#include "daemon/commands/media_inputs.h"
 
 namespace vigil {
 

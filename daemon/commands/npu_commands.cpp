@@ -6,12 +6,12 @@
 #include <ostream>
 #include <sstream>
 
+#include "daemon/base/model_location.h"
 #include "daemon/commands/detector_cli.h"
 #include "daemon/commands/setup_checks.h"
 #include "daemon/config/config_file.h"
-#include "daemon/base/model_location.h"
-#include "daemon/metrics/power.h"
 #include "daemon/http/web_security.h"
+#include "daemon/metrics/power.h"
 #include "detector/backend.h"
 #include "detector/backends/opencv_backend.h"
 #include "detector/model_manifest.h"
@@ -267,8 +267,9 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   // A box without an NPU is a normal case: say what that means instead of leaving "problem"
   // lines to alarm its owner.
   if (!env.deviceExists && !env.driverLoaded) {
-    line("verdict", "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
-                    "else cpu); the problems above matter only for an NPU");
+    line("verdict",
+         "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
+         "else cpu); the problems above matter only for an NPU");
   } else {
     line("verdict", problems.empty() ? "the NPU is ready for Vigil"
                                      : "an NPU is here but not ready: fix the problems above");

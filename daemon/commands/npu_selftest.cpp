@@ -10,9 +10,9 @@
 #include <ostream>
 #include <set>
 
-#include "daemon/config/config_file.h"
-#include "daemon/base/model_location.h"
 #include "daemon/base/metrics.h"
+#include "daemon/base/model_location.h"
+#include "daemon/config/config_file.h"
 #include "detector/backend.h"
 #include "detector/npu/npu_backend.h"
 #include "detector/npu/npu_busy_time.h"

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config/config_file.h"
 #include "daemon/base/log.h"
 #include "daemon/base/model_location.h"
-#include "daemon/http/web_security.h"
 #include "daemon/base/url_credentials.h"
+#include "daemon/config/config_file.h"
+#include "daemon/http/web_security.h"
 #include "detector/backend.h"
 #include "detector/model_manifest.h"
 
@@ -21,8 +21,8 @@ namespace {
 
 std::string mqttLine(const MqttConfig& m) {
   if (!m.enabled) return "mqtt: off (no mqtt section)\n";
-  return fmt::format("mqtt: {}{}, QoS {}, Home Assistant discovery {}, snapshots {}\n",
-                     m.url, m.username.empty() ? "" : " as user " + m.username, m.qos,
+  return fmt::format("mqtt: {}{}, QoS {}, Home Assistant discovery {}, snapshots {}\n", m.url,
+                     m.username.empty() ? "" : " as user " + m.username, m.qos,
                      m.haDiscovery ? "under " + m.haPrefix + "/" : "off",
                      m.snapshots ? "on" : "off");
 }
@@ -40,14 +40,13 @@ std::string cameraLines(const CameraConfig& c) {
                         pixelFormatName(c.format))
           : std::string();
   const std::string tracking =
-      c.tracking.enabled
-          ? fmt::format(", tracking (lost after {} s)",
-                        std::chrono::duration<double>(c.tracking.lostAfter).count())
-          : ", tracking off";
-  std::string out = fmt::format("  {:<16} {:<5} {}  {}detect {} fps{}{}{}\n", c.name,
-                                sourceKindName(c.kind), redactCredentials(c.location), capture,
-                                c.detectFps, tracking, c.loop ? ", loop" : "",
-                                c.enabled ? "" : ", DISABLED");
+      c.tracking.enabled ? fmt::format(", tracking (lost after {} s)",
+                                       std::chrono::duration<double>(c.tracking.lostAfter).count())
+                         : ", tracking off";
+  std::string out =
+      fmt::format("  {:<16} {:<5} {}  {}detect {} fps{}{}{}\n", c.name, sourceKindName(c.kind),
+                  redactCredentials(c.location), capture, c.detectFps, tracking,
+                  c.loop ? ", loop" : "", c.enabled ? "" : ", DISABLED");
   const std::vector<std::string> zones = zoneNames(c);
   if (!zones.empty()) out += fmt::format("    zones: {}\n", fmt::join(zones, ", "));
   for (const LineSpec& l : c.lines) {

@@ -11,9 +11,9 @@
 #include <memory>
 #include <thread>
 
+#include "daemon/base/log.h"
 #include "daemon/capture/ffmpeg_reader.h"
 #include "daemon/capture/v4l2_device.h"
-#include "daemon/base/log.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/mqtt/publishing.h"
 

@@ -9,8 +9,8 @@
 #include <ostream>
 #include <variant>
 
-#include "daemon/commands/line_commands.h"
 #include "daemon/base/log.h"
+#include "daemon/commands/line_commands.h"
 #include "daemon/events/person_tracks.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_io.h"

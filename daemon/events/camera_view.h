@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/capture/frame.h"
 #include "daemon/base/metrics.h"
+#include "daemon/capture/frame.h"
 #include "daemon/events/person_tracks.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"
@@ -66,7 +66,7 @@ struct CameraView {
   // first and last seen in Unix seconds.
   std::unique_ptr<PersonTracks> tracks;
   std::vector<TrackedPerson> latestTracks;
-  double trackedAt = 0;  // the tracks' last update, steady-clock seconds
+  double trackedAt = 0;       // the tracks' last update, steady-clock seconds
   bool linesChecked = false;  // its lines were checked against the frame's size
   bool hasFrame = false;
   // Changes with every new `latest` frame, never repeats (across cameras and restarts): what

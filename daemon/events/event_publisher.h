@@ -13,13 +13,18 @@
 #include <vector>
 
 #include "daemon/capture/captured_picture.h"
-#include "daemon/events/person_tracks.h"
-#include "daemon/events/presence_tracker.h"
 #include "daemon/events/event_json.h"
+#include "daemon/events/event_snapshot.h"
+#include "daemon/events/frame_presence.h"
 #include "daemon/events/ha_discovery.h"
 #include "daemon/events/line_counts.h"
 #include "daemon/events/message_sink.h"
+#include "daemon/events/observed_frame.h"
+#include "daemon/events/person_tracks.h"
+#include "daemon/events/presence_tracker.h"
+#include "daemon/events/published_camera.h"
 #include "daemon/events/recent_events.h"
+#include "daemon/events/track_messages.h"
 #include "detector/box.h"
 
 namespace vigil {
@@ -35,40 +40,6 @@ struct EventPublisherSettings {
   int qos = 1;  // told to Home Assistant in the discovery payloads
   // Where the line counts continue from after a restart (LineCounts); empty: they start at 0.
   std::filesystem::path lineCountsFile;
-};
-
-// What the publisher needs to know of one camera.
-struct PublishedCamera {
-  std::string name;
-  PresenceSettings presence;
-  std::vector<ZoneSpec> zones;
-  std::vector<Polygon> masks;
-  std::vector<LineSpec> lines;
-
-  bool operator==(const PublishedCamera&) const = default;
-};
-
-// One frame's detections, as the inference worker produced them. Everything is borrowed for
-// the onFrame() call.
-struct ObservedFrame {
-  std::string_view camera;
-  std::uint64_t sequence = 0;  // the source's frame counter
-  std::uint64_t id = 0;        // Frame::id: only grows for a camera
-  int width = 0;
-  int height = 0;
-  std::chrono::system_clock::time_point captureTime;   // wall-clock time of the capture
-  std::chrono::steady_clock::time_point captureMonotonic;  // the same on the monotonic clock
-  const std::vector<Detection>* detections = nullptr;  // pixels; nullptr: none
-  std::string_view backend;                            // which backend produced them
-  // The frame for snapshots (decoded only when one is published); nullptr: none.
-  const CapturedPicture* picture = nullptr;
-  // A tracked camera: its tracked persons after this frame (pixels; first seen in Unix seconds),
-  // who count for presence instead of the detections, and the frame's zone events. nullptr:
-  // the camera is not tracked.
-  const std::vector<TrackedPerson>* persons = nullptr;
-  const std::vector<ZoneEvent>* zoneEvents = nullptr;
-  // A tracked camera's line crossings on this frame; nullptr: none.
-  const std::vector<LineCrossingEvent>* crossings = nullptr;
 };
 
 // Turns frame results into presence state and events, and publishes them (topics under
@@ -151,62 +122,43 @@ class EventPublisher {
   std::uint64_t snapshotsPublished() const { return snapshotsPublished_; }
   // The last events of every camera and zone with their best frames (the page, /api/events).
   const RecentEvents& recentEvents() const { return recent_; }
-  std::uint64_t zoneEventsPublished() const { return zoneEventsPublished_; }
+  std::uint64_t zoneEventsPublished() const { return track_.zoneEventsPublished(); }
   // Every configured line's running counts (metrics, the status API).
-  const LineCounts& lineCounts() const { return lineCounts_; }
+  const LineCounts& lineCounts() const { return track_.lineCounts(); }
 
  private:
   struct CameraState {
     PublishedCamera spec;
     std::unique_ptr<PresenceTracker> tracker;
-    // The best frame of the open event or streak as it arrived, and its persons, kept for the
-    // snapshot (storage reused); decoded, drawn on and encoded only when a snapshot is made.
-    CapturedPicture candidate;
-    std::vector<Detection> candidatePersons;
-    std::optional<std::uint64_t> candidateId;        // Frame::id of `candidate`
-    std::optional<std::uint64_t> publishedId;        // snapshot of this frame already out
-    std::string snapshotJpeg;                        // the last one published, for announce()
-    std::optional<bool> available;                   // nullopt: not reported yet
-    int width = 0;                                   // of the latest frame
+    EventSnapshot snapshot;         // the best frame of the open event or streak
+    std::optional<bool> available;  // nullopt: not reported yet
+    int width = 0;                  // of the latest frame
     int height = 0;
     std::string backend;  // of the latest frame: an event that ends by time names it too
-    // Tracks that loitered and are still in the zone: (zone, track id).
-    std::set<std::pair<std::string, std::uint64_t>> loiterers;
   };
 
   CameraState& addCamera(const PublishedCamera& spec);
   void endAll(CameraState& camera, TimePoint now);
   void publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now);
   void publishState(const CameraState& camera, const std::string& zone);
-  // Encodes the camera's best frame for the event's entry in the events list and, with
-  // snapshots on, publishes it.
-  void publishSnapshot(CameraState& camera, const std::string& eventId);
-  void publishZoneEvents(CameraState& camera, const std::vector<ZoneEvent>& events,
-                         const std::vector<TrackedPerson>& persons, TimePoint time);
-  void configureLines(const std::vector<PublishedCamera>& cameras);
-  void publishCrossings(const CameraState& camera, const std::vector<LineCrossingEvent>& crossings,
-                        TimePoint time);
-  void publishLineCounts(const CameraState& camera);
-  static bool hasLoiter(const PublishedCamera& spec, std::string_view zone);
-  static bool loitering(const CameraState& camera, std::string_view zone);
+  // The camera's best frame, encoded, to the event's entry in the events list and, with
+  // snapshots on, to MQTT.
+  void publishSnapshot(const CameraState& camera, const std::string& eventId);
+  void publishDiscovery(const CameraState& camera);
   void clearCamera(const CameraState& camera);
-  DiscoverySettings discoverySettings() const;
-  DiscoveredCamera discovered(const CameraState& camera) const;
   void send(std::string topic, std::string payload, bool retained);
 
   EventPublisherSettings settings_;
   MessageSink* sink_;
   std::map<std::string, CameraState, std::less<>> cameras_;
   std::vector<PresenceEvent> events_;  // reused
-  std::vector<Detection> trackedBoxes_;  // reused: the tracked persons as presence sees them
-  std::vector<std::uint64_t> trackIds_;  // reused
+  FramePresence presence_;
   bool announced_ = false;
   std::string statusAttributes_;  // empty: none set yet
   std::uint64_t eventsPublished_ = 0;
   std::uint64_t snapshotsPublished_ = 0;
   RecentEvents recent_;
-  std::uint64_t zoneEventsPublished_ = 0;
-  LineCounts lineCounts_;
+  TrackMessages track_;  // zone events, loitering, line crossings and counts
 };
 
 }  // namespace vigil

@@ -126,13 +126,12 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       // Available while Vigil runs *and* the camera delivers frames: an unplugged camera's
       // entities turn unavailable in Home Assistant instead of showing a stale OFF.
       {"availability",
-       nlohmann::json::array(
-           {{{"topic", statusTopic(s.topicPrefix)},
-             {"payload_available", "online"},
-             {"payload_not_available", "offline"}},
-            {{"topic", cameraStatusTopic(s.topicPrefix, camera.name)},
-             {"payload_available", "online"},
-             {"payload_not_available", "offline"}}})},
+       nlohmann::json::array({{{"topic", statusTopic(s.topicPrefix)},
+                               {"payload_available", "online"},
+                               {"payload_not_available", "offline"}},
+                              {{"topic", cameraStatusTopic(s.topicPrefix, camera.name)},
+                               {"payload_available", "online"},
+                               {"payload_not_available", "offline"}}})},
       {"availability_mode", "all"},
       {"json_attributes_topic", statusAttributesTopic(s.topicPrefix)},
       {"qos", s.qos},

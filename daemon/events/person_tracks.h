@@ -67,7 +67,7 @@ struct ZoneEvent {
   ZoneEventType type;
   std::string zone;
   std::uint64_t trackId = 0;
-  double time = 0;  // the frame's time (a leave by expiry: the update that found it)
+  double time = 0;           // the frame's time (a leave by expiry: the update that found it)
   double secondsInside = 0;  // since the enter (0 for the enter itself)
 };
 
@@ -124,7 +124,7 @@ class PersonTracks {
     double anchorTime = 0;
     float anchorX = 0, anchorY = 0;
     bool stationary = false;
-    std::vector<Visit> visits;  // one per zone
+    std::vector<Visit> visits;               // one per zone
     std::vector<LineTrackState> lineStates;  // one per line
   };
 
@@ -143,7 +143,7 @@ class PersonTracks {
   std::vector<std::pair<std::string, CountingLine>> lines_;  // name, line
   ByteTracker tracker_;
   std::vector<Detection> unmasked_;  // reused
-  std::vector<State> states_;  // by id, as the tracker's
+  std::vector<State> states_;        // by id, as the tracker's
   std::vector<TrackedPerson> persons_;
   std::uint64_t personsStarted_ = 0;
   std::vector<double> endedDurations_;

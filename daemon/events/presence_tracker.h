@@ -36,8 +36,8 @@ struct TrackedFrame {
   // stepped by NTP would end or prolong events), and on the wall clock, for messages only.
   std::chrono::steady_clock::time_point monotonic;
   std::chrono::system_clock::time_point time;
-  std::uint64_t sequence;                      // the source's frame counter: an event's start_frame
-  std::uint64_t id;  // only grows for a camera (Frame::id): an event's best frame
+  std::uint64_t sequence;  // the source's frame counter: an event's start_frame
+  std::uint64_t id;        // only grows for a camera (Frame::id): an event's best frame
   int width;
   int height;
   const std::vector<Detection>* detections;
@@ -52,9 +52,9 @@ struct PresenceEvent {
   std::string eventId;  // the same for the new, updates and end of one event
   std::chrono::system_clock::time_point start;  // time of the first frame of the streak
   std::optional<std::chrono::system_clock::time_point> end;  // kEnd only: last frame with one
-  int count;                     // counted persons in the triggering frame; 0 for kEnd
-  float maxScore;                // highest counted score over the whole event so far
-  std::vector<Detection> boxes;  // the counted persons, box normalized 0..1; empty for kEnd
+  int count;                            // counted persons in the triggering frame; 0 for kEnd
+  float maxScore;                       // highest counted score over the whole event so far
+  std::vector<Detection> boxes;         // the counted persons, box normalized 0..1; empty for kEnd
   std::vector<std::uint64_t> trackIds;  // with tracking: the boxes' track ids, else empty
   std::uint64_t bestFrame;              // id of the (first) frame with maxScore
 };

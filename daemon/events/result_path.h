@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "daemon/settings/settings.h"
 #include "daemon/base/metrics.h"
-#include "daemon/events/track_recorder.h"
 #include "daemon/events/camera_view.h"
-#include "daemon/pipeline/inference_worker.h"
 #include "daemon/events/event_publisher.h"
+#include "daemon/events/track_recorder.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 
@@ -104,7 +104,7 @@ class ResultPath {
   std::map<std::string, CameraView> views_;
   std::vector<Detection> persons_;     // reused: the tracker's input
   std::vector<ZoneEvent> zoneEvents_;  // reused
-  double meanDetectorSeconds_ = 0;  // moving average over recent frames, all cameras
+  double meanDetectorSeconds_ = 0;     // moving average over recent frames, all cameras
 };
 
 // The camera's PersonTracks (its tracking section, presence.min_score, its zones); nullptr when

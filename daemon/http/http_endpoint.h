@@ -4,10 +4,10 @@
 
 #include <memory>
 
-#include "daemon/settings/settings.h"
 #include "daemon/http/http_server.h"
 #include "daemon/http/status_api.h"
 #include "daemon/http/web_security.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 

@@ -46,6 +46,10 @@ constexpr std::size_t kLingerChunk = 4096;
 constexpr int kMaxPendingLoginChecks = 4;
 
 HttpResponse textResponse(int status, std::string body);
+// After our FIN on a plain connection: reads and drops what the client still sends (at most
+// kLingerBytes, for at most the stream's deadline), then closes, so that the client's kernel does
+// not turn our close into a reset that destroys the unread answer. `owner` lives until then.
+void lingerThenClose(boost::beast::tcp_stream& tcp, std::shared_ptr<void> owner);
 // Boost 1.74's beast::string_view is boost::string_view, which std::string cannot take directly.
 inline std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -99,6 +103,10 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   }
   // True at most once per 10 s per `last`.
   static bool shouldLog(Clock::time_point& last);
+  // A stream opens (http_stream.cpp): counted, or, at the limit of open streams, the 503 that
+  // answers it instead. streamClosed(): it ended.
+  std::optional<HttpResponse> openStream();
+  void streamClosed();
 
   HttpServerSettings settings_;
   http_internal::tcp::acceptor acceptor_;
@@ -184,7 +192,6 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void write(HttpResponse& in, bool headOnly, bool keepAlive, unsigned version);
   void onWrite(boost::beast::error_code ec);
   void shutdown();
-  void linger();
 
   std::shared_ptr<Impl> server_;
   tcp_stream tcp_;  // moved into tls_ once the client has started a TLS handshake
@@ -204,8 +211,6 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<HttpStream> stream_;                  // a stream being served
   std::string streamBytes_;                             // the part being written
   std::optional<boost::asio::steady_timer> pollTimer_;  // a stream with nothing new waits on it
-  std::unique_ptr<char[]> discard_;  // only for lingering closes
-  std::size_t discarded_ = 0;
 };
 
 }  // namespace vigil

@@ -2,6 +2,7 @@
 #include <boost/asio/post.hpp>
 #include <limits>
 
+#include "daemon/http/http_messages.h"
 #include "daemon/http/http_server_impl.h"
 
 namespace vigil {
@@ -14,7 +15,31 @@ namespace {
 constexpr std::size_t kFirstRead = 1024;
 constexpr unsigned char kTlsHandshakeRecord = 0x16;
 
+// What a lingering close keeps until it closes: the connection's owner and the bytes dropped.
+struct Linger : std::enable_shared_from_this<Linger> {
+  Linger(beast::tcp_stream& stream, std::shared_ptr<void> keep)
+      : tcp(stream), owner(std::move(keep)), discard(std::make_unique<char[]>(kLingerChunk)) {}
+
+  void next() {
+    tcp.async_read_some(asio::buffer(discard.get(), kLingerChunk),
+                        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                          self->discarded += n;
+                          if (ec || self->discarded > kLingerBytes) return self->tcp.close();
+                          self->next();
+                        });
+  }
+
+  beast::tcp_stream& tcp;
+  std::shared_ptr<void> owner;
+  std::unique_ptr<char[]> discard;
+  std::size_t discarded = 0;
+};
+
 }  // namespace
+
+void http_internal::lingerThenClose(beast::tcp_stream& tcp, std::shared_ptr<void> owner) {
+  std::make_shared<Linger>(tcp, std::move(owner))->next();
+}
 
 HttpServer::Impl::Session::Session(std::shared_ptr<Impl> server, tcp::socket socket,
                                    std::shared_ptr<asio::ssl::context> tls)
@@ -30,10 +55,7 @@ HttpServer::Impl::Session::Session(std::shared_ptr<Impl> server, tcp::socket soc
 }
 
 HttpServer::Impl::Session::~Session() {
-  if (stream_) {
-    --server_->streamsOpen_;
-    server_->counters_.streams.fetch_sub(1, std::memory_order_relaxed);
-  }
+  if (stream_) server_->streamClosed();
   server_->sessions_.erase(this);
   server_->counters_.open.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -130,17 +152,7 @@ void HttpServer::Impl::Session::onReadError(beast::error_code ec) {
     if (parser_->got_some()) server_->counters_.readTimeouts.fetch_add(1);
     return;
   }
-  if (ec == http::error::header_limit ||
-      (ec == http::error::buffer_overflow && !parser_->is_header_done())) {
-    return answerError(http::status::request_header_fields_too_large);
-  }
-  if (ec == http::error::body_limit || ec == http::error::buffer_overflow) {
-    return answerError(http::status::payload_too_large);
-  }
-  if (ec.category() == make_error_code(http::error::bad_version).category() &&
-      ec != http::error::partial_message) {
-    return answerError(http::status::bad_request);
-  }
+  if (auto status = http_messages::answerToReadError(ec, *parser_)) return answerError(*status);
   // Resets, a client gone mid-request (partial_message), TLS errors: nobody to answer.
   lowest().close();
 }
@@ -148,9 +160,7 @@ void HttpServer::Impl::Session::onReadError(beast::error_code ec) {
 void HttpServer::Impl::Session::answerError(http::status status) {
   waiting_ = false;
   server_->counters_.badRequests.fetch_add(1, std::memory_order_relaxed);
-  HttpResponse response;
-  response.status = static_cast<int>(status);
-  response.body = str(http::obsolete_reason(status)) + "\n";
+  HttpResponse response = http_messages::statusAnswer(status);
   // What follows a malformed or oversized request cannot be trusted to start a new one.
   write(response, /*headOnly=*/false, /*keepAlive=*/false, /*version=*/11);
 }
@@ -158,19 +168,9 @@ void HttpServer::Impl::Session::answerError(http::status status) {
 void HttpServer::Impl::Session::handle() {
   waiting_ = false;
   const auto& message = parser_->get();
-  request_ = HttpRequest();
-  request_.method = str(message.method_string());
-  const std::string target = str(message.target());
-  if (target.empty() || target.front() != '/') {
-    return answerError(http::status::bad_request);  // absolute-form, '*': not ours to serve
-  }
-  auto question = target.find('?');
-  request_.path = target.substr(0, question);
-  if (question != std::string::npos) request_.query = target.substr(question + 1);
-  for (const auto& field : message) {
-    request_.headers.emplace_back(str(field.name_string()), str(field.value()));
-  }
-  request_.body = message.body();
+  auto request = http_messages::requestOf(message);
+  if (!request) return answerError(http::status::bad_request);
+  request_ = std::move(*request);
   headOnly_ = request_.method == "HEAD";
   keepAlive_ = message.keep_alive();
   version_ = message.version();
@@ -213,28 +213,8 @@ void HttpServer::Impl::Session::respond(HttpResponse response) {
 
 void HttpServer::Impl::Session::write(HttpResponse& in, bool headOnly, bool keepAlive,
                                       unsigned version) {
-  auto& out = response_;
-  out = http::response<http::string_body>();
-  out.version(version == 10 ? 10 : 11);
-  out.result(static_cast<unsigned>(in.status));
-  for (const auto& [name, value] : server_->security_.headers) out.set(name, value);
-  for (auto& [name, value] : in.headers) {
-    if (name.find_first_of("\r\n:") != std::string::npos ||
-        value.find_first_of("\r\n") != std::string::npos) {
-      server_->log_->warn("dropped header '{}': CR, LF or ':' in it", name);
-      continue;
-    }
-    out.insert(name, value);
-  }
-  out.set(http::field::server, "vigil");
-  if (!in.contentType.empty()) out.set(http::field::content_type, in.contentType);
-  if (in.status == 204 || in.status == 304) {
-    out.erase(http::field::content_length);
-  } else {
-    out.content_length(in.body.size());
-    if (!headOnly) out.body() = std::move(in.body);
-  }
-  out.keep_alive(keepAlive);
+  response_ = http_messages::responseOf(in, server_->security_.headers, headOnly, keepAlive,
+                                        version, *server_->log_);
   server_->count(in.status);
   close_ = !keepAlive;
   lowest().expires_after(server_->settings_.writeTimeout);
@@ -264,17 +244,7 @@ void HttpServer::Impl::Session::shutdown() {
   }
   beast::error_code ignored;
   tcp_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  if (!discard_) discard_ = std::make_unique<char[]>(kLingerChunk);
-  linger();
-}
-
-void HttpServer::Impl::Session::linger() {
-  tcp_.async_read_some(asio::buffer(discard_.get(), kLingerChunk),
-                       [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                         self->discarded_ += n;
-                         if (ec || self->discarded_ > kLingerBytes) return self->tcp_.close();
-                         self->linger();
-                       });
+  lingerThenClose(tcp_, shared_from_this());
 }
 
 }  // namespace vigil

@@ -2,36 +2,39 @@
 // part the stream gives, written one at a time.
 #include <boost/asio/write.hpp>
 
+#include "daemon/http/http_messages.h"
 #include "daemon/http/http_server_impl.h"
 
 namespace vigil {
 
 using namespace http_internal;
 
-void HttpServer::Impl::Session::startStream(HttpResponse response) {
-  const std::size_t limit =
-      std::min(server_->settings_.maxStreams, server_->settings_.maxConnections / 2);
-  if (server_->streamsOpen_ >= limit) {
-    server_->counters_.streamsRefused.fetch_add(1, std::memory_order_relaxed);
+std::optional<HttpResponse> HttpServer::Impl::openStream() {
+  const std::size_t limit = std::min(settings_.maxStreams, settings_.maxConnections / 2);
+  if (streamsOpen_ >= limit) {
+    counters_.streamsRefused.fetch_add(1, std::memory_order_relaxed);
     HttpResponse busy = textResponse(
         503, fmt::format("{} live streams are open (the limit); try again later\n", limit));
     busy.headers.emplace_back("Retry-After", "5");
-    return write(busy, /*headOnly=*/false, /*keepAlive=*/false, version_);
+    return busy;
   }
-  ++server_->streamsOpen_;
-  server_->counters_.streams.fetch_add(1, std::memory_order_relaxed);
-  server_->count(200);
+  ++streamsOpen_;
+  counters_.streams.fetch_add(1, std::memory_order_relaxed);
+  count(200);
+  return std::nullopt;
+}
+
+void HttpServer::Impl::streamClosed() {
+  --streamsOpen_;
+  counters_.streams.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void HttpServer::Impl::Session::startStream(HttpResponse response) {
+  if (auto busy = server_->openStream()) {
+    return write(*busy, /*headOnly=*/false, /*keepAlive=*/false, version_);
+  }
   stream_ = std::move(response.stream);
-  std::string head = "HTTP/1.1 200 OK\r\nServer: vigil\r\nContent-Type: " + response.contentType +
-                     "\r\nConnection: close\r\n";
-  for (const auto& [name, value] : server_->security_.headers) head += name + ": " + value + "\r\n";
-  for (const auto& [name, value] : response.headers) {
-    if (name.find_first_of("\r\n:") == std::string::npos &&
-        value.find_first_of("\r\n") == std::string::npos) {
-      head += name + ": " + value + "\r\n";
-    }
-  }
-  streamBytes_ = head + "\r\n";
+  streamBytes_ = http_messages::streamHead(response, server_->security_.headers);
   pollTimer_.emplace(lowest().get_executor());
   writeStreamBytes();
 }

@@ -8,12 +8,12 @@
 #include <opencv2/core.hpp>
 #include <string>
 
-#include "daemon/http/http_server.h"
 #include "daemon/base/metrics.h"
+#include "daemon/events/recent_events.h"
+#include "daemon/events/result_path.h"
+#include "daemon/http/http_server.h"
 #include "daemon/http/status_snapshot.h"
 #include "daemon/pipeline/inference_worker.h"
-#include "daemon/events/result_path.h"
-#include "daemon/events/recent_events.h"
 
 namespace vigil {
 
@@ -71,7 +71,7 @@ class StatusApi {
   Sources sources_;
   std::string metricsText_;
   SteadyClock::time_point metricsRenderedAt_{};
-  cv::Mat annotated_;                    // reused by latestJpeg()
+  cv::Mat annotated_;  // reused by latestJpeg()
   // Each camera's latest frame encoded once, whoever asks for it and however often:
   // (CameraView::frameVersion, the JPEG).
   std::map<std::string, std::pair<std::uint64_t, std::string>, std::less<>> encoded_;

@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "daemon/capture/camera.h"
-#include "daemon/pipeline/camera_set.h"
-#include "daemon/settings/settings.h"
+#include "daemon/events/event_publisher.h"
+#include "daemon/events/result_path.h"
+#include "daemon/mqtt/mqtt_client.h"
 #include "daemon/pipeline/backend_status.h"
+#include "daemon/pipeline/camera_set.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/motion.h"
-#include "daemon/events/result_path.h"
-#include "daemon/events/event_publisher.h"
-#include "daemon/mqtt/mqtt_client.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 
@@ -54,7 +54,7 @@ struct CameraSnapshot {
   bool hasFrame = false;
   LatencySummary latencyMs;
   bool tracking = false;
-  std::vector<TrackedPerson> tracks;                         // first and last seen in Unix seconds
+  std::vector<TrackedPerson> tracks;  // first and last seen in Unix seconds
   // What the page draws and explains: the configured rate, the zones with their state, the
   // masks, and the gating intervals that slow detection down.
   struct Zone {

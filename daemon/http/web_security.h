@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/settings/settings.h"
 #include "daemon/http/http_server.h"
+#include "daemon/settings/settings.h"
 
 namespace boost::asio {
 class io_context;

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "daemon/capture/frame.h"
-#include "daemon/settings/settings.h"
-#include "daemon/http/http_server.h"
 #include "daemon/base/metrics.h"
-#include "daemon/metrics/power.h"
-#include "daemon/pipeline/inference_worker.h"
-#include "daemon/events/result_path.h"
+#include "daemon/capture/frame.h"
 #include "daemon/events/event_publisher.h"
+#include "daemon/events/result_path.h"
+#include "daemon/http/http_server.h"
+#include "daemon/metrics/power.h"
 #include "daemon/mqtt/mqtt_client.h"
+#include "daemon/pipeline/inference_worker.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 
@@ -65,8 +65,8 @@ class DaemonMetrics {
   struct CameraSeries {
     std::vector<std::string> zones;
     const CameraView* view = nullptr;
-    LabelValues info;     // vigil_camera_info's labels now
-    LabelValues decoder;  // vigil_camera_decoder_info's: camera, decoder
+    LabelValues info;                     // vigil_camera_info's labels now
+    LabelValues decoder;                  // vigil_camera_decoder_info's: camera, decoder
     std::vector<LabelValues> lineSeries;  // vigil_line_crossings_total's
   };
   static constexpr std::size_t kInfoResolution = 2;  // its place in `info`

@@ -19,16 +19,12 @@ void registerHeapMetrics(Registry& registry) {
   registry
       .callbackGauge("vigil_heap_in_use_bytes",
                      "Bytes the C allocator has handed out and not got back (live heap)")
-      .add({}, []() -> std::optional<double> {
-        return static_cast<double>(heapUsage().inUse);
-      });
+      .add({}, []() -> std::optional<double> { return static_cast<double>(heapUsage().inUse); });
   registry
       .callbackGauge("vigil_heap_free_bytes",
                      "Bytes freed and kept in the C allocator's free lists (their whole "
                      "pages go back to the kernel once a minute)")
-      .add({}, []() -> std::optional<double> {
-        return static_cast<double>(heapUsage().freeKept);
-      });
+      .add({}, []() -> std::optional<double> { return static_cast<double>(heapUsage().freeKept); });
 }
 
 }  // namespace vigil

@@ -15,8 +15,8 @@ namespace vigil {
 class Registry;
 
 struct HeapUsage {
-  std::size_t inUse = 0;      // handed out by malloc and not yet freed (arenas and mmap)
-  std::size_t freeKept = 0;   // freed, in the arenas' free lists (resident until released)
+  std::size_t inUse = 0;     // handed out by malloc and not yet freed (arenas and mmap)
+  std::size_t freeKept = 0;  // freed, in the arenas' free lists (resident until released)
 };
 
 // mallinfo2(): every arena, summed. Near zero under a sanitizer, whose allocator is not glibc's.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/base/log.h"
+#include "daemon/mqtt/paho_options.h"
 
 namespace vigil {
 
@@ -30,8 +31,6 @@ constexpr auto kAliveCheck = std::chrono::seconds(1);
 
 constexpr std::string_view kPlainScheme = "mqtt://";
 constexpr std::string_view kTlsScheme = "mqtts://";
-
-bool isTls(std::string_view url) { return url.starts_with(kTlsScheme); }
 
 std::string pahoUri(std::string_view url) {
   if (url.starts_with(kPlainScheme)) return "tcp://" + std::string(url.substr(kPlainScheme.size()));
@@ -78,161 +77,24 @@ std::string describe(const mqtt::exception& e, bool tls) {
   return "cannot connect (" + std::string(e.what()) + ")";
 }
 
-// After the scheme: host[:port] or [v6 address][:port]; a colon must be followed by a port
-// between 1 and 65535.
-Expected<void> checkMqttAuthority(std::string_view authority, const std::string& url) {
-  std::string_view host = authority;
-  std::string_view port;
-  if (auto close = authority.rfind(']'); authority.starts_with('[')) {
-    if (close == std::string_view::npos) {
-      return makeError(ErrorCode::kInvalidArgument, "mqtt.url: unbalanced '[' in '{}'", url);
-    }
-    host = authority.substr(0, close + 1);
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') {
-        return makeError(ErrorCode::kInvalidArgument, "mqtt.url: bad port in '{}'", url);
-      }
-      port = authority.substr(close + 2);
-    }
-  } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty()) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: no host in '{}'", url);
-  }
-  if (authority.find(':') != std::string_view::npos || !port.empty()) {
-    int value = 0;
-    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value < 1 ||
-        value > 65535) {
-      return makeError(ErrorCode::kInvalidArgument,
-                       "mqtt.url: port must be between 1 and 65535 in '{}'", url);
-    }
-  }
-  return {};
-}
-
-// mqtt://host[:port] or mqtts://host[:port], without credentials or a path.
-Expected<void> checkMqttUrl(const std::string& url) {
-  const bool tls = isTls(url);
-  if (!tls && !url.starts_with(kPlainScheme)) {
-    return makeError(ErrorCode::kInvalidArgument,
-                     "mqtt.url: unsupported scheme in '{}'; use mqtt://host:port or "
-                     "mqtts://host:port",
-                     url);
-  }
-  std::string_view authority =
-      std::string_view(url).substr(tls ? kTlsScheme.size() : kPlainScheme.size());
-  if (authority.find('@') != std::string_view::npos) {
-    // Also keeps credentials out of every log line that names the URL.
-    return makeError(ErrorCode::kInvalidArgument,
-                     "mqtt.url: credentials in the URL are not supported; use "
-                     "mqtt.username and mqtt.password_file");
-  }
-  if (authority.find('/') != std::string_view::npos) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.url: '{}' must not have a path", url);
-  }
-  return checkMqttAuthority(authority, url);
-}
-
-// The session's settings: client id, user name with password, QoS and the client's bounds.
-Expected<void> checkMqttSession(const MqttSettings& s) {
-  if (s.clientId.empty()) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.client_id: must not be empty");
-  }
-  if (!s.password.empty() && s.username.empty()) {
-    return makeError(ErrorCode::kInvalidArgument,
-                     "mqtt.password: set, but mqtt.username is empty (MQTT 3.1.1 forbids a "
-                     "password without a user name)");
-  }
-  if (s.qos < 0 || s.qos > 2) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.qos: must be 0, 1 or 2, got {}", s.qos);
-  }
-  if (s.keepAlive.count() < 0) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.keepalive: must not be negative");
-  }
-  if (s.bufferMessages == 0) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.buffer_messages: must be at least 1");
-  }
-  if (s.minRetry.count() <= 0 || s.maxRetry < s.minRetry) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt retry: need 0 < min ({} ms) <= max ({} ms)",
-                     s.minRetry.count(), s.maxRetry.count());
-  }
-  return {};
-}
-
-// The CA, certificate and key files: only with mqtts://, each an existing file, a key only
-// with its certificate.
-Expected<void> checkMqttTlsFiles(const MqttSettings& s) {
-  const std::pair<const char*, const std::string*> files[] = {
-      {"mqtt.ca_file", &s.caFile}, {"mqtt.cert_file", &s.certFile}, {"mqtt.key_file", &s.keyFile}};
-  for (const auto& [key, path] : files) {
-    if (path->empty()) continue;
-    if (!isTls(s.url)) {
-      return makeError(ErrorCode::kInvalidArgument,
-                       "{}: set, but mqtt.url '{}' is not TLS; use mqtts://", key, s.url);
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(*path, ec)) {
-      return makeError(ErrorCode::kNotFound, "{}: no such file '{}'", key, *path);
-    }
-  }
-  if (!s.keyFile.empty() && s.certFile.empty()) {
-    return makeError(ErrorCode::kInvalidArgument, "mqtt.key_file: set without mqtt.cert_file");
-  }
-  return {};
-}
-
 }  // namespace
 
-Expected<void> MqttClient::validate(const MqttSettings& s) {
-  if (auto url = checkMqttUrl(s.url); !url) return url;
-  if (auto session = checkMqttSession(s); !session) return session;
-  return checkMqttTlsFiles(s);
-}
-
 MqttClient::MqttClient(MqttSettings settings)
-    : settings_(std::move(settings)), serverUri_(pahoUri(settings_.url)) {
+    : settings_(std::move(settings)),
+      serverUri_(pahoUri(settings_.url)),
+      queue_(settings_.bufferMessages),
+      problem_(settings_.url) {
   try {
     deliveryListener_ = std::make_unique<DeliveryListener>(
         [this](const mqtt::token& token, bool success) { onDelivered(token, success); });
-    // No Paho persistence and no sending while disconnected: the queue here is the only
-    // buffer, so it alone is bounded, ordered and counted.
-    mqtt::create_options createOptions(MQTTVERSION_3_1_1);
-    createOptions.set_send_while_disconnected(false);
-    client_ = std::make_unique<mqtt::async_client>(serverUri_, settings_.clientId, createOptions,
-                                                   nullptr);
-    client_->set_connection_lost_handler(
-        [this](const std::string& cause) { onConnectionLost(cause); });
+    client_ = makePahoClient(serverUri_, settings_.clientId,
+                             [this](const std::string& cause) { onConnectionLost(cause); });
 
-    mqtt::connect_options_builder builder;
-    builder.mqtt_version(MQTTVERSION_3_1_1)
-        .clean_session(true)
-        .keep_alive_interval(settings_.keepAlive)
-        .connect_timeout(kConnectTimeout)
-        .automatic_reconnect(false)  // reconnects here: Paho's do not report failures
-        .max_inflight(static_cast<int>(kWindow));
-    if (!settings_.username.empty()) builder.user_name(settings_.username);
-    if (!settings_.password.empty()) builder.password(settings_.password);
-    if (!settings_.willTopic.empty()) {
-      builder.will(
-          mqtt::will_options(settings_.willTopic, settings_.willPayload, settings_.qos, true));
-    }
-    if (isTls(settings_.url)) {
-      mqtt::ssl_options_builder ssl;
-      // No ssl error_handler: Paho C++ 1.2 keeps a pointer to the ssl_options copy that
-      // connect() takes by value, and calls the handler through it after it is gone.
-      ssl.enable_server_cert_auth(true).verify(true);
-      if (!settings_.caFile.empty()) ssl.trust_store(settings_.caFile);
-      if (!settings_.certFile.empty()) ssl.key_store(settings_.certFile);
-      if (!settings_.keyFile.empty()) ssl.private_key(settings_.keyFile);
-      builder.ssl(ssl.finalize());
-    }
-    connectOptions_ = std::make_unique<mqtt::connect_options>(builder.finalize());
+    connectOptions_ = std::make_unique<mqtt::connect_options>(
+        pahoConnectOptions(settings_, kConnectTimeout, kWindow));
   } catch (const mqtt::exception& e) {
     client_.reset();
-    lastError_ = "cannot create the MQTT client for " + settings_.url + ": " + e.what();
+    problem_.keep("cannot create the MQTT client for " + settings_.url + ": " + e.what());
   }
 }
 
@@ -247,48 +109,32 @@ void MqttClient::setOnConnected(std::function<void()> callback) {
   onConnected_ = std::move(callback);
 }
 
-void MqttClient::subscribe(std::string topicFilter) {
-  std::lock_guard lock(mutex_);
-  subscriptions_.push_back(std::move(topicFilter));
-}
+void MqttClient::subscribe(std::string topicFilter) { subscriptions_.add(std::move(topicFilter)); }
 
 void MqttClient::setOnMessage(std::function<void(std::string topic, std::string payload)> handler) {
-  std::lock_guard lock(mutex_);
-  onMessage_ = std::move(handler);
+  subscriptions_.setHandler(std::move(handler));
 }
 
 std::string MqttClient::lastError() const {
   std::lock_guard lock(mutex_);
-  return lastError_;
+  return problem_.last();
 }
 
 void MqttClient::start() {
-  std::function<void(std::string topic, std::string payload)> handler;
   {
     std::lock_guard lock(mutex_);
     if (started_ || stopped_) return;
     if (!client_) {
-      logger("mqtt")->error("{}", lastError_);
+      logger("mqtt")->error("{}", problem_.last());
       return;
     }
     started_ = true;
-    handler = onMessage_;
     nextAttempt_ = std::chrono::steady_clock::now();
   }
   // Paho is never called with mutex_ held: its threads take their own lock, then mutex_ in
   // onDelivered (ThreadSanitizer reports the opposite order as a potential deadlock).
-  if (handler) {
-    // Set once here, before any connect: Paho calls it from its own thread.
-    client_->set_message_callback([handler](mqtt::const_message_ptr message) {
-      if (!message) return;
-      try {
-        handler(message->get_topic(), message->to_string());
-      } catch (const std::exception& e) {
-        logger("mqtt")->error("handling a message on {} failed: {}", message->get_topic(),
-                              e.what());
-      }
-    });
-  }
+  // Set once here, before any connect: Paho calls it from its own thread.
+  subscriptions_.install(*client_);
   worker_ = std::thread([this] { run(); });
   pthread_setname_np(worker_.native_handle(), "mqtt");
 }
@@ -314,14 +160,7 @@ void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload
   }
   wake_.notify_all();
   if (worker_.joinable()) worker_.join();
-  if (client_) {
-    try {
-      // Disconnect even when not connected: it cancels a connect still in progress.
-      client_->disconnect(std::chrono::milliseconds(250))->wait_for(kDisconnectWait);
-    } catch (const mqtt::exception&) {
-      // Not connected: nothing to close.
-    }
-  }
+  if (client_) disconnectPaho(*client_, kDisconnectWait);
   if (connected_.exchange(false)) logger("mqtt")->info("disconnected from {}", settings_.url);
 }
 
@@ -336,32 +175,7 @@ void MqttClient::publish(std::string topic, std::string payload, bool retained) 
   }
   {
     std::lock_guard lock(mutex_);
-    auto unsent = queue_.begin() + static_cast<std::ptrdiff_t>(sent_);
-    if (retained) {
-      // A broker keeps only the newest retained payload per topic; so does the queue.
-      auto same = std::find_if(unsent, queue_.end(), [&](const Entry& e) {
-        return e.retained && e.message->get_topic() == message->get_topic();
-      });
-      if (same != queue_.end()) queue_.erase(same);
-    }
-    if (queue_.size() >= settings_.bufferMessages) {
-      unsent = queue_.begin() + static_cast<std::ptrdiff_t>(sent_);
-      auto victim = std::find_if(unsent, queue_.end(), [](const Entry& e) { return !e.retained; });
-      // Only retained messages (of distinct topics) left: drop the oldest of them.
-      if (victim == queue_.end()) victim = unsent;
-      if (!dropLogged_) {
-        logger("mqtt")->warn("offline buffer full ({} messages); dropping the oldest",
-                             settings_.bufferMessages);
-        dropLogged_ = true;
-      }
-      dropped_++;
-      if (victim == queue_.end()) {
-        // Everything queued is already with Paho: the new message is the one to drop.
-        return;
-      }
-      queue_.erase(victim);
-    }
-    queue_.push_back(Entry{std::move(message), retained, false});
+    if (queue_.push(std::move(message), retained)) dropped_++;
     bufferedNow_ = queue_.size();
   }
   wake_.notify_all();
@@ -380,7 +194,7 @@ void MqttClient::run() {
       lock.lock();
       continue;
     }
-    if (sent_ < queue_.size() && sent_ < kWindow) {
+    if (queue_.hasUnsent(kWindow)) {
       sendWindow(lock);
       continue;
     }
@@ -388,54 +202,40 @@ void MqttClient::run() {
   }
 }
 
-bool MqttClient::awaitUnlessStopping(mqtt::token& token,
-                                     std::optional<std::chrono::milliseconds> limit) {
-  const auto start = std::chrono::steady_clock::now();
-  while (!token.wait_for(std::chrono::milliseconds(100)) &&
-         (!limit || std::chrono::steady_clock::now() - start < *limit)) {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return false;
-  }
-  return true;
+bool MqttClient::stopRequested() const {
+  std::lock_guard lock(mutex_);
+  return stopping_;
 }
 
 void MqttClient::attemptConnect() {
   if (++attempts_ > 1) reconnects_++;
   try {
     // Bounded by the connect options' own timeout; a stop cancels the attempt.
-    if (!awaitUnlessStopping(*client_->connect(*connectOptions_), std::nullopt)) return;
+    if (!awaitPahoToken(*client_->connect(*connectOptions_), std::nullopt,
+                        [this] { return stopRequested(); })) {
+      return;
+    }
   } catch (const mqtt::exception& e) {
     std::lock_guard lock(mutex_);
     backoff_ =
         backoff_.count() == 0 ? settings_.minRetry : std::min(2 * backoff_, settings_.maxRetry);
     nextAttempt_ = std::chrono::steady_clock::now() + backoff_;
-    setError(describe(e, isTls(settings_.url)), true);
+    problem_.report(describe(e, isMqttTls(settings_.url)), true);
     return;
   }
+  const auto await = [this](mqtt::token& token, std::optional<std::chrono::milliseconds> limit) {
+    return awaitPahoToken(token, limit, [this] { return stopRequested(); });
+  };
+  if (!subscriptions_.renew(*client_, settings_.qos, kConnectTimeout, await)) return;
   std::function<void()> onConnected;
-  std::vector<std::string> subscriptions;
-  {
-    std::lock_guard lock(mutex_);
-    subscriptions = subscriptions_;
-  }
-  // Clean sessions: the broker forgets subscriptions with the connection, so every connect
-  // subscribes again.
-  for (const std::string& filter : subscriptions) {
-    try {
-      // A broker that never answers SUBACK holds this for kConnectTimeout, a stop not at all.
-      if (!awaitUnlessStopping(*client_->subscribe(filter, settings_.qos), kConnectTimeout)) return;
-    } catch (const mqtt::exception& e) {
-      logger("mqtt")->warn("cannot subscribe to {}: {}", filter, e.what());
-    }
-  }
   {
     std::lock_guard lock(mutex_);
     connected_ = true;
-    sent_ = 0;  // resend from the front whatever the last connection did not get acknowledged
+    queue_.resendFromFront();  // whatever the last connection did not get acknowledged
     backoff_ = std::chrono::milliseconds(0);
     logger("mqtt")->info("connected to {}{}", settings_.url,
                          queue_.empty() ? "" : fmt::format("; sending {} queued", queue_.size()));
-    lastLogged_.clear();
+    problem_.connected();
     onConnected = onConnected_;
   }
   wake_.notify_all();
@@ -449,12 +249,7 @@ void MqttClient::attemptConnect() {
 }
 
 void MqttClient::sendWindow(std::unique_lock<std::mutex>& lock) {
-  std::vector<std::shared_ptr<const mqtt::message>> batch;
-  std::size_t end = std::min(queue_.size(), kWindow);
-  for (std::size_t i = sent_; i < end; ++i) {
-    if (!queue_[i].acked) batch.push_back(queue_[i].message);
-  }
-  sent_ = end;
+  const std::vector<OutgoingQueue::Message> batch = queue_.takeWindow(kWindow);
   // Paho is never called with mutex_ held: its threads take mutex_ in callbacks.
   lock.unlock();
   bool failed = false;
@@ -472,7 +267,7 @@ void MqttClient::sendWindow(std::unique_lock<std::mutex>& lock) {
   if (failed && connected_) {
     // Lost connection (its handler resends) or Paho's window full: resend from the front
     // after a short pause; duplicates are within QoS 1 rules.
-    sent_ = 0;
+    queue_.resendFromFront();
     wake_.wait_for(lock, std::chrono::milliseconds(100));
   }
 }
@@ -484,25 +279,13 @@ void MqttClient::onDelivered(const mqtt::token& token, bool success) {
   {
     std::lock_guard lock(mutex_);
     if (success) {
-      auto it = std::find_if(queue_.begin(), queue_.end(),
-                             [&](const Entry& e) { return e.message == message; });
-      if (it != queue_.end()) it->acked = true;
-      popAcked();
+      published_ += queue_.acknowledge(message);
+      bufferedNow_ = queue_.size();
     } else if (connected_) {
-      sent_ = 0;
+      queue_.resendFromFront();
     }
   }
   wake_.notify_all();
-}
-
-void MqttClient::popAcked() {
-  while (!queue_.empty() && queue_.front().acked) {
-    queue_.pop_front();
-    published_++;
-    if (sent_ > 0) sent_--;
-  }
-  bufferedNow_ = queue_.size();
-  if (queue_.empty()) dropLogged_ = false;
 }
 
 void MqttClient::checkAlive(std::unique_lock<std::mutex>& lock) {
@@ -521,19 +304,12 @@ void MqttClient::onConnectionLost(const std::string& cause) {
     std::lock_guard lock(mutex_);
     if (!connected_) return;
     connected_ = false;
-    sent_ = 0;
+    queue_.resendFromFront();
     backoff_ = settings_.minRetry;
     nextAttempt_ = std::chrono::steady_clock::now() + backoff_;
-    setError(cause.empty() ? "connection lost" : "connection lost (" + cause + ")", true);
+    problem_.report(cause.empty() ? "connection lost" : "connection lost (" + cause + ")", true);
   }
   wake_.notify_all();
-}
-
-void MqttClient::setError(const std::string& reason, bool retrying) {
-  lastError_ = reason;
-  if (reason == lastLogged_) return;
-  lastLogged_ = reason;
-  logger("mqtt")->warn("{} for {}{}", reason, settings_.url, retrying ? "; retrying" : "");
 }
 
 }  // namespace vigil

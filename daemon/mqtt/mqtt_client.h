@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "daemon/events/message_sink.h"
+#include "daemon/mqtt/connection_problem.h"
+#include "daemon/mqtt/mqtt_settings.h"
+#include "daemon/mqtt/mqtt_subscriptions.h"
+#include "daemon/mqtt/outgoing_queue.h"
 #include "detector/error.h"
 
 namespace mqtt {
@@ -27,23 +31,6 @@ class token;
 }  // namespace mqtt
 
 namespace vigil {
-
-struct MqttSettings {
-  std::string url = "mqtt://127.0.0.1:1883";  // mqtt:// (plain TCP) or mqtts:// (TLS)
-  std::string clientId = "vigil";
-  std::string username;
-  std::string password;  // already read from its file by the caller; never logged
-  std::string caFile;    // mqtts: trust store (PEM); empty = the system's default paths
-  std::string certFile;  // mqtts: optional client certificate (PEM)
-  std::string keyFile;   // mqtts: its private key (PEM); empty = inside certFile
-  int qos = 1;
-  std::chrono::seconds keepAlive{30};
-  std::size_t bufferMessages = 1000;  // bound of the offline buffer, in messages
-  std::string willTopic;              // empty = no last will
-  std::string willPayload = "offline";
-  std::chrono::milliseconds minRetry{500};
-  std::chrono::milliseconds maxRetry{30000};
-};
 
 // The daemon's MQTT connection (Paho C++ async_client underneath).
 //
@@ -73,9 +60,6 @@ class MqttClient : public MessageSink {
   ~MqttClient() override;
   MqttClient(const MqttClient&) = delete;
   MqttClient& operator=(const MqttClient&) = delete;
-
-  // Checks the URL scheme (mqtt:// or mqtts://), QoS, bounds and that the TLS files exist.
-  static Expected<void> validate(const MqttSettings& settings);
 
   // Starts connecting in the background and returns at once. The last will, if willTopic is
   // set, is willPayload, retained, at settings.qos. Calling start() twice does nothing.
@@ -111,24 +95,14 @@ class MqttClient : public MessageSink {
   std::string lastError() const;
 
  private:
-  struct Entry {
-    std::shared_ptr<const mqtt::message> message;
-    bool retained = false;
-    bool acked = false;
-  };
-
   void run();
   void attemptConnect();
-  // Waits for `token` in 100 ms slices, until `limit` if given; false as soon as a stop is
-  // asked for (stop() disconnects, which cancels what the token waits for).
-  bool awaitUnlessStopping(mqtt::token& token,
-                           std::optional<std::chrono::milliseconds> limit);
+  // A stop was asked for (stop() disconnects, which cancels what a token waits for).
+  bool stopRequested() const;
   void sendWindow(std::unique_lock<std::mutex>& lock);
   void onDelivered(const mqtt::token& token, bool success);
   void onConnectionLost(const std::string& cause);
-  void setError(const std::string& reason, bool retrying);
   void checkAlive(std::unique_lock<std::mutex>& lock);
-  void popAcked();  // requires mutex_
 
   MqttSettings settings_;
   std::string serverUri_;                                     // tcp:// or ssl:// for Paho
@@ -136,19 +110,15 @@ class MqttClient : public MessageSink {
   std::unique_ptr<mqtt::async_client> client_;
   std::unique_ptr<mqtt::connect_options> connectOptions_;
   std::function<void()> onConnected_;
-  std::function<void(std::string, std::string)> onMessage_;
-  std::vector<std::string> subscriptions_;
+  MqttSubscriptions subscriptions_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Entry> queue_;
-  std::size_t sent_ = 0;  // queue_[0, sent_) were handed to Paho on the current connection
+  OutgoingQueue queue_;
   bool stopping_ = false;
   bool started_ = false;
   bool stopped_ = false;
-  bool dropLogged_ = false;  // the "buffer full" warning, once until the queue drains
-  std::string lastError_;
-  std::string lastLogged_;  // the reason last logged, to log once per change
+  ConnectionProblem problem_;
   std::chrono::milliseconds backoff_{0};
   std::chrono::steady_clock::time_point nextAttempt_{};
   std::thread worker_;

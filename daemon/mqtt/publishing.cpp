@@ -83,7 +83,7 @@ Expected<Publishing> makePublishing(const Config& whole, PostToControl post,
   Publishing out;
   if (config.enabled) {
     MqttSettings settings = mqttSettings(config);
-    if (auto ok = MqttClient::validate(settings); !ok) return tl::unexpected(ok.error());
+    if (auto ok = validateMqttSettings(settings); !ok) return tl::unexpected(ok.error());
     out.mqtt = std::make_unique<MqttClient>(std::move(settings));
     log->info("MQTT: {} as '{}'{}, topics under {}/, Home Assistant discovery {}", config.url,
               config.clientId, config.username.empty() ? "" : " user " + config.username,

@@ -10,10 +10,10 @@
 #include <string>
 #include <thread>
 
-#include "daemon/settings/settings.h"
 #include "daemon/pipeline/backend_status.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/inference_worker.h"
+#include "daemon/settings/settings.h"
 
 namespace vigil {
 

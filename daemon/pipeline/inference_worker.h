@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/capture/frame.h"
 #include "daemon/base/heartbeat.h"
+#include "daemon/capture/frame.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
 
@@ -100,7 +100,7 @@ class InferenceWorker {
   std::vector<std::string> classNames_;
   Scheduler& scheduler_;
   ResultHandler onResult_;
-  cv::Size input_;  // the detector's input, which a decoded picture must cover
+  cv::Size input_;          // the detector's input, which a decoded picture must cover
   DetectionResult result_;  // the worker's, reused frame after frame
   std::atomic<bool> scaledDecode_{true};
   std::atomic<bool> stopping_{false};

@@ -17,25 +17,25 @@
 #include <memory>
 #include <thread>
 
-#include "daemon/pipeline/camera_set.h"
-#include "daemon/config/config_file.h"
 #include "daemon/base/log.h"
-#include "daemon/pipeline/backend_status.h"
+#include "daemon/config/config_file.h"
+#include "daemon/events/result_delivery.h"
+#include "daemon/events/result_path.h"
+#include "daemon/http/http_endpoint.h"
+#include "daemon/http/status_snapshot.h"
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/heap.h"
-#include "daemon/http/http_endpoint.h"
-#include "daemon/service/run_summary.h"
-#include "daemon/http/status_snapshot.h"
-#include "daemon/service/systemd_notify.h"
-#include "daemon/service/watchdog_pinger.h"
+#include "daemon/mqtt/publishing.h"
+#include "daemon/pipeline/backend_status.h"
+#include "daemon/pipeline/camera_set.h"
 #include "daemon/pipeline/detector_load.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/detector_reload.h"
 #include "daemon/pipeline/inference_worker.h"
-#include "daemon/events/result_delivery.h"
-#include "daemon/events/result_path.h"
 #include "daemon/pipeline/scheduler.h"
-#include "daemon/mqtt/publishing.h"
+#include "daemon/service/run_summary.h"
+#include "daemon/service/systemd_notify.h"
+#include "daemon/service/watchdog_pinger.h"
 #include "detector/background_work.h"
 
 namespace vigil {
@@ -158,19 +158,19 @@ class Daemon {
   explicit Daemon(RunOptions options)
       : options_(std::move(options)),
         backendStatus_(registry_),
-        cameras_(scheduler_, {[this](const std::string& name, const Camera& camera,
-                                     const std::shared_ptr<CameraChannel>& channel) {
-                                metrics_->addCamera(
-                                    name, channel,
-                                    results_->addCamera(name, channel,
-                                                        metrics_->cameraHistograms(name),
-                                                        personTracksFor(camera.config())),
-                                    camera.config());
-                              },
-                              [this](const std::string& name) {
-                                metrics_->removeCamera(name);
-                                results_->removeCamera(name);
-                              }}) {}
+        cameras_(scheduler_,
+                 {[this](const std::string& name, const Camera& camera,
+                         const std::shared_ptr<CameraChannel>& channel) {
+                    metrics_->addCamera(
+                        name, channel,
+                        results_->addCamera(name, channel, metrics_->cameraHistograms(name),
+                                            personTracksFor(camera.config())),
+                        camera.config());
+                  },
+                  [this](const std::string& name) {
+                    metrics_->removeCamera(name);
+                    results_->removeCamera(name);
+                  }}) {}
 
   int run() {
     // First: until these are registered, SIGHUP's and SIGTERM's default action kills the
@@ -213,8 +213,9 @@ class Daemon {
     if (!config) {
       log_->error("{}", config.error().message);
       if (config.error().code == ErrorCode::kNotFound) {
-        log_->error("give the configuration with `vigil run --config FILE` (config/cameras.yaml "
-                    "explains every key; config/demo.yaml replays a clip as a camera)");
+        log_->error(
+            "give the configuration with `vigil run --config FILE` (config/cameras.yaml "
+            "explains every key; config/demo.yaml replays a clip as a camera)");
       }
       return false;
     }
@@ -443,7 +444,7 @@ class Daemon {
   std::unique_ptr<InferenceWorker> worker_;
   std::unique_ptr<DetectorReload> reload_;  // after worker_: its thread uses the worker
   std::unique_ptr<HttpEndpoint> http_;
-  CameraSet cameras_;                 // last: its cameras stop before anything they feed goes
+  CameraSet cameras_;  // last: its cameras stop before anything they feed goes
   SteadyClock::time_point startedAt_;
 };
 

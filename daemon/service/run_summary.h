@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "daemon/http/status_snapshot.h"
 #include "daemon/events/result_path.h"
+#include "daemon/http/status_snapshot.h"
 
 namespace vigil {
 

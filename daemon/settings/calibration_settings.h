@@ -15,5 +15,4 @@ struct CalibrationSampleSettings {
   bool operator==(const CalibrationSampleSettings&) const = default;
 };
 
-
 }  // namespace vigil

@@ -30,5 +30,4 @@ struct MotionSettings {
   bool operator==(const MotionSettings&) const = default;
 };
 
-
 }  // namespace vigil

@@ -58,7 +58,7 @@ struct CameraConfig {
   MotionSettings motion;                         // motion gating; off without a motion section
   TrackingSettings tracking;                     // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
-  HwDecode hwDecode;  // hwaccel, or capture.hwaccel; capture.vaapi_device
+  HwDecode hwDecode;           // hwaccel, or capture.hwaccel; capture.vaapi_device
   bool skipLoopFilter = true;  // capture.skip_loop_filter
 
   bool operator==(const CameraConfig&) const = default;

@@ -25,7 +25,6 @@ struct LineSpec {
   }
 };
 
-
 // A track is stationary when its box centre stays within `maxMoveFraction` of its height of
 // where it was `afterSeconds` ago or more (it moves again as soon as it leaves that circle).
 struct StationarySettings {
@@ -48,6 +47,5 @@ struct TrackingSettings {
 
   bool operator==(const TrackingSettings&) const = default;
 };
-
 
 }  // namespace vigil

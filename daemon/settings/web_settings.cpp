@@ -12,5 +12,4 @@ std::vector<std::filesystem::path> WebConfig::sources() const {
   return files;
 }
 
-
 }  // namespace vigil

@@ -24,5 +24,4 @@ bool contains(const Polygon& polygon, Point point) {
   return inside;
 }
 
-
 }  // namespace vigil

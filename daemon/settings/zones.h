@@ -55,5 +55,4 @@ struct ZoneSpec {
   bool operator==(const ZoneSpec&) const = default;
 };
 
-
 }  // namespace vigil

@@ -80,8 +80,23 @@ NpuStage::NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpe
   }
 }
 
+namespace {
+
+// A failed device open, with the environment's specific cause (device node, permission,
+// memlock, xrt.ini) added.
+Expected<void> explainNpuOpenFailure(const Error& e, const std::string& runtime) {
+  auto problems = npuEnvironmentProblems(probeNpuEnvironment());
+  std::string causes;
+  for (const std::string& p : problems) causes += "; " + p;
+  return makeError(ErrorCode::kUnavailable, "cannot open the NPU ({}): {}{}", runtime, e.message,
+                   causes);
+}
+
+}  // namespace
+
 Expected<void> NpuStage::bringUp() {
-  if (auto ok = runtime_->openDevice(); !ok) return explainOpenFailure(ok.error());
+  if (auto ok = runtime_->openDevice(); !ok)
+    return explainNpuOpenFailure(ok.error(), runtime_->describe());
   return loadAndAllocate();
 }
 
@@ -312,14 +327,6 @@ Expected<void> NpuStage::attempt() {
         .fetch_add(1, std::memory_order_relaxed);
   }
   return ok;
-}
-
-Expected<void> NpuStage::explainOpenFailure(const Error& e) const {
-  auto problems = npuEnvironmentProblems(probeNpuEnvironment());
-  std::string causes;
-  for (const std::string& p : problems) causes += "; " + p;
-  return makeError(ErrorCode::kUnavailable, "cannot open the NPU ({}): {}{}", runtime_->describe(),
-                   e.message, causes);
 }
 
 }  // namespace vigil

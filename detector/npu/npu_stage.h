@@ -82,10 +82,6 @@ class NpuStage {
 
   Expected<void> attempt();
 
-  // Adds the environment's specific cause (device node, permission, memlock, xrt.ini) to a
-  // failed device open.
-  Expected<void> explainOpenFailure(const Error& e) const;
-
   std::shared_ptr<const ModelManifest> owner_;  // a copy: the caller's may move
   const ModelManifest& manifest_;
   const StageSpec& stage_;

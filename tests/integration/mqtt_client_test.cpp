@@ -46,16 +46,16 @@ MqttSettings settingsFor(const MosquittoBroker& broker, const std::string& clien
 
 TEST(MqttClientValidate, AcceptsMqttAndMqttsAndRejectsOtherSchemes) {
   MqttSettings settings;
-  EXPECT_TRUE(MqttClient::validate(settings));
+  EXPECT_TRUE(validateMqttSettings(settings));
   settings.url = "mqtt://broker.local";
-  EXPECT_TRUE(MqttClient::validate(settings));
+  EXPECT_TRUE(validateMqttSettings(settings));
   settings.url = "mqtts://[::1]:8883";
-  EXPECT_TRUE(MqttClient::validate(settings));
+  EXPECT_TRUE(validateMqttSettings(settings));
   for (const char* bad :
        {"tcp://127.0.0.1:1883", "http://x:1", "127.0.0.1:1883", "mqtt://", "mqtt://h:0",
         "mqtt://h:99999", "mqtt://h:1883/x", "mqtt://user:secret@h:1883"}) {
     settings.url = bad;
-    auto result = MqttClient::validate(settings);
+    auto result = validateMqttSettings(settings);
     ASSERT_FALSE(result) << bad;
     EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument) << bad;
     EXPECT_NE(result.error().message.find("mqtt.url"), std::string::npos) << result.error().message;
@@ -63,14 +63,14 @@ TEST(MqttClientValidate, AcceptsMqttAndMqttsAndRejectsOtherSchemes) {
   }
   settings.url = "mqtt://127.0.0.1:1883";
   settings.caFile = "/etc/hostname";
-  EXPECT_FALSE(MqttClient::validate(settings)) << "TLS files on a plain URL";
+  EXPECT_FALSE(validateMqttSettings(settings)) << "TLS files on a plain URL";
   settings.url = "mqtts://127.0.0.1:8883";
   settings.caFile = "/nonexistent/ca.crt";
-  ASSERT_FALSE(MqttClient::validate(settings));
-  EXPECT_EQ(MqttClient::validate(settings).error().code, ErrorCode::kNotFound);
+  ASSERT_FALSE(validateMqttSettings(settings));
+  EXPECT_EQ(validateMqttSettings(settings).error().code, ErrorCode::kNotFound);
   settings.caFile.clear();
   settings.qos = 3;
-  EXPECT_FALSE(MqttClient::validate(settings));
+  EXPECT_FALSE(validateMqttSettings(settings));
 }
 
 TEST(MqttClientBuffer, KeepsNewestRetainedPerTopicAndDropsOldestNonRetained) {
@@ -305,7 +305,7 @@ TEST(MqttClientBroker, TlsWithGeneratedCa) {
 
   auto settings = settingsFor(broker, "vigil-tls");
   settings.caFile = broker.pki().caFile();
-  ASSERT_TRUE(MqttClient::validate(settings));
+  ASSERT_TRUE(validateMqttSettings(settings));
   MqttClient client(settings);
   client.start();
   client.publish("vigil/event", "over-tls", false);

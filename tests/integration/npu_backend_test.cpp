@@ -8,10 +8,10 @@
 #include <map>
 #include <sstream>
 
+#include "daemon/base/metrics.h"
 #include "daemon/commands/bench_command.h"
 #include "daemon/commands/eval_command.h"
 #include "daemon/pipeline/backend_status.h"
-#include "daemon/base/metrics.h"
 #include "detector/background_work.h"
 #include "detector/detector.h"
 #include "detector/verify.h"

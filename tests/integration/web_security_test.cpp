@@ -5,8 +5,8 @@
 #include <fstream>
 #include <regex>
 
-#include "daemon/http/http_logins.h"
 #include "daemon/config/web_config.h"
+#include "daemon/http/http_logins.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
 #include "tests/prometheus_server.h"

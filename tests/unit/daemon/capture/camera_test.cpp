@@ -101,10 +101,7 @@ std::shared_ptr<CameraFeed> feed(Scheduler& scheduler) {
 TEST(CameraTest, StreamsFramesIntoTheScheduler) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kStreaming; }));
   auto job = scheduler.next(2000ms);
@@ -123,10 +120,7 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
   script->opens = {ErrorCode::kUnavailable, ErrorCode::kUnavailable};
   script->reads = {ErrorCode::kUnavailable};
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 5; }));
   EXPECT_EQ(camera.state(), CameraState::kStreaming);
@@ -147,8 +141,7 @@ TEST(CameraTest, LostSourceIsReopenedWithBackoffAndCounted) {
     std::lock_guard lock(script->mutex);
     script->reads = {ErrorCode::kUnavailable};
   }
-  ASSERT_TRUE(
-      testing::waitUntil([&] { return camera.counters().reconnects.load() == 1; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() == 1; }));
   EXPECT_EQ(camera.counters().reconnects.load(), 1U)
       << "the first open after failures is not a reconnect; the reopen after the loss is";
   camera.stop();
@@ -158,10 +151,7 @@ TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
   auto script = std::make_shared<Script>();
   script->reads = {ErrorCode::kInvalidData, ErrorCode::kInvalidData, ErrorCode::kInvalidData};
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 3; }));
   EXPECT_EQ(camera.counters().decodeErrors.load(), 3U);
@@ -174,18 +164,14 @@ TEST(CameraTest, CorruptFramesAreCountedAndStreamingGoesOn) {
 TEST(CameraTest, StalledSourceIsTreatedAsLost) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(200, ErrorCode::kTimeout);  // 400 ms of timeouts > 200 ms stall limit
   }
-  ASSERT_TRUE(
-      testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }));
   EXPECT_NE(camera.lastError(), "");
   camera.stop();
 }
@@ -219,20 +205,15 @@ TEST(CameraTest, ASourceSkippingToItsNextKeyframeIsNoStall) {
 TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 0; }));
   {
     std::lock_guard lock(script->mutex);
     script->reads.assign(200, ErrorCode::kInvalidData);  // 400 ms of them > 200 ms stall limit
   }
-  ASSERT_TRUE(testing::waitUntil([&] {
-    return camera.counters().reconnects.load() >= 1;
-  })) << "state "
-      << cameraStateName(camera.state());
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }))
+      << "state " << cameraStateName(camera.state());
   EXPECT_NE(camera.lastError().find("no usable frame for 200 ms"), std::string::npos)
       << camera.lastError();
   EXPECT_NE(camera.lastError().find("scripted read failure"), std::string::npos)
@@ -253,10 +234,7 @@ TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
   Scheduler scheduler;
   testing::LogCapture log("capture");
   {
-    Camera camera(
-        config(), feed(scheduler),
-        scripted(script),
-        fastBackoff());
+    Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
     camera.start();
     ASSERT_TRUE(testing::waitUntil([&] {
       std::lock_guard lock(script->mutex);
@@ -275,10 +253,7 @@ TEST(CameraTest, RunsOfCorruptFramesAreWarnedAboutAtMostOnceAMinute) {
 TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   std::vector<DetectionJob> held;
   while (held.size() < 3) {  // and one more in the scheduler's slot: the pool's four
@@ -291,20 +266,15 @@ TEST(CameraTest, AFailingReadWhileEveryFrameIsInUseIsALostSource) {
     std::lock_guard lock(script->mutex);
     script->reads.assign(1000, ErrorCode::kUnavailable);  // unplugged: every read fails at once
   }
-  ASSERT_TRUE(testing::waitUntil([&] {
-    return camera.counters().reconnects.load() >= 1;
-  })) << "dropped "
-      << camera.counters().dropped.load();
+  ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }))
+      << "dropped " << camera.counters().dropped.load();
   camera.stop();
 }
 
 TEST(CameraTest, FileEndWithoutLoopEndsTheCameraWithoutRetrying) {
   auto script = std::make_shared<Script>();
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      fastBackoff());
+  Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().captured.load() > 2; }));
   {
@@ -470,7 +440,8 @@ TEST(CameraTest, ARestartedCameraOpensOnlyOnceTheThreadLeftBehindHasEnded) {
   old.reset();
 
   auto script = std::make_shared<Script>();
-  CameraPtr stoppedWhileWaiting(new Camera(config(), feed(scheduler), scripted(script), fastBackoff()));
+  CameraPtr stoppedWhileWaiting(
+      new Camera(config(), feed(scheduler), scripted(script), fastBackoff()));
   stoppedWhileWaiting->start(leftBehind);
   ASSERT_TRUE(testing::waitUntil([&] { return !stoppedWhileWaiting->lastError().empty(); }));
   EXPECT_NE(stoppedWhileWaiting->lastError().find("waiting for the previous capture thread"),
@@ -517,10 +488,8 @@ TEST(CameraTest, StopIsPromptDuringBackoff) {
   auto script = std::make_shared<Script>();
   script->opens.assign(100, ErrorCode::kUnavailable);
   Scheduler scheduler;
-  Camera camera(
-      config(), feed(scheduler),
-      scripted(script),
-      BackoffPolicy{30000ms, 30000ms, 5000ms});
+  Camera camera(config(), feed(scheduler), scripted(script),
+                BackoffPolicy{30000ms, 30000ms, 5000ms});
   camera.start();
   ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kReconnecting; }));
   auto start = std::chrono::steady_clock::now();

@@ -1,11 +1,10 @@
-#include "daemon/config/config_file.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
 
+#include "daemon/config/config_file.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {

@@ -20,9 +20,9 @@
 #include <optional>
 #include <thread>
 
+#include "daemon/config/web_config.h"
 #include "daemon/http/http_logins.h"
 #include "daemon/http/http_server.h"
-#include "daemon/config/web_config.h"
 #include "tests/temp_dir.h"
 #include "tests/test_pki.h"
 #include "tests/wait.h"

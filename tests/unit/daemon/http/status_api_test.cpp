@@ -7,9 +7,9 @@
 #include <future>
 #include <thread>
 
-#include "daemon/http/http_server.h"
-#include "daemon/events/result_path.h"
 #include "daemon/events/event_publisher.h"
+#include "daemon/events/result_path.h"
+#include "daemon/http/http_server.h"
 #include "tests/http_get.h"
 
 namespace vigil {

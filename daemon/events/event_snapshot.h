@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/capture/captured_picture.h"
+#include "detector/box.h"
+
+namespace vigil {
+
+// The best frame of a camera's open presence event (or of its streak towards one), kept as it
+// arrived (storage reused) with its persons, and decoded, drawn on and encoded as a JPEG only
+// when the event publishes it: the snapshot of the events list, and of MQTT with snapshots on.
+// Threads: the control thread.
+class EventSnapshot {
+ public:
+  // Keeps `picture` (frame `id`) and the persons among `detections` (nullptr: none).
+  void keep(const CapturedPicture& picture, const std::vector<Detection>* detections,
+            std::uint64_t id);
+  bool holds(std::uint64_t id) const { return keptId_ == id; }
+  // The kept frame is the event's best one (`bestFrame`) and its JPEG was not made yet.
+  bool due(std::uint64_t bestFrame) const {
+    return keptId_ == bestFrame && publishedId_ != bestFrame;
+  }
+  // Draws the persons on the kept frame and encodes it: jpeg() from then on. False, and a
+  // warning naming `camera`, when the frame cannot be decoded or encoded.
+  bool encode(std::string_view camera);
+  // The last JPEG made; empty before the first.
+  const std::string& jpeg() const { return jpeg_; }
+
+ private:
+  CapturedPicture kept_;
+  std::vector<Detection> persons_;
+  std::optional<std::uint64_t> keptId_;       // Frame::id of `kept_`
+  std::optional<std::uint64_t> publishedId_;  // its JPEG made already
+  std::string jpeg_;
+};
+
+}  // namespace vigil
