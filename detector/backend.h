@@ -39,6 +39,10 @@ class InferenceBackend {
   // `input` is the first stage's input; `output` receives the last stage's first output and is
   // resized on first use only.
   virtual Expected<void> infer(const Tensor& input, Tensor& output) = 0;
+  // The end of this backend's use (its owner stops): cuts the inference in flight, if the
+  // runtime can, and every later one fails at once. The one call any thread may make while
+  // infer() runs. Default: nothing to cut, the inference in flight ends on its own.
+  virtual void interrupt() {}
 };
 
 using BackendFactory = Expected<std::unique_ptr<InferenceBackend>> (*)(const ModelManifest&,

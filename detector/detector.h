@@ -67,6 +67,10 @@ class Detector {
   // `sourceSize`'s pixels.
   Expected<void> detect(const cv::Mat& bgr, cv::Size sourceSize, DetectionResult& result);
 
+  // The end of this detector's use, from any thread: the backend's inference in flight is cut
+  // where the runtime can (InferenceBackend::interrupt), and every later detect() fails.
+  void interrupt() { backend_->interrupt(); }
+
   const ModelManifest& manifest() const { return manifest_; }
   const InferenceBackend& backend() const { return *backend_; }
   const std::vector<ModelVerification>& verification() const { return verification_; }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "daemon/base/log.h"
+#include "daemon/base/thread_name.h"
 #include "detector/background_work.h"
 
 namespace vigil {
@@ -15,7 +16,9 @@ void CaptureThread::start(std::function<void()> body, std::string camera,
                           std::shared_ptr<End> predecessor) {
   end_ = std::make_shared<End>();
   predecessor_ = std::move(predecessor);
+  const std::string name = "cam " + camera;
   thread_ = std::thread(&CaptureThread::run, std::move(body), end_, std::move(camera));
+  nameThread(thread_, name);
 }
 
 void CaptureThread::run(const std::function<void()>& body, const std::shared_ptr<End>& end,

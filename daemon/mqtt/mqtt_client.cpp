@@ -1,7 +1,6 @@
 #include "daemon/mqtt/mqtt_client.h"
 
 #include <mqtt/async_client.h>
-#include <pthread.h>
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "daemon/base/log.h"
+#include "daemon/base/thread_name.h"
 #include "daemon/mqtt/paho_options.h"
 
 namespace vigil {
@@ -136,7 +136,7 @@ void MqttClient::start() {
   // Set once here, before any connect: Paho calls it from its own thread.
   subscriptions_.install(*client_);
   worker_ = std::thread([this] { run(); });
-  pthread_setname_np(worker_.native_handle(), "mqtt");
+  nameThread(worker_, "mqtt");
 }
 
 void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload) {

@@ -1,6 +1,7 @@
 #include "daemon/pipeline/detector_reload.h"
 
 #include "daemon/base/log.h"
+#include "daemon/base/thread_name.h"
 #include "detector/background_work.h"
 
 namespace vigil {
@@ -131,6 +132,7 @@ bool DetectorReload::begin(DetectorConfig next, DetectorConfig running) {
   thread_ = std::thread([job = std::make_shared<Job>(shared_, worker_, done_, loader_),
                          next = std::move(next),
                          running = std::move(running)] { job->run(next, running); });
+  nameThread(thread_, "detector reload");
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "daemon/pipeline/inference_worker.h"
 
 #include "daemon/base/log.h"
+#include "daemon/base/thread_name.h"
 
 namespace vigil {
 
@@ -27,11 +28,18 @@ void InferenceWorker::start() {
     run();
     heartbeat_.idle();
   });
+  nameThread(thread_, "inference");
 }
 
 void InferenceWorker::stop() {
   stopping_ = true;
   scheduler_.stop();
+  {
+    // The inference in flight is cut where the backend can (between two of the graph's nodes),
+    // not waited for: seconds of it on a slow CPU. The detector is done with after this.
+    std::lock_guard lock(detectorSwap_);
+    if (detector_ && thread_.joinable()) detector_->interrupt();
+  }
   given_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -40,6 +48,7 @@ std::unique_ptr<Detector> InferenceWorker::take() {
   takeWanted_ = true;
   std::lock_guard lock(mutex_);
   takeWanted_ = false;
+  std::lock_guard swap(detectorSwap_);
   return std::move(detector_);
 }
 
@@ -57,7 +66,10 @@ std::unique_ptr<Detector> InferenceWorker::replace(std::unique_ptr<Detector> nex
   {
     std::lock_guard lock(mutex_);
     takeWanted_ = false;
-    old = std::move(detector_);
+    {
+      std::lock_guard swap(detectorSwap_);
+      old = std::move(detector_);
+    }
     adopt(std::move(next));
   }
   given_.notify_all();
@@ -65,7 +77,10 @@ std::unique_ptr<Detector> InferenceWorker::replace(std::unique_ptr<Detector> nex
 }
 
 void InferenceWorker::adopt(std::unique_ptr<Detector> detector) {
-  detector_ = std::move(detector);
+  {
+    std::lock_guard swap(detectorSwap_);
+    detector_ = std::move(detector);
+  }
   if (!detector_) return;
   const ModelManifest& m = detector_->manifest();
   input_ = cv::Size(m.input.width, m.input.height);
@@ -126,6 +141,7 @@ void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
       std::memory_order_relaxed);
   if (!ok) {
+    if (stopping_) return;  // cut by the stop (interrupt): no failure of the detector
     failures_.fetch_add(1, std::memory_order_relaxed);
     if (ok.error().code == ErrorCode::kInvalidOutput) {
       invalidOutputs_.fetch_add(1, std::memory_order_relaxed);

@@ -55,7 +55,8 @@ class InferenceWorker {
   InferenceWorker& operator=(const InferenceWorker&) = delete;
 
   void start();
-  // Stops the scheduler's waits and joins the thread.
+  // Stops the scheduler's waits, cuts the inference in flight (Detector::interrupt: the detector
+  // is done with) and joins the thread.
   void stop();
 
   // Any thread but the worker's. take() returns the detector once the frame in flight is done
@@ -91,6 +92,9 @@ class InferenceWorker {
   void adopt(std::unique_ptr<Detector> detector);  // mutex_ held
 
   std::mutex mutex_;  // held by the worker while it detects: take() waits for that frame
+  // Held while detector_ changes (with mutex_) and while stop() interrupts it (without: the
+  // worker holds mutex_ for the whole inference that stop() cuts). Innermost: nothing waits in it.
+  std::mutex detectorSwap_;
   std::condition_variable given_;
   std::atomic<bool> takeWanted_{false};  // the worker stands aside before its next frame
   std::unique_ptr<Detector> detector_;   // null between take() and give()

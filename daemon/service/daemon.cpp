@@ -142,7 +142,7 @@ void windDown(CameraSet& cameras, DetectorReload* reload, InferenceWorker* worke
   }
   // A reload's load under way (0.5 s at most: its thread uses the worker), all cameras asked at
   // once (a source blocked in a read is interrupted), then the worker, whose inference in flight
-  // ends first.
+  // is cut (cpu-ort: at the graph's next node) or ends first.
   if (reload != nullptr) reload->stop();
   cameras.stopAll();
   if (worker != nullptr) worker->stop();

@@ -146,6 +146,10 @@ class OrtBackend final : public InferenceBackend {
                        threads_, threads_ == 1 ? "" : "s", spinning_ ? ", spinning" : "");
   }
 
+  // ONNX Runtime checks the flag between the graph's nodes: a stop waits for one node, not for
+  // a whole inference (seconds of it on a slow or emulated CPU).
+  void interrupt() override { runOptions_.SetTerminate(); }
+
   Expected<void> infer(const Tensor& input, Tensor& output) override {
     try {
       Stage& first = stages_.front();

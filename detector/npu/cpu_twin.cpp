@@ -79,6 +79,7 @@ class CpuSide final : public InferenceBackend {
   Expected<void> infer(const Tensor& input, Tensor& output) override {
     return inner_->infer(input, output);
   }
+  void interrupt() override { inner_->interrupt(); }
 
  private:
   std::unique_ptr<InferenceBackend> inner_;

@@ -265,6 +265,8 @@ class AutoBackend final : public InferenceBackend {
     npuStats().npuActive.store(false, std::memory_order_relaxed);
     return cpu_->infer(input, output);
   }
+  // The CPU side's run is cut; an NPU run in flight ends by itself or by its own timeout.
+  void interrupt() override { cpu_->interrupt(); }
 
  private:
   using Built = tl::expected<std::unique_ptr<NpuBackend>, StageFailure>;

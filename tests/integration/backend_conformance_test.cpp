@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/commands/bench_command.h"
@@ -18,12 +20,14 @@
 #include "detector/detector.h"
 #include "detector/preprocess.h"
 #include "tests/model_paths.h"
+#include "tests/wait.h"
 
 namespace vigil {
 namespace {
 
 using testing::cocoDir;
 using testing::modelDir;
+using testing::waitUntil;
 
 // The raw [1, 3549, 85] output, per anchor [x, y, log w, log h, objectness, 80 class scores]:
 // the network's own regression, not decoded, so the box channels are grid-cell offsets and log
@@ -296,6 +300,45 @@ TEST_F(OrtBackendTest, TheCallerMovingItsBuffersIsFollowed) {
   auto bad = (*backend)->infer(wrong, out);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST_F(OrtBackendTest, AnInterruptEndsTheRunsAndEveryLaterOneFailsAtOnce) {
+  // A stop cuts the inference in flight (checked between the graph's nodes) instead of waiting
+  // for it: an inference takes seconds on a slow or emulated CPU.
+  BackendOptions oneThread;
+  oneThread.threads = 1;
+  auto created = createBackend("cpu-ort", manifest_, oneThread);
+  ASSERT_TRUE(created.has_value()) << created.error().message;
+  InferenceBackend& backend = **created;
+  Tensor input;
+  input.resize(manifest_.stages.front().inputs.front().shape);
+  std::fill(input.data.begin(), input.data.end(), 114.0F);
+  std::atomic<int> done{0};
+  std::atomic<bool> ended{false};
+  std::atomic<bool> giveUp{false};  // the test's own way out if interrupt() cuts nothing
+  std::string error;
+  std::thread runs([&] {
+    Tensor out;
+    while (!giveUp) {
+      auto ok = backend.infer(input, out);
+      if (!ok) {
+        error = ok.error().message;
+        break;
+      }
+      ++done;
+    }
+    ended = true;
+  });
+  EXPECT_TRUE(waitUntil([&] { return done.load() > 0; }));
+  backend.interrupt();
+  EXPECT_TRUE(waitUntil([&] { return ended.load(); })) << "the runs go on after interrupt()";
+  giveUp = true;
+  runs.join();
+  EXPECT_NE(error.find("terminate"), std::string::npos) << error;
+  Tensor out;
+  auto later = backend.infer(input, out);
+  ASSERT_FALSE(later.has_value());
+  EXPECT_EQ(later.error().code, ErrorCode::kBackendFailure);
 }
 
 TEST(BenchCommandTest, SeveralBackendsRunInAlternationInOneProcess) {
