@@ -114,7 +114,7 @@ run_case() {
       done
       ;;
     idle-h264)
-      motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
+      motion=", motion: {idle_after: 1, idle_detect_interval: 2, idle_keyframes_only: true}"
       cameras="  - {name: cam0, source: 'file:$(realpath "$media/still-h264.mp4")', loop: true, $rate$motion}"
       ;;
     h264-http | mjpeg-http | idle-mjpeg | idle-h264-http | h264-bframes-http)
@@ -123,7 +123,7 @@ run_case() {
       [[ $case == mjpeg-http ]] && kind=mjpeg file=$media/mjpeg.avi
       [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi
       [[ $case == idle-h264-http ]] && file=$media/still-h264.mp4
-      [[ $case == idle-* ]] && motion=", motion: {idle_after: 1, idle_detect_interval: 2}"
+      [[ $case == idle-* ]] && motion=", motion: {idle_after: 1, idle_detect_interval: 2, idle_keyframes_only: true}"
       read -r server port < <(serve "$kind" "$file")
       cameras="  - {name: cam0, source: 'http://127.0.0.1:$port/', $rate$motion}"
       ;;

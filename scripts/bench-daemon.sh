@@ -10,7 +10,7 @@
 # video (video = frames captured / clip fps, per camera, summed).
 #   scripts/bench-daemon.sh [--cameras "1 2 4"] [--modes "off rule still"] [--rounds 3]
 #                           [--seconds 140] [--detect-fps 5] [--out DIR]
-# Modes: off (no motion section), rule (the rule: motion or a present person mean the
+# Modes: off (motion: {enabled: false}), rule (the rule: motion or a present person mean the
 # full rate; idle_after 1 s, idle_detect_interval 2 s), still (the same, a still person seen by
 # the latest detection checked every 1.5 s, and only large changes count as motion: threshold
 # 50, min_area 0.03, so a person fidgeting in place is not "motion"). Presence: min_frames 2,
@@ -30,7 +30,7 @@ mkdir -p "$out"
 
 motion_of() {
   case "$1" in
-    off) echo "" ;;
+    off) echo "{enabled: false}" ;;
     rule) echo "{idle_after: 1, idle_detect_interval: 2}" ;;
     still) echo "{idle_after: 1, idle_detect_interval: 2, still_detect_interval: 1.5, threshold: 50, min_area: 0.03}" ;;
     *) echo "bench-daemon: unknown mode $1" >&2; exit 2 ;;

@@ -190,19 +190,25 @@ void readLines(const YamlReader& r, const YAML::Node& camera, const std::string&
 void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
                 CameraConfig& c) {
   YAML::Node node = camera["motion"];
-  if (!node.IsDefined() || node.IsNull()) return;
+  MotionSettings& m = c.motion;
+  const double period = 1.0 / c.detectFps;
+  if (!node.IsDefined() || node.IsNull()) {
+    // No section: gating on, at the built-in defaults (bench/gating-default.md: no person event
+    // lost or late on the clips and their darker, noisier and low-bitrate variants).
+    m.enabled = true;
+    m.idleDetectInterval = seconds(std::max(2.0, period));
+    return;
+  }
   const std::string path = YamlReader::join(cameraPath, "motion");
   r.expectMap(node, path);
   r.rejectUnknownKeys(node, path,
                       {"enabled", "threshold", "min_area", "idle_after", "idle_detect_interval",
                        "still_detect_interval", "idle_keyframes_only", "masks"});
-  MotionSettings& m = c.motion;
   m.enabled = r.getBool(node, path, "enabled", true);
   m.threshold = static_cast<int>(r.getInt(node, path, "threshold", 1, 254, 25));
   m.minArea = static_cast<float>(r.getDouble(node, path, "min_area", 0.0001, 1, 0.005));
   m.idleAfter = seconds(r.getDouble(node, path, "idle_after", 0, 3600, 5));
-  m.idleKeyframesOnly = r.getBool(node, path, "idle_keyframes_only", true);
-  const double period = 1.0 / c.detectFps;
+  m.idleKeyframesOnly = r.getBool(node, path, "idle_keyframes_only", false);
   auto interval = [&](const char* key, double min, double fallback) {
     double value = r.getDouble(node, path, key, 0, 3600, fallback);
     if (value != 0 && value < min) {

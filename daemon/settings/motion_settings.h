@@ -9,7 +9,8 @@
 namespace vigil {
 
 // A camera's `motion:` section: when nothing moves and nobody is there, the detector runs
-// this camera only now and then. Off unless configured.
+// this camera only now and then. cameras.yaml turns it on unless the section says
+// `enabled: false` (config/camera_section.cpp); a CameraConfig built in code has it off.
 struct MotionSettings {
   bool enabled = false;
   int threshold = 25;      // grey-level change (0..255) that makes a pixel "changed"
@@ -22,8 +23,9 @@ struct MotionSettings {
   // keyframes (PictureSkipping): the motion check and the idle detections then happen at the
   // stream's keyframe interval, and in between only when the skipped packets' sizes show a
   // change; leaving idle decodes the pictures since the last keyframe at once (frames decoded
-  // from missing references are never delivered).
-  bool idleKeyframesOnly = true;
+  // from missing references are never delivered). Off unless asked for: noise and a constant
+  // bitrate hide the packets' growth, and motion is then noticed up to a GOP late.
+  bool idleKeyframesOnly = false;
   // Regions whose changes are ignored (a TV, a tree). nullopt: the camera's own masks.
   std::optional<std::vector<Polygon>> masks;
 

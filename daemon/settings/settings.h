@@ -55,8 +55,8 @@ struct CameraConfig {
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   std::vector<LineSpec> lines;  // counting lines (tracked cameras only), pixels
   PresenceSettings presence;
-  MotionSettings motion;                         // motion gating; off without a motion section
-  TrackingSettings tracking;                     // person tracking; on without a section
+  MotionSettings motion;      // motion gating; cameras.yaml: on without a section
+  TrackingSettings tracking;  // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
   HwDecode hwDecode;           // hwaccel, or capture.hwaccel; capture.vaapi_device
   bool skipLoopFilter = true;  // capture.skip_loop_filter

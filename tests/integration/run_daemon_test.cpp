@@ -704,9 +704,9 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   const std::string gating =
       ",\n     motion: {idle_after: 1, idle_detect_interval: 2, still_detect_interval: 1, "
       "threshold: 50, min_area: 0.03";
-  start(plainRun, "");
+  start(plainRun, ",\n     motion: {enabled: false}");
   start(gatedRun, gating + ", idle_keyframes_only: false}");
-  start(keyframesRun, gating + "}");
+  start(keyframesRun, gating + ", idle_keyframes_only: true}");
   auto plain = finish(plainRun);
   auto gated = finish(gatedRun);
   auto keyframes = finish(keyframesRun);

@@ -489,8 +489,24 @@ TEST(ConfigTest, TrackingIsOnByDefaultAndItsLostTimeOutlivesTheStillInterval) {
             std::string::npos);
 }
 
-TEST(ConfigTest, MotionGatingIsOffByDefaultAndReadsItsSection) {
-  auto off = parse(kMinimal);
+TEST(ConfigTest, MotionGatingIsOnByDefaultAndReadsItsSection) {
+  // A camera without a motion: section gates, at the built-in defaults.
+  auto plain = parse(kMinimal);
+  ASSERT_TRUE(plain.has_value()) << plain.error().message;
+  const MotionSettings& d = plain->cameras[0].motion;
+  EXPECT_TRUE(d.enabled);
+  EXPECT_EQ(d.threshold, 25);
+  EXPECT_EQ(d.idleAfter, std::chrono::seconds(5));
+  EXPECT_EQ(d.idleDetectInterval, std::chrono::seconds(2));
+  EXPECT_EQ(d.stillDetectInterval, std::chrono::seconds(0));
+  EXPECT_FALSE(d.idleKeyframesOnly) << "late events on noisy and constant-bitrate streams";
+  // Slower than one detection every 2 s: the idle interval is one detect period.
+  auto slow =
+      parse("version: 1\ncameras:\n  - {name: door, source: /dev/video0, detect_fps: 0.25}\n");
+  ASSERT_TRUE(slow.has_value()) << slow.error().message;
+  EXPECT_EQ(slow->cameras[0].motion.idleDetectInterval, std::chrono::seconds(4));
+  auto off = parse(
+      "version: 1\ncameras:\n  - {name: door, source: /dev/video0, motion: {enabled: false}}\n");
   ASSERT_TRUE(off.has_value()) << off.error().message;
   EXPECT_FALSE(off->cameras[0].motion.enabled);
   auto c = parse(
@@ -581,11 +597,14 @@ TEST(ConfigTest, ShippedExamplesAreValid) {
     ASSERT_TRUE(c.has_value()) << name << ": " << c.error().message;
     EXPECT_FALSE(c->cameras.empty()) << name;
     // A user who only edits `source` gets the documented defaults: examples that change what
-    // is detected (zones, masks, motion gating) ship commented out.
+    // is detected (zones, masks) ship commented out, motion gating as a file without the
+    // section has it (on).
+    auto plain = parse(kMinimal);
+    ASSERT_TRUE(plain.has_value()) << plain.error().message;
     for (const CameraConfig& camera : c->cameras) {
       EXPECT_TRUE(camera.zones.empty()) << name;
       EXPECT_TRUE(camera.masks.empty()) << name << ": a shipped mask hides persons";
-      EXPECT_FALSE(camera.motion.enabled) << name;
+      EXPECT_EQ(camera.motion, plain->cameras[0].motion) << name;
       EXPECT_EQ(camera.presence, PresenceSettings{}) << name;
       EXPECT_EQ(camera.tracking, TrackingSettings{}) << name;
     }
