@@ -189,16 +189,14 @@ void readLines(const YamlReader& r, const YAML::Node& camera, const std::string&
 // clear_after, or a person standing still would end their own event.
 void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
                 CameraConfig& c) {
-  YAML::Node node = camera["motion"];
+  // No section reads as an empty one: gating on, at the built-in defaults
+  // (bench/gating-default.md: no person event lost or late on the clips and their darker,
+  // noisier and low-bitrate variants).
+  const YAML::Node given = camera["motion"];
+  const YAML::Node node =
+      given.IsDefined() && !given.IsNull() ? given : YAML::Node(YAML::NodeType::Map);
   MotionSettings& m = c.motion;
   const double period = 1.0 / c.detectFps;
-  if (!node.IsDefined() || node.IsNull()) {
-    // No section: gating on, at the built-in defaults (bench/gating-default.md: no person event
-    // lost or late on the clips and their darker, noisier and low-bitrate variants).
-    m.enabled = true;
-    m.idleDetectInterval = seconds(std::max(2.0, period));
-    return;
-  }
   const std::string path = YamlReader::join(cameraPath, "motion");
   r.expectMap(node, path);
   r.rejectUnknownKeys(node, path,

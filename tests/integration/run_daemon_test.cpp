@@ -712,6 +712,10 @@ TEST(RunDaemonTest, MotionGatingKeepsThePersonEventsOfTheOneByOneClip) {
   auto keyframes = finish(keyframesRun);
   ASSERT_TRUE(plain.contains("person_events"));
   EXPECT_EQ(plain["gated"], 0);
+  // Decoded on demand, ungated: the detected frames (each once, whoever else looked), not every
+  // one read (with gating, the motion check's pictures are decoded too: ObservabilityTest).
+  EXPECT_GE(plain["decoded"].get<int>(), plain["detected"].get<int>()) << plain.dump();
+  EXPECT_LE(plain["decoded"].get<int>(), plain["detected"].get<int>() + 1) << plain.dump();
   const auto& a = plain["person_events"];
   EXPECT_GE(a.size(), 2U) << plain.dump();
   auto startFrames = [](const nlohmann::json& events) {
