@@ -37,4 +37,17 @@ void drawDetections(cv::Mat& image, const std::vector<Detection>& detections,
   }
 }
 
+cv::Point2d scaleBetween(cv::Size from, cv::Size to) {
+  if (from.empty() || to.empty()) return {1, 1};
+  return {static_cast<double>(to.width) / from.width, static_cast<double>(to.height) / from.height};
+}
+
+std::vector<Detection> scaledTo(const std::vector<Detection>& detections, cv::Size from,
+                                cv::Size to) {
+  const cv::Point2d scale = scaleBetween(from, to);
+  std::vector<Detection> out = detections;
+  for (Detection& d : out) d.box = scaledBox(d.box, scale.x, scale.y);
+  return out;
+}
+
 }  // namespace vigil

@@ -16,4 +16,12 @@ void drawLabelledBox(cv::Mat& image, const Box& box, const cv::Scalar& colour,
 void drawDetections(cv::Mat& image, const std::vector<Detection>& detections,
                     const std::vector<std::string>& classNames);
 
+// How much larger `to` is than `from`, x and y (1, 1 when either is empty): what boxes found on
+// a frame of `from` are scaled by to be drawn on a picture of `to`.
+cv::Point2d scaleBetween(cv::Size from, cv::Size to);
+
+// `detections` found on a frame of `from`, scaled onto a picture of `to`.
+std::vector<Detection> scaledTo(const std::vector<Detection>& detections, cv::Size from,
+                                cv::Size to);
+
 }  // namespace vigil

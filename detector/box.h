@@ -18,6 +18,12 @@ struct Box {
   float bottom() const { return y + height; }
 };
 
+// `box` on a picture `sx` times as wide and `sy` times as tall as the one it was found on.
+inline Box scaledBox(const Box& box, double sx, double sy) {
+  return {static_cast<float>(box.x * sx), static_cast<float>(box.y * sy),
+          static_cast<float>(box.width * sx), static_cast<float>(box.height * sy)};
+}
+
 inline float intersectionArea(const Box& a, const Box& b) {
   float w = std::min(a.right(), b.right()) - std::max(a.x, b.x);
   float h = std::min(a.bottom(), b.bottom()) - std::max(a.y, b.y);

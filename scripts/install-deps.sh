@@ -24,6 +24,8 @@ packages=(
   # tests and benchmarks; promtool (in prometheus) checks /metrics output, wrk loads HTTP;
   # ctags measures classes and functions (scripts/check-room-sizes.py)
   libgtest-dev libgmock-dev libbenchmark-dev prometheus wrk universal-ctags
+  # clips made for tests and benchmarks (a picture stream and its detect stream, variants)
+  ffmpeg
   # a file system whose reads hang (FUSE), for the test of a stop during a hung model load
   python3-fusepy
   # libFuzzer and clang's sanitizer runtimes (scripts/fuzz.sh): in Debian 12 they are only a

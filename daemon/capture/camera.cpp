@@ -16,6 +16,14 @@ namespace {
 // one in its result on the way to the publisher.
 constexpr std::size_t kFramesPerCamera = 4;
 constexpr std::chrono::milliseconds kReadTimeout{1000};
+
+// Tells the source when the sink's wish for keyframes only changed (`keyframesOnly`: what it
+// was told last).
+void followKeyframesOnly(const FrameSink& sink, FrameSource& source, bool& keyframesOnly) {
+  if (sink.keyframesOnly() == keyframesOnly) return;
+  keyframesOnly = !keyframesOnly;
+  source.setKeyframesOnly(keyframesOnly);
+}
 // Added to every heartbeat promise: a loaded machine may be late without being stuck.
 constexpr std::chrono::seconds kHeartbeatGrace{10};
 // Opening a stream may take this long (FFmpeg's own network timeouts) before it fails.
@@ -225,10 +233,7 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
       }
       (*handle)->picture.billTo(counters.decoding);
       handOff(std::move(*handle), lastFrame);
-      if (sink_->keyframesOnly() != keyframesOnly) {
-        keyframesOnly = !keyframesOnly;
-        source.setKeyframesOnly(keyframesOnly);
-      }
+      followKeyframesOnly(*sink_, source, keyframesOnly);
       continue;
     }
     const Error& e = ok.error();
@@ -237,6 +242,9 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
     }
     if (e.code == ErrorCode::kTimeout && source.skippingToKeyframe()) {
       lastFrame = SteadyClock::now();  // the stream goes on, its pictures skipped: no stall
+      // Told between keyframes too: a picture stream somebody starts watching decodes again
+      // within a read's timeout, not at the next keyframe.
+      followKeyframesOnly(*sink_, source, keyframesOnly);
       continue;
     }
     if (e.code == ErrorCode::kInvalidData) supervision.health.badFrame(e.message);

@@ -68,6 +68,9 @@ class FfmpegReader {
   // skipped packets' sizes show, decodes them at once.
   void setKeyframesOnly(bool keyframesOnly) { skipping_.setKeyframesOnly(keyframesOnly); }
   bool skippingToKeyframe() const { return skipping_.skippingToKeyframe(); }
+  // Whether a change between keyframes wakes the decoding (PictureSkipping::setWakeOnChange):
+  // for a camera with a motion check only.
+  void setWakeOnChange(bool wake) { skipping_.setWakeOnChange(wake); }
   // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
   // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
   // picture is then at most a run of B-frames older. Keyframes only skips more. Set after

@@ -22,6 +22,7 @@ class NetworkSource final : public FrameSource {
         detectFps_(camera.detectFps),
         reader_(camera.location) {
     reader_.setSkipLoopFilter(camera.skipLoopFilter);
+    reader_.setWakeOnChange(camera.motion.enabled);
   }
 
   Expected<SourceInfo> open() override {

@@ -57,7 +57,9 @@ PictureSkipping::Verdict PictureSkipping::admit(const AVPacket* packet, double s
   if (mode_ != Mode::kKeyframesOnly) return Verdict::kSend;
   backlog_.keep(packet);
   if (key) return Verdict::kSendAndDrain;
-  if (!meter_.changed(seconds, packet->size) || backlog_.size() == 0) return Verdict::kSend;
+  if (!wakeOnChange_ || !meter_.changed(seconds, packet->size) || backlog_.size() == 0) {
+    return Verdict::kSend;
+  }
   mode_ = Mode::kWoken;  // a keyframe to decode from
   return Verdict::kWake;
 }

@@ -32,6 +32,10 @@ class PictureSkipping {
   void setKeyframesOnly(bool keyframesOnly);
   // Pictures are being skipped to a keyframe: idle and not woken, or told to resume and no
   // keyframe since.
+  // Whether a change the skipped packets show wakes the decoding (above): for a camera whose
+  // motion check decides on those pictures; a picture stream has none. On unless set; kept by
+  // attach() and detach().
+  void setWakeOnChange(bool wake) { wakeOnChange_ = wake; }
   bool skippingToKeyframe() const {
     return mode_ == Mode::kKeyframesOnly || mode_ == Mode::kAwaitingKeyframe;
   }
@@ -55,6 +59,7 @@ class PictureSkipping {
   bool drainKeyframe(AVFrame* scratch, AVFrame* newest);
 
  private:
+  bool wakeOnChange_ = true;
   // skip_frame when not skipping to a keyframe: every picture, or the referenced ones.
   void decodeAsUsual();
   // Told to resume with no keyframe kept: until a keyframe packet, keyframes only.

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "daemon/base/url_credentials.h"
+#include "daemon/config/camera_source.h"
 #include "daemon/config/section_reading.h"
 
 namespace vigil::yaml_config {
@@ -290,69 +290,6 @@ void readCalibrationSamples(const YamlReader& r, const YAML::Node& camera,
   s.maxFrames = static_cast<int>(r.getInt(node, path, "max_frames", 1, 100000, 200));
 }
 
-// The daemon retries a missing file like a camera that is not plugged in, but the user
-// deserves to know now: a warning. Anything but a regular file is an error.
-void checkFileSource(const YamlReader& r, const YAML::Node& source, const std::string& sp,
-                     const std::string& location, std::vector<std::string>& warnings) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(location, ec);
-  if (!std::filesystem::exists(status)) {
-    warnings.push_back(r.describeLocation(
-        source, sp,
-        fmt::format("'{}' does not exist (yet); the camera retries until it does", location)));
-  } else if (!std::filesystem::is_regular_file(status)) {
-    r.fail(source, sp,
-           fmt::format("'{}' is not a regular file (a FIFO, device or directory): file: sources "
-                       "are video files; a V4L2 device is /dev/videoN without file:",
-                       location));
-  }
-}
-
-// source: its kind by prefix, and the location the capture code opens.
-void readCameraSource(const YamlReader& r, const YAML::Node& node, const std::string& path,
-                      const std::filesystem::path& base, CameraConfig& c,
-                      std::vector<std::string>& warnings) {
-  c.source = r.getString(node, path, "source");
-  const std::string sp = YamlReader::join(path, "source");
-  if (startsWith(c.source, "/dev/")) {
-    c.kind = SourceKind::kV4l2;
-    c.location = c.source;
-  } else if (startsWith(c.source, "rtsp://") || startsWith(c.source, "rtsps://")) {
-    c.kind = SourceKind::kRtsp;
-    c.location = c.source;
-  } else if (startsWith(c.source, "http://") || startsWith(c.source, "https://")) {
-    c.kind = SourceKind::kHttp;
-    c.location = c.source;
-  } else if (startsWith(c.source, "file:")) {
-    c.kind = SourceKind::kFile;
-    std::string file = c.source.substr(5);
-    if (file.empty()) r.fail(node["source"], sp, "file: needs a path, e.g. file:/srv/clip.mp4");
-    c.location = resolve(base, file).string();
-    checkFileSource(r, node["source"], sp, c.location, warnings);
-  } else {
-    r.fail(node["source"], sp,
-           fmt::format("must be a V4L2 device (/dev/videoN, /dev/v4l/by-id/...), rtsp://, "
-                       "http(s):// or file:PATH, got '{}'",
-                       c.source));
-  }
-}
-
-// password_file: a network source's password, put into its URL.
-void readCameraPassword(const YamlReader& r, const YAML::Node& node, const std::string& path,
-                        const std::filesystem::path& base, CameraConfig& c,
-                        std::vector<std::string>& warnings) {
-  const std::string passwordFile = r.getString(node, path, "password_file", "");
-  if (passwordFile.empty()) return;
-  const std::string pp = YamlReader::join(path, "password_file");
-  if (c.kind != SourceKind::kRtsp && c.kind != SourceKind::kHttp) {
-    r.fail(node["password_file"], pp, "only rtsp:// and http(s):// sources take a password");
-  }
-  c.passwordFile = resolve(base, passwordFile).string();
-  const std::string password = readSecretFile(r, node["password_file"], pp, c.passwordFile);
-  warnIfWorldReadable(r, node["password_file"], pp, c.passwordFile, warnings);
-  c.location = withPassword(c.location, password);
-}
-
 PixelFormatChoice readPixelFormat(const YamlReader& r, const YAML::Node& node,
                                   const std::string& path) {
   std::string format = r.getString(node, path, "format", "auto");
@@ -384,20 +321,23 @@ void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, const CaptureConfig& capture,
                         std::vector<std::string>& warnings) {
-  r.rejectUnknownKeys(node, path,
-                      {"name", "source", "password_file", "format", "width", "height", "fps",
-                       "detect_fps", "enabled", "loop", "zones", "masks", "presence", "motion",
-                       "tracking", "lines", "calibration_samples", "hwaccel"});
+  r.rejectUnknownKeys(
+      node, path,
+      {"name",          "source",  "picture_source", "picture_width", "picture_height",
+       "password_file", "format",  "width",          "height",        "fps",
+       "detect_fps",    "enabled", "loop",           "zones",         "masks",
+       "presence",      "motion",  "tracking",       "lines",         "calibration_samples",
+       "hwaccel"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
     r.fail(node["name"], YamlReader::join(path, "name"),
            fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", c.name));
   }
-  readCameraSource(r, node, path, base, c, warnings);
-  readCameraPassword(r, node, path, base, c, warnings);
+  readCameraSources(r, node, path, base, c, warnings);
   c.format = readPixelFormat(r, node, path);
   readCameraRates(r, node, path, c);
+  checkPictureAspect(r, node, path, c);
   c.enabled = r.getBool(node, path, "enabled", true);
   c.loop = r.getBool(node, path, "loop", false);
   if (c.loop && c.kind != SourceKind::kFile) {

@@ -11,6 +11,7 @@
 
 #include "daemon/base/metrics.h"
 #include "daemon/capture/frame.h"
+#include "daemon/capture/picture_stream.h"
 #include "daemon/events/person_tracks.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"
@@ -60,7 +61,12 @@ struct CameraView {
   std::shared_ptr<CameraChannel> channel;  // the camera's counters
   std::shared_ptr<Histogram> captureToPublish;
   std::shared_ptr<Histogram> trackDuration;
-  CapturedPicture latest;                   // as it arrived; storage reused from frame to frame
+  // The picture people see of the latest detected frame, as it arrived (storage reused): the
+  // picture stream's newest (picture_source) when it has one that fits, else the frame itself.
+  CapturedPicture latest;
+  bool latestFromPictureStream = false;
+  cv::Size detectSize;                      // the detected frame's: what boxes are in pixels of
+  std::shared_ptr<PictureStream> pictures;  // picture_source; nullptr: none
   std::vector<Detection> latestDetections;  // those at detector.min_score or above
   // Tracking (nullptr: off for this camera) and its persons after the latest frame, their
   // first and last seen in Unix seconds.

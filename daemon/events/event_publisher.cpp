@@ -187,7 +187,7 @@ void EventPublisher::onFrame(const ObservedFrame& frame, TimePoint now) {
   // The best frame is kept (boxes drawn) for the events list, and for MQTT with snapshots on.
   if (frame.picture != nullptr && !frame.picture->empty() &&
       camera.tracker->bestFrame() == frame.id && !camera.snapshot.holds(frame.id)) {
-    camera.snapshot.keep(*frame.picture, frame.detections, frame.id);
+    camera.snapshot.keep(frame);
   }
   publishEvents(camera, &frame, now);
   if (frame.zoneEvents != nullptr && frame.persons != nullptr) {

@@ -13,16 +13,16 @@ constexpr int kSnapshotQuality = 85;
 
 }  // namespace
 
-void EventSnapshot::keep(const CapturedPicture& picture, const std::vector<Detection>* detections,
-                         std::uint64_t id) {
-  kept_.assign(picture);  // reuses the storage
+void EventSnapshot::keep(const ObservedFrame& frame) {
+  kept_.assign(*frame.picture);  // reuses the storage
+  detectSize_ = cv::Size(frame.width, frame.height);
   persons_.clear();
-  if (detections != nullptr) {
-    for (const Detection& d : *detections) {
+  if (frame.detections != nullptr) {
+    for (const Detection& d : *frame.detections) {
       if (d.classId == 0) persons_.push_back(d);
     }
   }
-  keptId_ = id;
+  keptId_ = frame.id;
 }
 
 bool EventSnapshot::encode(std::string_view camera) {
@@ -35,7 +35,7 @@ bool EventSnapshot::encode(std::string_view camera) {
   }
   try {
     cv::Mat drawn = pixels->clone();
-    drawDetections(drawn, persons_, {"person"});
+    drawDetections(drawn, scaledTo(persons_, detectSize_, drawn.size()), {"person"});
     if (!cv::imencode(".jpg", drawn, jpeg, {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality})) {
       logger("events")->warn("[cam={}] cannot encode the snapshot", camera);
       return false;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "daemon/capture/captured_picture.h"
+#include "daemon/events/observed_frame.h"
 #include "detector/box.h"
 
 namespace vigil {
@@ -17,9 +18,9 @@ namespace vigil {
 // Threads: the control thread.
 class EventSnapshot {
  public:
-  // Keeps `picture` (frame `id`) and the persons among `detections` (nullptr: none).
-  void keep(const CapturedPicture& picture, const std::vector<Detection>* detections,
-            std::uint64_t id);
+  // Keeps the frame's picture and the persons among its detections, found on a frame of its
+  // width and height: drawn scaled when the picture is a picture stream's, larger.
+  void keep(const ObservedFrame& frame);
   bool holds(std::uint64_t id) const { return keptId_ == id; }
   // The kept frame is the event's best one (`bestFrame`) and its JPEG was not made yet.
   bool due(std::uint64_t bestFrame) const {
@@ -34,6 +35,7 @@ class EventSnapshot {
  private:
   CapturedPicture kept_;
   std::vector<Detection> persons_;
+  cv::Size detectSize_;
   std::optional<std::uint64_t> keptId_;       // Frame::id of `kept_`
   std::optional<std::uint64_t> publishedId_;  // its JPEG made already
   std::string jpeg_;

@@ -67,10 +67,12 @@ ResultPath::ResultPath(EventPublisher& publisher, StageHistogramsFor stages, flo
 const CameraView& ResultPath::addCamera(const std::string& name,
                                         std::shared_ptr<CameraChannel> channel,
                                         CameraHistograms histograms,
-                                        std::unique_ptr<PersonTracks> tracks) {
+                                        std::unique_ptr<PersonTracks> tracks,
+                                        std::shared_ptr<PictureStream> pictures) {
   removeCamera(name);  // a restart: the old tracks leave their zones first
   CameraView& view = views_[name];
   view.channel = std::move(channel);
+  view.pictures = std::move(pictures);
   view.captureToPublish = std::move(histograms.captureToPublish);
   view.trackDuration = std::move(histograms.trackDuration);
   view.tracks = std::move(tracks);
@@ -99,7 +101,10 @@ void ResultPath::onResult(const FrameResult& r) {
                                  received - r.captureTime);
   view.latency.add(std::chrono::duration<double, std::milli>(r.doneTime - r.captureTime).count());
   track(r, view, capture);
-  view.lastHadPerson = publish(r, view, capture, now);
+  const CapturedPicture* picture = keepPicture(r, view);
+  view.lastHadPerson = publish(r, view, picture, capture, now);
+  // A person in view: the picture stream decodes every picture, for the event's snapshots.
+  if (view.pictures && view.lastHadPerson) view.pictures->want(received);
   const auto presence = publisher_.state(r.camera);
   if (keepEventStarts_ && presence && presence->present) {
     if (view.events.empty() || view.events.back().start != presence->start) {
@@ -115,13 +120,17 @@ void ResultPath::onResult(const FrameResult& r) {
           ? detectorSeconds
           : meanDetectorSeconds_ + 0.05 * (detectorSeconds - meanDetectorSeconds_);
   observeStages(r, view, received);
-  // The status page's picture: kept as it arrived (its compressed bytes, or FFmpeg's picture
-  // by reference), decoded and encoded only when asked for.
-  if (r.frame) {
-    view.latest.assign(r.frame->picture);
-    view.hasFrame = true;
-    view.frameVersion = ++frameVersions_;
-  }
+}
+
+const CapturedPicture* ResultPath::keepPicture(const FrameResult& r, CameraView& view) {
+  if (!r.frame) return nullptr;
+  view.detectSize = cv::Size(r.width, r.height);
+  view.latestFromPictureStream =
+      view.pictures != nullptr && view.pictures->take(view.detectSize, view.latest);
+  if (!view.latestFromPictureStream) view.latest.assign(r.frame->picture);
+  view.hasFrame = true;
+  view.frameVersion = ++frameVersions_;
+  return &view.latest;
 }
 
 void ResultPath::track(const FrameResult& r, CameraView& view,
@@ -198,7 +207,7 @@ void ResultPath::observeTrackDurations(const CameraView& view) {
   for (double seconds : view.tracks->endedDurations()) view.trackDuration->observe(seconds);
 }
 
-bool ResultPath::publish(const FrameResult& r, CameraView& view,
+bool ResultPath::publish(const FrameResult& r, CameraView& view, const CapturedPicture* picture,
                          std::chrono::system_clock::time_point capture,
                          std::chrono::system_clock::time_point now) {
   ObservedFrame frame;
@@ -216,7 +225,7 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view,
     frame.crossings = &view.tracks->crossings();
   }
   frame.backend = r.backend;
-  frame.picture = r.frame ? &r.frame->picture : nullptr;
+  frame.picture = picture;
   publisher_.onFrame(frame, now);
   const bool hasPerson = std::any_of(view.latestDetections.begin(), view.latestDetections.end(),
                                      [](const Detection& d) { return d.classId == 0; });

@@ -49,9 +49,11 @@ class ResultPath {
   ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore);
 
   // A camera starts (or restarts after a reload): its view starts empty. The view stays where
-  // it is until removeCamera(). `tracks`: nullptr when the camera is not tracked.
+  // it is until removeCamera(). `tracks`: nullptr when the camera is not tracked; `pictures`:
+  // its picture stream (picture_source), nullptr without one.
   const CameraView& addCamera(const std::string& name, std::shared_ptr<CameraChannel> channel,
-                              CameraHistograms histograms, std::unique_ptr<PersonTracks> tracks);
+                              CameraHistograms histograms, std::unique_ptr<PersonTracks> tracks,
+                              std::shared_ptr<PictureStream> pictures = nullptr);
   // Its tracked persons leave their zones (zone events) and its view goes.
   void removeCamera(const std::string& name);
   // `vigil run --tracks-out`: every tracked frame is recorded (nullptr: none). Borrowed.
@@ -77,8 +79,12 @@ class ResultPath {
   // Keeps the detections at reportedScore in view.latestDetections and runs the camera's
   // tracks on the persons (zone events into zoneEvents_).
   void track(const FrameResult& r, CameraView& view, std::chrono::system_clock::time_point capture);
-  // Hands the frame to the publisher; returns whether it showed a person.
-  bool publish(const FrameResult& r, CameraView& view,
+  // Keeps the picture people see of this frame in view.latest (CameraView::latest: as it
+  // arrived, decoded only when asked for); nullptr when the result carries no frame.
+  const CapturedPicture* keepPicture(const FrameResult& r, CameraView& view);
+  // Hands the frame (`picture`: the one people see) to the publisher; returns whether it
+  // showed a person.
+  bool publish(const FrameResult& r, CameraView& view, const CapturedPicture* picture,
                std::chrono::system_clock::time_point capture,
                std::chrono::system_clock::time_point now);
   void observeTrackDurations(const CameraView& view);

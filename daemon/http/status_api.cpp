@@ -84,6 +84,22 @@ nlohmann::json linesJson(const CameraSnapshot& c) {
   return lines;
 }
 
+// A camera's picture stream (picture_source); null without one.
+nlohmann::json pictureStreamJson(const CameraSnapshot& c) {
+  if (!c.pictureStream) return nullptr;
+  const CameraSnapshot::PictureStream& p = *c.pictureStream;
+  return {{"source", p.source},
+          {"state", cameraStateName(p.state)},
+          {"up", p.up},
+          {"last_error", nullIfEmpty(p.lastError)},
+          {"width", p.width},
+          {"height", p.height},
+          {"decoding", p.decodingAll ? "every picture" : "keyframes only"},
+          {"shown", p.shown},
+          {"refused", nullIfEmpty(p.refused)},
+          {"frames", frameCountsJson(p.frames)}};
+}
+
 nlohmann::json cameraJson(const CameraSnapshot& c) {
   nlohmann::json masks;
   nlohmann::json zones = areasJson(c, masks);
@@ -117,6 +133,8 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"zones", zones},
       {"masks", masks},
       {"lines", linesJson(c)},
+      {"frame_size", {{"width", c.detectWidth}, {"height", c.detectHeight}}},
+      {"picture_stream", pictureStreamJson(c)},
   };
 }
 
@@ -300,6 +318,8 @@ tl::expected<StatusApi::EncodedPicture, HttpResponse> StatusApi::encodedPicture(
   // Pictures of cameras a reload removed go with them.
   std::erase_if(encoded_,
                 [this](const auto& kept) { return sources_.results.view(kept.first) == nullptr; });
+  // Somebody looks: the picture stream (picture_source) decodes every picture for a while.
+  if (view->pictures) view->pictures->want(SteadyClock::now());
   auto& [version, jpeg] = encoded_[name];
   if (version != view->frameVersion || jpeg.empty()) {
     // The full-size picture is decoded here, when somebody looks, once per frame.
@@ -339,6 +359,9 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
   pixels->copyTo(annotated_);
   const std::vector<std::string> classNames =
       sources_.worker ? sources_.worker->classNames() : std::vector<std::string>();
+  // Boxes are in the detected frame's pixels: scaled onto a picture stream's larger pictures.
+  const cv::Size pictureSize = annotated_.size();
+  const cv::Point2d scale = scaleBetween(view.detectSize, pictureSize);
   if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
     // other classes as detected.
@@ -346,14 +369,15 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
     for (const Detection& d : view.latestDetections) {
       if (d.classId != 0) otherClasses_.push_back(d);
     }
-    drawDetections(annotated_, otherClasses_, classNames);
+    drawDetections(annotated_, scaledTo(otherClasses_, view.detectSize, pictureSize), classNames);
     for (const TrackedPerson& p : view.latestTracks) {
-      drawLabelledBox(annotated_, p.box,
+      drawLabelledBox(annotated_, scaledBox(p.box, scale.x, scale.y),
                       p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
                       fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : ""));
     }
   } else {
-    drawDetections(annotated_, view.latestDetections, classNames);
+    drawDetections(annotated_, scaledTo(view.latestDetections, view.detectSize, pictureSize),
+                   classNames);
   }
   return {};
 }

@@ -116,6 +116,7 @@ function tile(name) {
     '<span class="label">rate</span><span data-k="fps"></span>' +
     '<span class="label">CPU</span><span data-k="capture"></span>' +
     '<span class="label">gating</span><span data-k="gating"></span>' +
+    '<span class="label">pictures</span><span data-k="pictures"></span>' +
     '<span class="label">zones</span><span data-k="zones"></span>' +
     '<span class="label">lines</span><span data-k="lines"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
@@ -152,11 +153,11 @@ function drawAreas(el, c) {
   };
   for (const m of c.masks) poly(m, "mask", null);
   for (const z of c.zones) poly(z.polygon, "zone" + (z.present ? " present" : ""), z.name);
-  // Counting lines are in the frame's pixels: scaled by the picture's own size once it loaded.
-  const img = el.querySelector("img");
-  if (!img.naturalWidth) return;
+  // Counting lines are in the detected frame's pixels (a picture stream's pictures are larger).
+  const w = c.frame_size.width, h = c.frame_size.height;
+  if (!w || !h) return;
   for (const l of c.lines) {
-    const pts = l.points.map(([x, y]) => [100 * x / img.naturalWidth, 100 * y / img.naturalHeight]);
+    const pts = l.points.map(([x, y]) => [100 * x / w, 100 * y / h]);
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", pts.map(([x, y]) => x + "," + y).join(" "));
     line.setAttribute("class", "line");
@@ -181,6 +182,16 @@ function gating(m) {
   return m.state;
 }
 
+// Where the picture comes from: the detected frames, or the picture stream (picture_source).
+function pictures(c) {
+  const p = c.picture_stream;
+  if (p === null) return "the detected frames";
+  if (!p.up) return "picture stream " + p.state + (p.last_error ? " (" + p.last_error + ")" : "") +
+      ": showing the detected frames";
+  if (p.refused) return "picture stream not shown: " + p.refused;
+  return p.width + "x" + p.height + " picture stream, " + p.decoding + " decoded";
+}
+
 function showCamera(c) {
   const el = tile(c.name);
   el.dataset.rate = String(c.detect_fps);
@@ -202,6 +213,7 @@ function showCamera(c) {
   set(el, "capture", "capture " + (100 * c.capture_cpu_share).toFixed(0) + "% of a core (" +
       c.frames.decoded + " of " + c.frames.captured + " frames decoded)");
   set(el, "gating", gating(c.motion));
+  set(el, "pictures", pictures(c));
   set(el, "zones", c.zones.length ? c.zones.map(z => z.name + (z.present ? " (" + z.persons +
       ")" : "")).join(", ") : "-");
   set(el, "lines", c.lines.length ? c.lines.map(l => l.name + ": " + l.counts.in + " " +

@@ -13,6 +13,24 @@ FrameCounts readFrameCounts(const CameraCounters& c) {
           c.decoding->frames.load()};
 }
 
+CameraSnapshot::PictureStream pictureStreamSnapshot(const Camera& camera, const CameraView* view) {
+  CameraSnapshot::PictureStream p;
+  p.source = redactCredentials(camera.config().source);
+  p.state = camera.state();
+  if (p.state != CameraState::kStreaming) p.lastError = camera.lastError();
+  p.up = camera.counters().up.load();
+  p.frames = readFrameCounts(camera.counters());
+  if (view != nullptr && view->pictures) {
+    const cv::Size size = view->pictures->size();
+    p.width = size.width;
+    p.height = size.height;
+    p.decodingAll = !view->pictures->keyframesOnly();
+    p.refused = view->pictures->refused();
+    p.shown = view->latestFromPictureStream;
+  }
+  return p;
+}
+
 CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, const CameraView* view,
                               const EventPublisher& publisher) {
   const CameraCounters& c = camera.counters();
@@ -61,6 +79,8 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     s.latencyMs = view->latency.summary();
     s.tracking = view->tracks != nullptr;
     s.tracks = view->latestTracks;
+    s.detectWidth = view->detectSize.width;
+    s.detectHeight = view->detectSize.height;
   }
   return s;
 }
@@ -92,7 +112,11 @@ DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
     if (c.enabled) s.enabledCameras.push_back(c.name);
   }
   for (const auto& [name, camera] : in.cameras.cameras()) {
-    s.cameras.push_back(cameraSnapshot(name, *camera, in.results.view(name), in.publisher));
+    const CameraView* view = in.results.view(name);
+    s.cameras.push_back(cameraSnapshot(name, *camera, view, in.publisher));
+    if (const Camera* pictures = in.cameras.pictureCamera(name)) {
+      s.cameras.back().pictureStream = pictureStreamSnapshot(*pictures, view);
+    }
   }
   return s;
 }

@@ -76,6 +76,22 @@ struct CameraSnapshot {
   double idleDetectIntervalS = 0;
   double stillDetectIntervalS = 0;
   std::optional<Heartbeat::Clock::duration> captureOverdue;  // the capture thread's heartbeat
+  int detectWidth = 0;  // the latest detected frame's size: what boxes and lines are in pixels of
+  int detectHeight = 0;
+  // Its picture stream (picture_source), when it has one.
+  struct PictureStream {
+    std::string source;  // credentials redacted
+    CameraState state = CameraState::kStopped;
+    std::string lastError;  // empty while streaming
+    bool up = false;
+    int width = 0;  // of its newest picture; 0 before the first
+    int height = 0;
+    bool decodingAll = false;  // every picture decoded (wanted), or keyframes only
+    bool shown = false;        // the latest picture people see is one of its
+    std::string refused;       // why its pictures are not shown although they come
+    FrameCounts frames;
+  };
+  std::optional<PictureStream> pictureStream;
 };
 
 struct MqttSnapshot {

@@ -218,6 +218,12 @@ void DaemonMetrics::addCamera(const std::string& name,
   callbacks(registry_, Series::kCameraUp).add({name}, [channel]() -> std::optional<double> {
     return channel->counters().up.load() ? 1 : 0;
   });
+  if (view.pictures) {
+    callbacks(registry_, Series::kPictureStreamUp)
+        .add({name}, [pictures = view.pictures]() -> std::optional<double> {
+          return pictures->counters().up.load() ? 1 : 0;
+        });
+  }
   addPresenceSeries(registry_, sources_.publisher, name, "");
   for (const std::string& zone : added.zones) {
     addPresenceSeries(registry_, sources_.publisher, name, zone);
@@ -269,9 +275,9 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).remove({name});
   }
-  for (Series s :
-       {Series::kFramesDecoded, Series::kCaptureCpu, Series::kCameraUp, Series::kPersonPresent,
-        Series::kPersons, Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
+  for (Series s : {Series::kFramesDecoded, Series::kCaptureCpu, Series::kCameraUp,
+                   Series::kPictureStreamUp, Series::kPersonPresent, Series::kPersons,
+                   Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
   }
   for (MotionState s : kMotionStates) {

@@ -32,16 +32,55 @@ void CameraSet::start(const CameraConfig& c) {
   }
   auto feed = std::make_shared<CameraFeed>(c, scheduler_);
   CameraPtr camera(new Camera(c, feed));
-  hooks_.starting(c.name, *camera, feed->channel());
-  std::shared_ptr<Camera::ThreadEnd> after;
-  if (auto stuck = leftBehind_.find(c.name); stuck != leftBehind_.end()) {
-    after = std::move(stuck->second);
-    leftBehind_.erase(stuck);
+  std::shared_ptr<PictureStream> pictures;
+  CameraPtr pictureCamera;
+  if (c.picture.enabled()) {
+    pictures = std::make_shared<PictureStream>(c.name);
+    pictureCamera.reset(new Camera(pictureCameraConfig(c), pictures));
   }
-  camera->start(std::move(after));
+  hooks_.starting(c.name, *camera, feed->channel(), pictures);
+  startAfterLeftBehind(*camera, c.name);
   log->info("[cam={}] started: {} source {}, detect {} fps{}", c.name, sourceKindName(c.kind),
             redactCredentials(c.location), c.detectFps, motionSummary(c.motion));
   cameras_[c.name] = std::move(camera);
+  if (pictureCamera) {
+    startAfterLeftBehind(*pictureCamera, pictureCamera->config().name);
+    log->info(
+        "[cam={}] pictures from {} source {} (decoded in full only while watched or a "
+        "person is in view)",
+        c.name, sourceKindName(c.picture.kind), redactCredentials(c.picture.location));
+    pictures_[c.name] = std::move(pictureCamera);
+  }
+}
+
+void CameraSet::startAfterLeftBehind(Camera& camera, const std::string& key) {
+  std::shared_ptr<Camera::ThreadEnd> after;
+  if (auto stuck = leftBehind_.find(key); stuck != leftBehind_.end()) {
+    after = std::move(stuck->second);
+    leftBehind_.erase(stuck);
+  }
+  camera.start(std::move(after));
+}
+
+const Camera* CameraSet::pictureCamera(const std::string& name) const {
+  auto it = pictures_.find(name);
+  return it == pictures_.end() ? nullptr : it->second.get();
+}
+
+void CameraSet::requestStop(const std::string& name) {
+  cameras_.at(name)->requestStop();
+  if (auto it = pictures_.find(name); it != pictures_.end()) it->second->requestStop();
+}
+
+void CameraSet::stopBy(const std::string& name, SteadyClock::time_point deadline) {
+  Camera& camera = *cameras_.at(name);
+  if (!camera.stopBy(deadline)) leftBehind_[name] = camera.threadLeftBehind();
+  if (auto it = pictures_.find(name); it != pictures_.end()) {
+    Camera& pictures = *it->second;
+    if (!pictures.stopBy(deadline)) {
+      leftBehind_[pictures.config().name] = pictures.threadLeftBehind();
+    }
+  }
 }
 
 CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
@@ -55,7 +94,7 @@ CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
   };
   // The cameras that go wind down side by side: every one is asked first, then each joined.
   for (auto& [name, camera] : cameras_) {
-    if (goes(name, *camera)) camera->requestStop();
+    if (goes(name, *camera)) requestStop(name);
   }
   const auto deadline = SteadyClock::now() + kStopLimit;
   for (auto it = cameras_.begin(); it != cameras_.end();) {
@@ -64,8 +103,9 @@ CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
       continue;
     }
     const bool removedFromFile = wanted.count(it->first) == 0;
-    if (!it->second->stopBy(deadline)) leftBehind_[it->first] = it->second->threadLeftBehind();
+    stopBy(it->first, deadline);
     hooks_.removed(it->first);
+    pictures_.erase(it->first);
     it = cameras_.erase(it);
     removedFromFile ? ++changes.removed : ++changes.restarted;
   }
@@ -80,9 +120,9 @@ CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,
 }
 
 void CameraSet::stopAll() {
-  for (auto& [name, camera] : cameras_) camera->requestStop();
+  for (auto& [name, camera] : cameras_) requestStop(name);
   const auto deadline = SteadyClock::now() + kStopLimit;
-  for (auto& [name, camera] : cameras_) camera->stopBy(deadline);
+  for (auto& [name, camera] : cameras_) stopBy(name, deadline);
 }
 
 }  // namespace vigil

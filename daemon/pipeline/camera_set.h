@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "daemon/capture/camera.h"
+#include "daemon/capture/picture_stream.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/settings/settings.h"
 
@@ -23,9 +24,11 @@ class CameraSet {
  public:
   struct Hooks {
     // A camera about to start (its thread not yet running): register its metrics, its view.
-    // `channel`: its end of the scheduler, with its counters.
+    // `channel`: its end of the scheduler, with its counters; `pictures`: its picture stream
+    // (picture_source), nullptr without one.
     std::function<void(const std::string& name, const Camera& camera,
-                       const std::shared_ptr<CameraChannel>& channel)>
+                       const std::shared_ptr<CameraChannel>& channel,
+                       const std::shared_ptr<PictureStream>& pictures)>
         starting;
     // A camera stopped and gone: take away what `starting` added.
     std::function<void(const std::string& name)> removed;
@@ -54,13 +57,25 @@ class CameraSet {
   static constexpr std::chrono::milliseconds kStopLimit{1000};
 
   const std::map<std::string, CameraPtr>& cameras() const { return cameras_; }
+  // The camera's picture stream's capture (picture_source); nullptr without one.
+  const Camera* pictureCamera(const std::string& name) const;
   std::size_t size() const { return cameras_.size(); }
 
  private:
   Scheduler& scheduler_;
   Hooks hooks_;
+  // The camera and its picture stream's capture (both start and stop together) stops by
+  // `deadline`; a thread that does not end by then is kept for the camera's next start.
+  void stopBy(const std::string& name, SteadyClock::time_point deadline);
+  // Asks the camera and its picture stream's capture to stop.
+  void requestStop(const std::string& name);
+  // Starts `camera` after the thread a stop left behind under `key`, if any.
+  void startAfterLeftBehind(Camera& camera, const std::string& key);
+
   std::map<std::string, CameraPtr> cameras_;
-  // By camera name: capture threads a stop left behind, until the camera starts again.
+  std::map<std::string, CameraPtr> pictures_;  // by camera name: picture streams' captures
+  // By camera name (and "<name>/picture"): capture threads a stop left behind, until the camera
+  // starts again.
   std::map<std::string, std::shared_ptr<Camera::ThreadEnd>> leftBehind_;
 };
 

@@ -160,11 +160,12 @@ class Daemon {
         backendStatus_(registry_),
         cameras_(scheduler_,
                  {[this](const std::string& name, const Camera& camera,
-                         const std::shared_ptr<CameraChannel>& channel) {
+                         const std::shared_ptr<CameraChannel>& channel,
+                         const std::shared_ptr<PictureStream>& pictures) {
                     metrics_->addCamera(
                         name, channel,
                         results_->addCamera(name, channel, metrics_->cameraHistograms(name),
-                                            personTracksFor(camera.config())),
+                                            personTracksFor(camera.config()), pictures),
                         camera.config());
                   },
                   [this](const std::string& name) {

@@ -2,6 +2,13 @@
 
 namespace vigil {
 
+bool sameAspectRatio(int width, int height, int otherWidth, int otherHeight) {
+  if (width <= 0 || height <= 0 || otherWidth <= 0 || otherHeight <= 0) return false;
+  const double ratio =
+      static_cast<double>(width) * otherHeight / (static_cast<double>(height) * otherWidth);
+  return ratio > 0.99 && ratio < 1.0 / 0.99;
+}
+
 std::string_view sourceKindName(SourceKind kind) {
   switch (kind) {
     case SourceKind::kV4l2:

@@ -33,6 +33,24 @@ struct HwDecode {
   bool operator==(const HwDecode&) const = default;
 };
 
+// A camera's picture stream (picture_source): its full-size stream, for the pictures people see
+// (the page, latest.jpg, the MJPEG stream, snapshots), when `source` is a small detect stream.
+// An empty source: none, the pictures come from the detected frames.
+struct PictureSourceConfig {
+  std::string source;  // as written in the file
+  SourceKind kind = SourceKind::kV4l2;
+  std::string location;  // what is opened, as CameraConfig::location
+  int width = 1920;      // picture_width/picture_height: asked of a V4L2 device only
+  int height = 1080;
+
+  bool enabled() const { return !source.empty(); }
+  bool operator==(const PictureSourceConfig&) const = default;
+};
+
+// Two frame sizes of one shape (aspect ratios within 1 %): boxes found on one map onto the other
+// by scaling x and y alike.
+bool sameAspectRatio(int width, int height, int otherWidth, int otherHeight);
+
 struct CameraConfig {
   std::string name;    // unique, [a-z0-9_-]+
   std::string source;  // as written in the file
@@ -58,8 +76,9 @@ struct CameraConfig {
   MotionSettings motion;      // motion gating; cameras.yaml: on without a section
   TrackingSettings tracking;  // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
-  HwDecode hwDecode;           // hwaccel, or capture.hwaccel; capture.vaapi_device
-  bool skipLoopFilter = true;  // capture.skip_loop_filter
+  HwDecode hwDecode;            // hwaccel, or capture.hwaccel; capture.vaapi_device
+  bool skipLoopFilter = true;   // capture.skip_loop_filter
+  PictureSourceConfig picture;  // picture_source; none without it
 
   bool operator==(const CameraConfig&) const = default;
 };

@@ -146,8 +146,9 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "    source: /dev/video0\n"
                     "    fsp: 10\n"),
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
-            "source, password_file, format, width, height, fps, detect_fps, enabled, loop, zones, "
-            "masks, presence, motion, tracking, lines, calibration_samples, hwaccel)");
+            "source, picture_source, picture_width, picture_height, password_file, format, width, "
+            "height, fps, detect_fps, enabled, loop, zones, masks, presence, motion, tracking, "
+            "lines, calibration_samples, hwaccel)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -672,6 +673,74 @@ TEST(ConfigTest, FileSourcesAreRegularFilesAndAMissingOneIsAWarning) {
                                    "' is not a regular file (a FIFO, device or directory)"),
             std::string::npos)
       << c.error().message;
+}
+
+TEST(ConfigTest, APictureSourceIsReadLikeTheSourceAndSharesItsPassword) {
+  TempDir dir;
+  const auto secret = dir.path() / "door.password";
+  std::ofstream(secret) << "pw\n";
+  std::filesystem::permissions(secret, std::filesystem::perms(0600));
+  std::ofstream(dir.path() / "cameras.yaml")
+      << "version: 1\n"
+         "cameras:\n"
+         "  - name: door\n"
+         "    source: 'rtsp://admin@192.0.2.1/sub'\n"
+         "    picture_source: 'rtsp://admin@192.0.2.1/main'\n"
+         "    password_file: door.password\n"
+         "  - {name: yard, source: 'http://192.0.2.2/small.mjpg'}\n";
+  auto c = loadConfig(dir.path() / "cameras.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  const PictureSourceConfig& door = c->cameras[0].picture;
+  EXPECT_TRUE(door.enabled());
+  EXPECT_EQ(door.source, "rtsp://admin@192.0.2.1/main") << "as written";
+  EXPECT_EQ(door.kind, SourceKind::kRtsp);
+  EXPECT_EQ(door.location, "rtsp://admin:pw@192.0.2.1/main") << "the camera's password_file";
+  EXPECT_EQ(c->cameras[0].location, "rtsp://admin:pw@192.0.2.1/sub");
+  EXPECT_FALSE(c->cameras[1].picture.enabled()) << "without picture_source: none";
+  EXPECT_TRUE(c->warnings.empty());
+}
+
+TEST(ConfigTest, APictureSourceThatCannotServeIsRefusedWhereItIsWritten) {
+  EXPECT_EQ(errorOf("version: 1\n"
+                    "cameras:\n"
+                    "  - name: front\n"
+                    "    source: rtsp://192.0.2.1/s\n"
+                    "    picture_source: rtsp://192.0.2.1/s\n"),
+            "/etc/vigil/cameras.yaml:5:21: cameras[0].picture_source: is the camera's source "
+            "itself: leave picture_source out and the pictures come from the detected frames");
+  EXPECT_NE(errorOf("version: 1\n"
+                    "cameras:\n"
+                    "  - {name: front, source: rtsp://192.0.2.1/s, picture_source: /tmp/x.mp4}\n")
+                .find("/etc/vigil/cameras.yaml:3:63: cameras[0].picture_source: must be a V4L2 "
+                      "device"),
+            std::string::npos)
+      << "a file needs file:";
+  EXPECT_EQ(errorOf("version: 1\n"
+                    "cameras:\n"
+                    "  - name: front\n"
+                    "    source: rtsp://192.0.2.1/sub\n"
+                    "    picture_source: rtsp://192.0.2.1/main\n"
+                    "    picture_width: 1920\n"),
+            "/etc/vigil/cameras.yaml:6:20: cameras[0].picture_width: only a V4L2 picture_source "
+            "is asked for a size; network streams and files deliver their own");
+  // Two V4L2 devices: both sizes are known here, and their shapes must match.
+  const std::string v4l2 =
+      "version: 1\n"
+      "cameras:\n"
+      "  - name: front\n"
+      "    source: /dev/video2\n"
+      "    width: 640\n"
+      "    height: 480\n"
+      "    picture_source: /dev/video0\n";
+  EXPECT_EQ(errorOf(v4l2),
+            "/etc/vigil/cameras.yaml:7:21: cameras[0].picture_source: its pictures (1920x1080, "
+            "picture_width x picture_height) and the detect stream's (640x480, width x height) "
+            "differ in aspect ratio: boxes found on one could not be drawn on the other; give "
+            "both streams the same shape");
+  auto sized = parse(v4l2 + "    picture_width: 1600\n    picture_height: 1200\n");
+  ASSERT_TRUE(sized.has_value()) << sized.error().message;
+  EXPECT_EQ(sized->cameras[0].picture.width, 1600);
+  EXPECT_EQ(sized->cameras[0].picture.height, 1200);
 }
 
 TEST(ConfigTest, ACameraPasswordFileGoesIntoTheUrlAndNowhereElse) {

@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <future>
+#include <opencv2/imgcodecs.hpp>
 #include <thread>
 
 #include "daemon/events/event_publisher.h"
@@ -153,6 +154,77 @@ TEST(StatusApiTest, ThePictureOfARemovedCameraIsNotKept) {
   EXPECT_EQ(after.get_future().get(), 1U) << "the removed camera's picture is still kept";
   boost::asio::post(io, [&] { server.stop(); });
   serving.join();
+}
+
+// A camera detected on a small stream with a picture stream (picture_source) 16 times its size:
+// latest.jpg is the picture stream's picture, the person's box drawn where it is on it, and
+// asking for it makes the picture stream decode every picture.
+TEST(StatusApiTest, APictureStreamsPictureIsServedAtItsSizeWithTheBoxesMappedOntoIt) {
+  EventPublisher publisher({}, nullptr);
+  publisher.setCameras({PublishedCamera{"door", {}, {}, {}, {}}});
+  Registry registry;
+  HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
+  ResultPath results(
+      publisher,
+      [stages](const std::string& b) -> ResultPath::StageHistograms {
+        return {stages->labels({"a", b}), stages->labels({"b", b}), stages->labels({"c", b}),
+                stages->labels({"d", b}), stages->labels({"e", b})};
+      },
+      0.5F);
+  auto pictures = std::make_shared<PictureStream>("door");
+  auto picturePool = FramePool::create(2);
+  auto full = picturePool->acquire();
+  (*full)->picture.bgrForWriting(cv::Size(1280, 960)).setTo(cv::Scalar(0, 0, 0));
+  pictures->counters().up = true;
+  pictures->offer(std::move(*full));
+  auto channel = std::make_shared<CameraChannel>("door", 5.0);
+  results.addCamera("door", channel,
+                    {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),
+                     registry.histogram("track", "t", {"camera"}).labels({"door"})},
+                    nullptr, pictures);
+  auto pool = FramePool::create(2);
+  FrameResult r;
+  r.camera = "door";
+  r.width = 80;
+  r.height = 60;
+  r.captureTime = r.startTime = r.doneTime = SteadyClock::now();
+  r.backend = "cpu";
+  r.frame = std::move(*pool->acquire());
+  r.frame->picture.bgrForWriting(cv::Size(80, 60)).setTo(cv::Scalar(0, 0, 0));
+  r.detections.push_back(Detection{Box{20, 30, 20, 20}, 0.9F, 0});
+  results.onResult(r);
+  EXPECT_TRUE(results.view("door")->latestFromPictureStream);
+  EXPECT_FALSE(pictures->keyframesOnly()) << "a person in view: every picture, for snapshots";
+  pictures->want(SteadyClock::now() - PictureStream::kWantedFor - 1s);
+
+  std::unique_ptr<InferenceWorker> noWorker;
+  StatusApi api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, registry,
+                 results, noWorker, publisher.recentEvents()});
+  boost::asio::io_context io;
+  HttpServerSettings settings;
+  settings.listen = "127.0.0.1:0";
+  HttpServer server(io, settings);
+  api.addRoutes(server);
+  ASSERT_TRUE(server.start().has_value());
+  std::thread serving([&] { io.run(); });
+  EXPECT_TRUE(pictures->keyframesOnly()) << "nobody asked yet";
+  auto reply = testing::httpGet(server.port(), "/api/cameras/door/latest.jpg");
+  boost::asio::post(io, [&] { server.stop(); });
+  serving.join();
+  ASSERT_TRUE(reply.has_value());
+  ASSERT_EQ(reply->status, 200) << reply->body;
+  EXPECT_FALSE(pictures->keyframesOnly()) << "asked for: every picture decoded for a while";
+  cv::Mat jpeg = cv::imdecode(std::vector<unsigned char>(reply->body.begin(), reply->body.end()),
+                              cv::IMREAD_COLOR);
+  ASSERT_EQ(jpeg.size(), cv::Size(1280, 960)) << "the picture stream's size";
+  auto red = [&](int x, int y) {
+    const cv::Vec3b p = jpeg.at<cv::Vec3b>(y, x);
+    return p[2] > 150 && p[0] < 110;
+  };
+  // The box (20, 30)-(40, 50) on the 80x60 frame is (320, 480)-(640, 800) on the picture.
+  EXPECT_TRUE(red(480, 800)) << "its bottom edge, scaled";
+  EXPECT_TRUE(red(640, 640)) << "its right edge, scaled";
+  EXPECT_FALSE(red(30, 50)) << "not where it was on the small frame";
 }
 
 }  // namespace
