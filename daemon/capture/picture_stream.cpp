@@ -43,10 +43,13 @@ void PictureStream::want(SteadyClock::time_point now) {
   wantedUntil_.store((now + kWantedFor).time_since_epoch().count());
 }
 
-bool PictureStream::take(cv::Size detectSize, CapturedPicture& into) {
+bool PictureStream::take(cv::Size detectSize, SteadyClock::time_point detected,
+                         CapturedPicture& into) {
   if (!counters_.up.load()) return false;
   std::lock_guard lock(mutex_);
   if (!latest_) return false;
+  const auto apart = (*latest_)->captureTime - detected;
+  if (apart > kMaxApart || apart < -kMaxApart) return false;
   const cv::Size size = (*latest_)->picture.size();
   if (!sameAspectRatio(size.width, size.height, detectSize.width, detectSize.height)) {
     if (refused_.empty()) {

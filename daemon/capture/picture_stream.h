@@ -43,11 +43,17 @@ class PictureStream final : public FrameSink {
 
   // Somebody wants full pictures now (a viewer, an open event's snapshot).
   void want(SteadyClock::time_point now);
+  // How far apart in time the picture shown and the frame detected may be: farther, and the
+  // boxes would be drawn where the persons are not (a picture stream decoding keyframes only
+  // has pictures up to a keyframe interval old).
+  static constexpr std::chrono::milliseconds kMaxApart{500};
+
   // The newest picture, into `into` (its compressed bytes or FFmpeg's reference, no pixels),
-  // when the stream is up and its pictures have the shape of `detectSize`: true. False
-  // otherwise: the caller shows the detected frame itself. A stream whose shape differs is said
-  // once in the log (and again after it matched once more) and refused() says why.
-  bool take(cv::Size detectSize, CapturedPicture& into);
+  // when the stream is up, its picture was captured within kMaxApart of `detected` (the
+  // detected frame's capture time) and has the shape of `detectSize`: true. False otherwise: the
+  // caller shows the detected frame itself. A stream whose shape differs is said once in the
+  // log (and again after it matched once more) and refused() says why.
+  bool take(cv::Size detectSize, SteadyClock::time_point detected, CapturedPicture& into);
   // Why the pictures are not used although they come (their shape); empty when they are.
   std::string refused() const;
   // The size of its newest picture; empty before the first.

@@ -126,7 +126,7 @@ const CapturedPicture* ResultPath::keepPicture(const FrameResult& r, CameraView&
   if (!r.frame) return nullptr;
   view.detectSize = cv::Size(r.width, r.height);
   view.latestFromPictureStream =
-      view.pictures != nullptr && view.pictures->take(view.detectSize, view.latest);
+      view.pictures != nullptr && view.pictures->take(view.detectSize, r.captureTime, view.latest);
   if (!view.latestFromPictureStream) view.latest.assign(r.frame->picture);
   view.hasFrame = true;
   view.frameVersion = ++frameVersions_;

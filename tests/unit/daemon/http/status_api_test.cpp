@@ -175,6 +175,7 @@ TEST(StatusApiTest, APictureStreamsPictureIsServedAtItsSizeWithTheBoxesMappedOnt
   auto picturePool = FramePool::create(2);
   auto full = picturePool->acquire();
   (*full)->picture.bgrForWriting(cv::Size(1280, 960)).setTo(cv::Scalar(0, 0, 0));
+  (*full)->captureTime = SteadyClock::now();
   pictures->counters().up = true;
   pictures->offer(std::move(*full));
   auto channel = std::make_shared<CameraChannel>("door", 5.0);
