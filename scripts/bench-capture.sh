@@ -17,7 +17,7 @@
 # "skip_loop_filter: false").
 #   scripts/bench-capture.sh [--before BIN | --before-capture YAML] [--rounds 3] [--seconds 40] [--out DIR]
 #                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
-#                                      idle-h264-http h264-bframes-http"]
+#                                      idle-h264-http h264-bframes-http substream-h264"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
 # stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
 # four-h264 (four H.264 file cameras at once), idle-mjpeg, idle-h264 and idle-h264-http (an empty
@@ -25,7 +25,8 @@
 # an H.264 file, and an H.264 HTTP stream, whose idle camera decodes only its keyframes),
 # h264-bframes-http (H.264 with libx264's default B-frames over HTTP: a network camera skips the
 # pictures nothing refers to; no floor is given, the floors' decode being of the clip without
-# B-frames).
+# B-frames), substream-h264 (the H.264 file's scene as a 640x360 30 fps detect stream, the 1080p
+# file as its picture_source, nobody watching; compared with h264-file round by round).
 # Needs ffmpeg (Debian's package) for making the clips and serving the streams, and Debian's
 # python3-opencv (/usr/bin/python3) for the JPEG floor; the clips are
 # made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
@@ -36,7 +37,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/options.sh
 
 before="" before_capture="" rounds=3 seconds=40 out=""
-cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http h264-bframes-http"
+cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http h264-bframes-http substream-h264"
 parse_options bench-capture "before before_capture rounds seconds out cases" "$@"
 command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
 build=${VIGIL_BUILD_DIR:-build}
@@ -65,6 +66,11 @@ if [[ ! -s $media/h264-bframes.mp4 ]]; then
   ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
     -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -an \
     "$media/h264-bframes.mp4"
+fi
+if [[ ! -s $media/h264-360p.mp4 ]]; then  # the same scene as a camera's 640x360 substream
+  ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
+    -vf scale=640:360,fps=30 -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p -an \
+    "$media/h264-360p.mp4"
 fi
 if [[ ! -s $media/mjpeg.avi ]]; then
   ffmpeg -v error -y -i "$media/h264.mp4" -c:v mjpeg -q:v 4 -an "$media/mjpeg.avi"
@@ -108,6 +114,9 @@ run_case() {
   mkdir -p "$dir"
   case $case in
     h264-file) cameras="  - {name: cam0, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}" ;;
+    substream-h264)
+      cameras="  - {name: cam0, source: 'file:$(realpath "$media/h264-360p.mp4")', picture_source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}"
+      ;;
     four-h264)
       for i in 0 1 2 3; do
         cameras+="  - {name: cam$i, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}"$'\n'

@@ -20,7 +20,8 @@ CameraConfig pictureCameraConfig(const CameraConfig& camera);
 // them. Only the newest picture is kept, as it arrived (CapturedPicture: not decoded until taken).
 // While nobody wants its pictures, the source is told to decode keyframes only (an H.264 or H.265
 // stream then costs its keyframes' decoding, about one picture in a GOP); want() keeps every
-// picture decoded for kWantedFor.
+// picture decoded for kWantedFor: a viewer of the page or the stream, and, with MQTT snapshots
+// on, a person in view.
 // Threads: the FrameSink calls from the capture thread; want(), take() and the accessors from
 // the control thread. Shared by the picture camera and the camera's view.
 class PictureStream final : public FrameSink {
@@ -43,6 +44,13 @@ class PictureStream final : public FrameSink {
 
   // Somebody wants full pictures now (a viewer, an open event's snapshot).
   void want(SteadyClock::time_point now);
+  // A detected frame showed a person: want() when snapshots are published at full size
+  // (wantedWhilePersonInView: MQTT snapshots on); otherwise an event's snapshot is the picture
+  // stream's picture when one is fresh, else the detected frame.
+  void personInView(SteadyClock::time_point now) {
+    if (wantedWhilePersonInView_) want(now);
+  }
+  void setWantedWhilePersonInView(bool wanted) { wantedWhilePersonInView_ = wanted; }
   // How far apart in time the picture shown and the frame detected may be: farther, and the
   // boxes would be drawn where the persons are not (a picture stream decoding keyframes only
   // has pictures up to a keyframe interval old).
@@ -66,6 +74,7 @@ class PictureStream final : public FrameSink {
   std::optional<FrameHandle> latest_;
   std::string refused_;
   std::atomic<SteadyClock::rep> wantedUntil_{0};  // SteadyClock ticks
+  std::atomic<bool> wantedWhilePersonInView_{false};
 };
 
 }  // namespace vigil

@@ -103,8 +103,7 @@ void ResultPath::onResult(const FrameResult& r) {
   track(r, view, capture);
   const CapturedPicture* picture = keepPicture(r, view);
   view.lastHadPerson = publish(r, view, picture, capture, now);
-  // A person in view: the picture stream decodes every picture, for the event's snapshots.
-  if (view.pictures && view.lastHadPerson) view.pictures->want(received);
+  if (view.pictures && view.lastHadPerson) view.pictures->personInView(received);
   const auto presence = publisher_.state(r.camera);
   if (keepEventStarts_ && presence && presence->present) {
     if (view.events.empty() || view.events.back().start != presence->start) {

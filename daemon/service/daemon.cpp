@@ -162,6 +162,8 @@ class Daemon {
                  {[this](const std::string& name, const Camera& camera,
                          const std::shared_ptr<CameraChannel>& channel,
                          const std::shared_ptr<PictureStream>& pictures) {
+                    // Snapshots at full size: the picture stream decodes while a person is seen.
+                    if (pictures) pictures->setWantedWhilePersonInView(config_.mqtt.snapshots);
                     metrics_->addCamera(
                         name, channel,
                         results_->addCamera(name, channel, metrics_->cameraHistograms(name),

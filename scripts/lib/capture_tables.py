@@ -31,7 +31,7 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
     cap = statistics.median(r[2] for r in rs)
     settled = statistics.median(r[4] for r in rs)
     n = rs[0][3]
-    if "bframes" in case:
+    if "bframes" in case or "substream" in case:
         print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - | "
               f"{settled:.0f} |")
         continue
@@ -41,5 +41,18 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
         floor = cap * h264_ms + det * infer_ms
     print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | "
           f"{floor:.0f} | {cpu / floor:.2f}x | {settled:.0f} |")
+if any(case == "substream-h264" for case, _ in runs) and any(case == "h264-file" for case, _ in runs):
+    # The detect stream beside the picture stream against detecting on the picture stream itself,
+    # round by round (the two ran one after the other).
+    by_round = collections.defaultdict(dict)
+    for line in open(f"{out}/runs.tsv"):
+        rnd, case, side, d = line.split()
+        s = json.load(open(f"{d}/summary.json"))
+        by_round[(rnd, side)][case] = s["cpu_seconds"] / s["seconds"]
+    ratios = [r["substream-h264"] / r["h264-file"] for r in by_round.values()
+              if "substream-h264" in r and "h264-file" in r]
+    print()
+    print(f"substream-h264 / h264-file, whole daemon CPU, round by round: "
+          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
 print()
 print("runs per configuration:", {f"{k[0]}/{k[1]}": len(v) for k, v in runs.items()})

@@ -26,6 +26,11 @@ TEST(PictureStreamTest, DecodesKeyframesOnlyUntilSomebodyWantsItsPicturesAndAgai
   EXPECT_FALSE(stream.keyframesOnly());
   stream.want(now - PictureStream::kWantedFor - std::chrono::milliseconds(1));
   EXPECT_TRUE(stream.keyframesOnly()) << "a wish ends after kWantedFor";
+  stream.personInView(now);
+  EXPECT_TRUE(stream.keyframesOnly()) << "without MQTT snapshots a person wants nothing";
+  stream.setWantedWhilePersonInView(true);
+  stream.personInView(now);
+  EXPECT_FALSE(stream.keyframesOnly()) << "snapshots at full size while a person is in view";
 }
 
 TEST(PictureStreamTest, GivesItsNewestPictureWhileUpAndOfTheDetectStreamsShape) {
