@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "daemon/base/log.h"
 #include "daemon/base/metrics.h"
@@ -34,6 +35,11 @@ void addBenchCommand(CLI::App& app, BenchCommandOptions& options) {
                   "reported per frame")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--pace-ms", options.paceMs,
+                  "Rest after each batch (not timed), e.g. 200 for a camera at 5 detections a "
+                  "second: the daemon's cadence, cold caches included")
+      ->check(CLI::Range(0, 10000))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print the figures as one JSON object");
   cmd->add_option("paths", options.paths, "Images or directories of images, cycled through")
@@ -239,6 +245,8 @@ Expected<void> measureBench(std::vector<BenchedBackend>& benched, const BenchIma
         BenchedBackend& b = benched[(static_cast<std::size_t>(i) + k) % n];
         auto cost = runBatch(b, inputs, first, size, result);
         if (!cost) return tl::unexpected(cost.error());
+        if (options.paceMs > 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(options.paceMs));
         if (i < options.warmup) continue;
         recordBatch(b.batches[s], *cost, size);
       }
@@ -296,6 +304,7 @@ void printBenchJson(const std::vector<BenchedBackend>& benched, const BenchImage
     j["model"] = d.manifest().name;
     j["images"] = inputs.names;
     j["warmup"] = options.warmup;
+    j["pace_ms"] = options.paceMs;
     j["iterations"] = options.iterations;
     j["batches"] = nlohmann::json::array();
     for (std::size_t s = 0; s < b.batches.size(); ++s) {

@@ -15,6 +15,9 @@ struct BenchCommandOptions {
   int warmup = 5;
   int iterations = 20;          // measured batches per batch size and backend
   std::vector<int> batches{1};  // frames per batch, submitted back to back
+  // Milliseconds of rest after each batch, outside the timing: a camera's cadence (200 at 5
+  // detections a second), whose pauses the caches and the CPU cool in, as in the daemon.
+  int paceMs = 0;
   bool json = false;
 };
 
