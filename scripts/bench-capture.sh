@@ -7,7 +7,8 @@
 #   - a full-size JPEG decode of one frame (libjpeg-turbo through OpenCV, as the daemon links it,
 #     process CPU), times the frames detected a second;
 #   - inference alone (vigil bench, cpu-ort, 1 thread, process CPU per frame of a picture already
-#     at the detector's size), times the frames detected a second.
+#     at the detector's size, 200 ms apart as at 5 detections a second: --pace-ms 200), times
+#     the frames detected a second.
 # "settled ms/s" is the daemon's CPU from 10 s after its start to 3 s before its end (from /proc,
 # every thread): without the model's loading and the seconds before an idle camera is idle.
 # With --before BIN the same runs are made with an earlier vigil binary too, in alternation
@@ -191,8 +192,10 @@ for _ in range(3):
 print(1000 * (time.process_time() - t) / (3 * len(data)))
 PY
 }
-floor_inference_ms() {  # CPU ms per detection of a picture already at the detector's size
-  "$after" bench --model "$model" --backend cpu-ort --threads 1 --warmup 5 --iterations 40 --json \
+floor_inference_ms() {  # CPU ms per detection of a picture already at the detector's size, at a
+  # camera's cadence (200 ms between runs: 5 detections a second; caches cool between runs)
+  "$after" bench --model "$model" --backend cpu-ort --threads 1 --warmup 5 --iterations 40 \
+    --pace-ms 200 --json \
     "$media/detector-input.png" 2> /dev/null |
     python3 -c 'import json, sys; j = json.load(sys.stdin); j = j[0] if isinstance(j, list) else j
 print(j["cpu_ms_per_frame"]["median"])'

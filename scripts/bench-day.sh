@@ -7,7 +7,9 @@
 #   today      the camera's 1080p stream detected, today's defaults (motion gating on);
 #   substream  the same scene as a 640x360 detect stream, the 1080p stream its picture_source
 #              (decoded keyframes only: nobody watches, MQTT snapshots off);
-#   mjpeg      the 1080p scene as MJPEG files (a camera without a substream), gating on.
+#   mjpeg      the 1080p scene as MJPEG files (a camera without a substream), gating on;
+#   substream-keyframes  substream, its detect stream decoding keyframes only while idle
+#              (motion.idle_keyframes_only: true; off by default, bench/gating-default.md).
 # Per run: the whole process's CPU as a user's `top` counts it (/usr/bin/time: every thread,
 # start-up and the model's loading included) per second of the run, per camera, and cameras per
 # core (1000 ms/s over the per-camera figure); beside it the settled CPU (10 s after the start
@@ -33,21 +35,30 @@ out=${out:-$(mktemp -d)}
 mkdir -p "$media" "$out"
 ((seconds >= 20)) || { echo "bench-day: --seconds must be at least 20" >&2; exit 2; }
 
-# day SIZE FILE: the day's minute at SIZE, H.264 30 fps, a keyframe every 2 s, no B-frames.
+# day SIZE RATE FILE: the day's minute at SIZE, H.264 30 fps at most RATE bits a second (as an IP
+# camera's encoder keeps it: 4M for its 1080p main stream, 512k for a 640x360 substream), a
+# keyframe every 2 s, no B-frames: the walkers' 6 s and the empty room's 54 s encoded apart and
+# joined (FFmpeg's concat demuxer, no re-encoding).
 day() {
-  local size=$1 file=$2
+  local size=$1 rate=$2 file=$3 x264
   [[ -s $file ]] && return
-  ffmpeg -v error -y -i "$videos/TUD-Stadtmitte.mp4" -i "$videos/one-by-one-person-detection.mp4" \
-    -filter_complex "[0:v]trim=duration=6,setpts=PTS-STARTPTS,scale=$size,fps=30,setsar=1[a];
-      [1:v]trim=end_frame=1,loop=loop=-1:size=1,trim=duration=54,setpts=N/30/TB,scale=$size,fps=30,setsar=1,noise=alls=6:allf=t[b];
-      [a][b]concat=n=2:v=1:a=0[v]" \
-    -map "[v]" -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p "$file.part.mp4"
+  x264=(-c:v libx264 -preset veryfast -bf 0 -g 60 -b:v "$rate" -maxrate "$rate" -bufsize "$rate"
+        -pix_fmt yuv420p -an)
+  ffmpeg -v error -y -i "$videos/TUD-Stadtmitte.mp4" -t 6 -vf "scale=$size,fps=30,setsar=1" \
+    "${x264[@]}" "$file.people.mp4"
+  ffmpeg -v error -y -i "$videos/one-by-one-person-detection.mp4" -frames:v 1 \
+    -vf "scale=$size,setsar=1" "$file.empty.png"
+  ffmpeg -v error -y -loop 1 -i "$file.empty.png" -t 54 -r 30 -vf "noise=alls=6:allf=t" \
+    "${x264[@]}" "$file.empty.mp4"
+  printf "file '%s'\n" "$(realpath "$file.people.mp4")" "$(realpath "$file.empty.mp4")" > "$file.list"
+  ffmpeg -v error -y -f concat -safe 0 -i "$file.list" -c copy "$file.part.mp4"
   mv "$file.part.mp4" "$file"
+  rm -f "$file.people.mp4" "$file.empty.png" "$file.empty.mp4" "$file.list"
 }
-day 1920:1080 "$media/day-1080p.mp4"
-day 640:360 "$media/day-360p.mp4"
+day 1920:1080 4M "$media/day-1080p.mp4"
+day 640:360 512k "$media/day-360p.mp4"
 if [[ ! -s $media/day-1080p-mjpeg.avi ]]; then
-  ffmpeg -v error -y -i "$media/day-1080p.mp4" -c:v mjpeg -q:v 4 "$media/day.part.avi"
+  ffmpeg -v error -y -i "$media/day-1080p.mp4" -c:v mjpeg -q:v 6 "$media/day.part.avi"
   mv "$media/day.part.avi" "$media/day-1080p-mjpeg.avi"
 fi
 
@@ -63,6 +74,7 @@ run() {
       case $config in
         today) source="source: 'file:$(realpath "$media/day-1080p.mp4")'" ;;
         substream) source="source: 'file:$(realpath "$media/day-360p.mp4")', picture_source: 'file:$(realpath "$media/day-1080p.mp4")'" ;;
+        substream-keyframes) source="source: 'file:$(realpath "$media/day-360p.mp4")', picture_source: 'file:$(realpath "$media/day-1080p.mp4")', motion: {idle_keyframes_only: true}" ;;
         mjpeg) source="source: 'file:$(realpath "$media/day-1080p-mjpeg.avi")'" ;;
         *) echo "bench-day: unknown configuration $config" >&2; exit 2 ;;
       esac

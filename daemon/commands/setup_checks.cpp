@@ -13,6 +13,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/capture/ffmpeg_reader.h"
+#include "daemon/capture/picture_stream.h"
 #include "daemon/capture/v4l2_device.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/mqtt/publishing.h"
@@ -130,6 +131,20 @@ SetupFinding checkMqtt(const MqttConfig& config, const SetupCheckOptions& option
   return f;
 }
 
+// Whether the camera's source (device, file or stream) opens.
+SetupFinding checkSource(const CameraConfig& camera, const SetupCheckOptions& options) {
+  switch (camera.kind) {
+    case SourceKind::kV4l2:
+      return checkV4l2(camera);
+    case SourceKind::kFile:
+      return checkFile(camera);
+    case SourceKind::kRtsp:
+    case SourceKind::kHttp:
+      break;
+  }
+  return checkStream(camera, options);
+}
+
 }  // namespace
 
 std::vector<SetupFinding> checkSetup(const Config& config, const SetupCheckOptions& options) {
@@ -139,18 +154,10 @@ std::vector<SetupFinding> checkSetup(const Config& config, const SetupCheckOptio
       findings.push_back({"camera " + camera.name, "disabled (enabled: false): not checked", true});
       continue;
     }
-    switch (camera.kind) {
-      case SourceKind::kV4l2:
-        findings.push_back(checkV4l2(camera));
-        break;
-      case SourceKind::kFile:
-        findings.push_back(checkFile(camera));
-        break;
-      case SourceKind::kRtsp:
-      case SourceKind::kHttp:
-        findings.push_back(checkStream(camera, options));
-        break;
-    }
+    findings.push_back(checkSource(camera, options));
+    // Its picture stream (picture_source), named "camera <name>/picture".
+    if (camera.picture.enabled())
+      findings.push_back(checkSource(pictureCameraConfig(camera), options));
     if (camera.kind != SourceKind::kV4l2 && camera.hwDecode.accel == HwAccel::kVaapi) {
       findings.push_back(checkHwDecode(camera));
     }

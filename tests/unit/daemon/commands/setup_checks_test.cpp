@@ -111,6 +111,24 @@ TEST(CheckSetupTest, EachCameraSourceIsCheckedForWhatItIs) {
   }
 }
 
+TEST(CheckSetupTest, APictureSourceIsCheckedBesideItsCamerasSource) {
+  TempDir dir;
+  const std::string clip = (dir.path() / "sub.mp4").string();
+  std::ofstream(clip) << "0123456789";
+  Config config;
+  config.cameras = {setupCamera("door", SourceKind::kFile, clip)};
+  config.cameras[0].picture.source = "file:main.mp4";
+  config.cameras[0].picture.kind = SourceKind::kFile;
+  config.cameras[0].picture.location = (dir.path() / "main.mp4").string();
+  const auto findings = checkSetup(config);
+  ASSERT_EQ(findings.size(), 2U);
+  EXPECT_EQ(findings[0].what, "camera door");
+  EXPECT_TRUE(findings[0].ok) << findings[0].found;
+  EXPECT_EQ(findings[1].what, "camera door/picture");
+  EXPECT_EQ(findings[1].found, "file " + (dir.path() / "main.mp4").string() + ": ABSENT");
+  EXPECT_FALSE(findings[1].ok);
+}
+
 TEST(CheckSetupTest, AVaapiDeviceThatCannotBeOpenedIsSaidWithTheSoftwareFallback) {
   TempDir dir;
   const std::string clip = (dir.path() / "clip.mp4").string();
