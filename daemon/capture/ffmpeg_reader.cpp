@@ -185,6 +185,10 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
       }
       const auto verdict =
           skipping_.admit(packet_, packetSeconds(*format_->streams[stream_], *packet_));
+      if (verdict == PictureSkipping::Verdict::kKeep) {
+        av_packet_unref(packet_);  // kept for a replay, not decoded
+        continue;
+      }
       if (verdict == PictureSkipping::Verdict::kWake) {
         // Idle, and the picture changed between keyframes: from the last keyframe on at once
         // (the motion check decides whether the camera leaves idle).

@@ -68,9 +68,13 @@ class FfmpegReader {
   // skipped packets' sizes show, decodes them at once.
   void setKeyframesOnly(bool keyframesOnly) { skipping_.setKeyframesOnly(keyframesOnly); }
   bool skippingToKeyframe() const { return skipping_.skippingToKeyframe(); }
-  // Whether a change between keyframes wakes the decoding (PictureSkipping::setWakeOnChange):
-  // for a camera with a motion check only.
-  void setWakeOnChange(bool wake) { skipping_.setWakeOnChange(wake); }
+  // A picture stream's reader (picture_source): while idle, nothing between keyframes wakes the
+  // decoding and only one keyframe in kPicturesOnlyKeyframeEvery seconds is decoded
+  // (PictureSkipping::setPicturesOnly). Kept by close().
+  static constexpr double kPicturesOnlyKeyframeEvery = 10;
+  void setPicturesOnly(bool picturesOnly) {
+    skipping_.setPicturesOnly(picturesOnly, kPicturesOnlyKeyframeEvery);
+  }
   // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
   // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
   // picture is then at most a run of B-frames older. Keyframes only skips more. Set after

@@ -27,7 +27,7 @@ class FileSource final : public FrameSource {
         hw_(camera.hwDecode),
         reader_(camera.location) {
     reader_.setSkipLoopFilter(camera.skipLoopFilter);
-    reader_.setWakeOnChange(camera.motion.enabled);
+    reader_.setPicturesOnly(camera.picturesOnly);
     reader_.setPacing([this] { return waitForPacket(); });
   }
 

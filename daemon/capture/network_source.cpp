@@ -22,7 +22,7 @@ class NetworkSource final : public FrameSource {
         detectFps_(camera.detectFps),
         reader_(camera.location) {
     reader_.setSkipLoopFilter(camera.skipLoopFilter);
-    reader_.setWakeOnChange(camera.motion.enabled);
+    reader_.setPicturesOnly(camera.picturesOnly);
   }
 
   Expected<SourceInfo> open() override {

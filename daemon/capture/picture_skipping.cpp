@@ -13,6 +13,8 @@ void PictureSkipping::attach(AVCodecContext* decoder) {
 
 void PictureSkipping::detach() {
   decoder_ = nullptr;
+  lastKeyframeDecoded_ = -1;
+  keeping_ = false;
   skipNonReference_ = false;
   mode_ = Mode::kAsUsual;
   backlog_.clear();
@@ -56,12 +58,23 @@ PictureSkipping::Verdict PictureSkipping::admit(const AVPacket* packet, double s
   }
   if (mode_ != Mode::kKeyframesOnly) return Verdict::kSend;
   backlog_.keep(packet);
+  if (picturesOnly_) return admitPictureOnly(key, seconds);
   if (key) return Verdict::kSendAndDrain;
-  if (!wakeOnChange_ || !meter_.changed(seconds, packet->size) || backlog_.size() == 0) {
-    return Verdict::kSend;
-  }
+  if (!meter_.changed(seconds, packet->size) || backlog_.size() == 0) return Verdict::kSend;
   mode_ = Mode::kWoken;  // a keyframe to decode from
   return Verdict::kWake;
+}
+
+PictureSkipping::Verdict PictureSkipping::admitPictureOnly(bool key, double seconds) {
+  if (key) {
+    // Due after keyframeEvery_, and at once when the video started again (a file's loop).
+    keeping_ = seconds >= lastKeyframeDecoded_ && lastKeyframeDecoded_ >= 0 &&
+               seconds - lastKeyframeDecoded_ < keyframeEvery_;
+    if (keeping_) return Verdict::kKeep;
+    lastKeyframeDecoded_ = seconds;
+    return Verdict::kSendAndDrain;
+  }
+  return keeping_ ? Verdict::kKeep : Verdict::kSend;
 }
 
 bool PictureSkipping::replay(AVFrame* scratch, AVFrame* newest) {

@@ -30,12 +30,17 @@ class PictureSkipping {
 
   void setSkipNonReference(bool skip);
   void setKeyframesOnly(bool keyframesOnly);
+  // A picture stream's reader (FfmpegReader::setPicturesOnly): while idle nothing wakes the
+  // decoding (that is for a motion check, which a picture stream has not), and a keyframe is
+  // decoded only when `keyframeEvery` seconds of the video passed since the last one decoded
+  // (enough to keep the stream known alive); the others and the packets after them are kept for
+  // a replay but never sent. Off unless set; kept by attach() and detach().
+  void setPicturesOnly(bool picturesOnly, double keyframeEvery) {
+    picturesOnly_ = picturesOnly;
+    keyframeEvery_ = keyframeEvery;
+  }
   // Pictures are being skipped to a keyframe: idle and not woken, or told to resume and no
   // keyframe since.
-  // Whether a change the skipped packets show wakes the decoding (above): for a camera whose
-  // motion check decides on those pictures; a picture stream has none. On unless set; kept by
-  // attach() and detach().
-  void setWakeOnChange(bool wake) { wakeOnChange_ = wake; }
   bool skippingToKeyframe() const {
     return mode_ == Mode::kKeyframesOnly || mode_ == Mode::kAwaitingKeyframe;
   }
@@ -44,6 +49,7 @@ class PictureSkipping {
     kSend,          // send the packet to the decoder
     kSendAndDrain,  // idle: send this keyframe, then drainKeyframe()
     kWake,          // the packet is kept and says the picture changed: replay() now
+    kKeep,          // idle, pictures only: the packet is kept for a replay and not sent
   };
   // A packet of the video about to go to the decoder, `seconds` into the video (decode order).
   Verdict admit(const AVPacket* packet, double seconds);
@@ -59,11 +65,18 @@ class PictureSkipping {
   bool drainKeyframe(AVFrame* scratch, AVFrame* newest);
 
  private:
-  bool wakeOnChange_ = true;
+  bool picturesOnly_ = false;
+  double keyframeEvery_ = 0;
+  // Pictures only: the video time of the last keyframe decoded while idle, and whether the
+  // packets now arriving follow a keyframe that was not.
+  double lastKeyframeDecoded_ = -1;
+  bool keeping_ = false;
   // skip_frame when not skipping to a keyframe: every picture, or the referenced ones.
   void decodeAsUsual();
   // Told to resume with no keyframe kept: until a keyframe packet, keyframes only.
   void awaitKeyframe(const AVPacket* packet);
+  // admit() for a picture stream's packet while idle (setPicturesOnly).
+  Verdict admitPictureOnly(bool key, double seconds);
 
   enum class Mode {
     kAsUsual,           // every picture, or the referenced ones (skipNonReference_)

@@ -19,6 +19,7 @@ CameraConfig pictureCameraConfig(const CameraConfig& camera) {
   c.motion = {};
   c.calibrationSamples = {};
   c.picture = {};
+  c.picturesOnly = true;
   return c;
 }
 

@@ -12,14 +12,16 @@ namespace vigil {
 
 // The CameraConfig a camera's picture stream (picture_source) is captured with: the camera's
 // settings with the picture source's location and size, no motion gate and no calibration
-// samples; named "<camera>/picture" in the log.
+// samples, picturesOnly (an H.264 or H.265 stream nobody watches decodes one keyframe in 10 s);
+// named "<camera>/picture" in the log.
 CameraConfig pictureCameraConfig(const CameraConfig& camera);
 
 // Where a camera's picture stream goes: the full-size pictures people see (the page, latest.jpg,
 // the MJPEG stream, snapshots), captured beside the small detect stream. Nothing is detected on
 // them. Only the newest picture is kept, as it arrived (CapturedPicture: not decoded until taken).
 // While nobody wants its pictures, the source is told to decode keyframes only (an H.264 or H.265
-// stream then costs its keyframes' decoding, about one picture in a GOP); want() keeps every
+// picture stream then decodes one keyframe in 10 s, keeping the rest since the last keyframe for
+// an instant replay when somebody looks: FfmpegReader::setPicturesOnly); want() keeps every
 // picture decoded for kWantedFor: a viewer of the page or the stream, and, with MQTT snapshots
 // on, a person in view.
 // Threads: the FrameSink calls from the capture thread; want(), take() and the accessors from

@@ -79,6 +79,8 @@ struct CameraConfig {
   HwDecode hwDecode;            // hwaccel, or capture.hwaccel; capture.vaapi_device
   bool skipLoopFilter = true;   // capture.skip_loop_filter
   PictureSourceConfig picture;  // picture_source; none without it
+  // Not read from the file: this capture feeds a camera's picture stream (pictureCameraConfig).
+  bool picturesOnly = false;
 
   bool operator==(const CameraConfig&) const = default;
 };

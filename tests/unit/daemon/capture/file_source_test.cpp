@@ -56,5 +56,54 @@ TEST(FileSourceTest, AnIdleFileCameraDecodesOnlyKeyframesAtTheFilesOwnPace) {
   EXPECT_EQ(numbers, (std::vector<std::uint64_t>{0, 12, 24, 25, 26}));
 }
 
+// A picture stream's file nobody watches: one keyframe decoded in 10 s of the video (the clip,
+// 2.84 s with a keyframe every 0.48 s, looped: its first keyframe only, again when it starts
+// over); asked to resume, every picture again from there.
+TEST(FileSourceTest, APictureStreamNobodyWatchesDecodesOneKeyframeInTenSecondsAndResumesAtOnce) {
+  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+  const std::vector<cv::Mat> eager = testing::eagerFrames(clip);
+  ASSERT_EQ(eager.size(), 71U);
+  CameraConfig camera;
+  camera.location = clip.string();
+  camera.loop = true;
+  camera.picturesOnly = true;
+  auto source = makeFileSource(camera);
+  ASSERT_TRUE(source->open().has_value());
+  source->setKeyframesOnly(true);
+  Frame frame;
+  // The eager frame a picture is (the nearest by mean absolute difference).
+  auto which = [&] {
+    const cv::Mat picture = frame.picture.bgr()->clone();
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < eager.size(); ++i) {
+      if (testing::meanAbsDiff(picture, eager[i]) < testing::meanAbsDiff(picture, eager[best])) {
+        best = i;
+      }
+    }
+    return best;
+  };
+  auto readPicture = [&] {
+    for (int i = 0; i < 10; ++i) {
+      auto ok = source->read(frame, std::chrono::seconds(1));
+      if (ok) return true;
+      EXPECT_EQ(ok.error().code, ErrorCode::kTimeout) << ok.error().message;
+    }
+    return false;
+  };
+  ASSERT_TRUE(readPicture());
+  EXPECT_EQ(which(), 0U) << "the first keyframe: the stream is known alive";
+  const auto first = std::chrono::steady_clock::now();
+  ASSERT_TRUE(readPicture());
+  // Keyframes 12 to 60 were not decoded: the next picture is the clip's first again, a loop
+  // later (a lower bound: a slow machine only makes it longer).
+  EXPECT_GE(std::chrono::steady_clock::now() - first, std::chrono::milliseconds(2500));
+  EXPECT_EQ(which(), 0U);
+
+  source->setKeyframesOnly(false);
+  ASSERT_TRUE(readPicture());
+  EXPECT_EQ(which(), 1U) << "every picture again";
+}
+
 }  // namespace
 }  // namespace vigil
