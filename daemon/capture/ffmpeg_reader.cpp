@@ -185,19 +185,16 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
       }
       const auto verdict =
           skipping_.admit(packet_, packetSeconds(*format_->streams[stream_], *packet_));
-      if (verdict == PictureSkipping::Verdict::kKeep) {
-        av_packet_unref(packet_);  // kept for a replay, not decoded
-        continue;
-      }
-      if (verdict == PictureSkipping::Verdict::kWake) {
-        // Idle, and the picture changed between keyframes: from the last keyframe on at once
-        // (the motion check decides whether the camera leaves idle).
+      using enum PictureSkipping::Verdict;
+      if (verdict == kWake || verdict == kKeep) {
+        // Kept (for a replay), not sent. kWake: idle, and the picture changed between keyframes:
+        // from the last keyframe on at once (the motion check decides whether it leaves idle).
         av_packet_unref(packet_);
-        if (replayedNewPicture()) return deliver(newest_, picture);
+        if (verdict == kWake && replayedNewPicture()) return deliver(newest_, picture);
         continue;
       }
       rc = avcodec_send_packet(decoder_, packet_);
-      if (verdict == PictureSkipping::Verdict::kSendAndDrain && rc >= 0) {
+      if (verdict == kSendAndDrain && rc >= 0) {
         av_packet_unref(packet_);
         if (skipping_.drainKeyframe(picture_, newest_)) return deliver(newest_, picture);
         continue;

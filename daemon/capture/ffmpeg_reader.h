@@ -68,13 +68,9 @@ class FfmpegReader {
   // skipped packets' sizes show, decodes them at once.
   void setKeyframesOnly(bool keyframesOnly) { skipping_.setKeyframesOnly(keyframesOnly); }
   bool skippingToKeyframe() const { return skipping_.skippingToKeyframe(); }
-  // A picture stream's reader (picture_source): while idle, nothing between keyframes wakes the
-  // decoding and only one keyframe in kPicturesOnlyKeyframeEvery seconds is decoded
-  // (PictureSkipping::setPicturesOnly). Kept by close().
-  static constexpr double kPicturesOnlyKeyframeEvery = 10;
-  void setPicturesOnly(bool picturesOnly) {
-    skipping_.setPicturesOnly(picturesOnly, kPicturesOnlyKeyframeEvery);
-  }
+  // A picture stream's reader (picture_source): while idle nothing wakes the decoding and one
+  // keyframe in 10 s is decoded (PictureSkipping::setPicturesOnly). Kept by close().
+  void setPicturesOnly(bool picturesOnly) { skipping_.setPicturesOnly(picturesOnly); }
   // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
   // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
   // picture is then at most a run of B-frames older. Keyframes only skips more. Set after

@@ -35,7 +35,7 @@ class PictureSkipping {
   // decoded only when `keyframeEvery` seconds of the video passed since the last one decoded
   // (enough to keep the stream known alive); the others and the packets after them are kept for
   // a replay but never sent. Off unless set; kept by attach() and detach().
-  void setPicturesOnly(bool picturesOnly, double keyframeEvery) {
+  void setPicturesOnly(bool picturesOnly, double keyframeEvery = 10) {
     picturesOnly_ = picturesOnly;
     keyframeEvery_ = keyframeEvery;
   }
