@@ -13,13 +13,21 @@ FrameCounts readFrameCounts(const CameraCounters& c) {
           c.decoding->frames.load()};
 }
 
+// What a capture says of its source, into a camera's snapshot or its picture stream's: the
+// source (credentials redacted), its state, the last error while not streaming, up, its frames.
+template <typename Snapshot>
+void describeCapture(const Camera& camera, Snapshot& s) {
+  s.source = redactCredentials(camera.config().source);
+  s.state = camera.state();
+  // The camera's last state reason is an error only when it is not streaming.
+  if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
+  s.up = camera.counters().up.load();
+  s.frames = readFrameCounts(camera.counters());
+}
+
 CameraSnapshot::PictureStream pictureStreamSnapshot(const Camera& camera, const CameraView* view) {
   CameraSnapshot::PictureStream p;
-  p.source = redactCredentials(camera.config().source);
-  p.state = camera.state();
-  if (p.state != CameraState::kStreaming) p.lastError = camera.lastError();
-  p.up = camera.counters().up.load();
-  p.frames = readFrameCounts(camera.counters());
+  describeCapture(camera, p);
   if (view != nullptr && view->pictures) {
     const cv::Size size = view->pictures->size();
     p.width = size.width;
@@ -36,12 +44,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
   const CameraCounters& c = camera.counters();
   CameraSnapshot s;
   s.name = name;
-  s.source = redactCredentials(camera.config().source);
-  s.state = camera.state();
-  // The camera's last state reason is an error only when it is not streaming.
-  if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
-  s.up = c.up.load();
-  s.frames = readFrameCounts(c);
+  describeCapture(camera, s);
   s.captureCpuSeconds = c.captureCpuSeconds();
   s.decoder = camera.counters().decoder();
   s.motionEnabled = camera.config().motion.enabled;

@@ -39,23 +39,21 @@ void CameraSet::start(const CameraConfig& c) {
     pictureCamera.reset(new Camera(pictureCameraConfig(c), pictures));
   }
   hooks_.starting(c.name, *camera, feed->channel(), pictures);
-  startAfterLeftBehind(*camera, c.name);
+  startAfterLeftBehind(*camera);
   log->info("[cam={}] started: {} source {}, detect {} fps{}", c.name, sourceKindName(c.kind),
             redactCredentials(c.location), c.detectFps, motionSummary(c.motion));
   cameras_[c.name] = std::move(camera);
   if (pictureCamera) {
-    startAfterLeftBehind(*pictureCamera, pictureCamera->config().name);
-    log->info(
-        "[cam={}] pictures from {} source {} (decoded in full only while watched or a "
-        "person is in view)",
-        c.name, sourceKindName(c.picture.kind), redactCredentials(c.picture.location));
+    startAfterLeftBehind(*pictureCamera);
+    log->info("[cam={}] pictures from {} source {} (decoded in full only while somebody watches)",
+              c.name, sourceKindName(c.picture.kind), redactCredentials(c.picture.location));
     pictures_[c.name] = std::move(pictureCamera);
   }
 }
 
-void CameraSet::startAfterLeftBehind(Camera& camera, const std::string& key) {
+void CameraSet::startAfterLeftBehind(Camera& camera) {
   std::shared_ptr<Camera::ThreadEnd> after;
-  if (auto stuck = leftBehind_.find(key); stuck != leftBehind_.end()) {
+  if (auto stuck = leftBehind_.find(camera.config().name); stuck != leftBehind_.end()) {
     after = std::move(stuck->second);
     leftBehind_.erase(stuck);
   }
@@ -73,14 +71,14 @@ void CameraSet::requestStop(const std::string& name) {
 }
 
 void CameraSet::stopBy(const std::string& name, SteadyClock::time_point deadline) {
-  Camera& camera = *cameras_.at(name);
-  if (!camera.stopBy(deadline)) leftBehind_[name] = camera.threadLeftBehind();
+  stopKeepingLeftBehind(*cameras_.at(name), deadline);
   if (auto it = pictures_.find(name); it != pictures_.end()) {
-    Camera& pictures = *it->second;
-    if (!pictures.stopBy(deadline)) {
-      leftBehind_[pictures.config().name] = pictures.threadLeftBehind();
-    }
+    stopKeepingLeftBehind(*it->second, deadline);
   }
+}
+
+void CameraSet::stopKeepingLeftBehind(Camera& camera, SteadyClock::time_point deadline) {
+  if (!camera.stopBy(deadline)) leftBehind_[camera.config().name] = camera.threadLeftBehind();
 }
 
 CameraSet::Changes CameraSet::apply(const std::vector<CameraConfig>& next,

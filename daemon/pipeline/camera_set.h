@@ -69,8 +69,11 @@ class CameraSet {
   void stopBy(const std::string& name, SteadyClock::time_point deadline);
   // Asks the camera and its picture stream's capture to stop.
   void requestStop(const std::string& name);
-  // Starts `camera` after the thread a stop left behind under `key`, if any.
-  void startAfterLeftBehind(Camera& camera, const std::string& key);
+  // Starts `camera` after the thread a stop left behind for it (by its config's name: the
+  // camera's, or "<name>/picture" for its picture stream), if any.
+  void startAfterLeftBehind(Camera& camera);
+  // Stops `camera` by `deadline`; a thread that does not end by then is kept for its next start.
+  void stopKeepingLeftBehind(Camera& camera, SteadyClock::time_point deadline);
 
   std::map<std::string, CameraPtr> cameras_;
   std::map<std::string, CameraPtr> pictures_;  // by camera name: picture streams' captures
