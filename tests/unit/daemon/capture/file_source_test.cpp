@@ -16,15 +16,23 @@
 namespace vigil {
 namespace {
 
-// TUD-Campus: 71 pictures at 25 frames/s, a keyframe every 12 (0, 12, ..., 60).
-TEST(FileSourceTest, AnIdleFileCameraDecodesOnlyKeyframesAtTheFilesOwnPace) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
-  const std::vector<cv::Mat> eager = testing::eagerFrames(clip);
-  ASSERT_EQ(eager.size(), 71U);
+// A file camera of TUD-Campus: 71 pictures at 25 frames/s, a keyframe every 12 (0, 12, ..., 60),
+// and those pictures decoded one by one (`eager`), to tell which one a source delivered.
+class FileSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto clip = testing::videosDir() / "TUD-Campus.mp4";
+    ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
+    eager = testing::eagerFrames(clip);
+    ASSERT_EQ(eager.size(), 71U);
+    camera.location = clip.string();
+  }
 
+  std::vector<cv::Mat> eager;
   CameraConfig camera;
-  camera.location = clip.string();
+};
+
+TEST_F(FileSourceTest, AnIdleFileCameraDecodesOnlyKeyframesAtTheFilesOwnPace) {
   auto source = makeFileSource(camera);
   auto info = source->open();
   ASSERT_TRUE(info.has_value()) << info.error().message;
@@ -59,13 +67,7 @@ TEST(FileSourceTest, AnIdleFileCameraDecodesOnlyKeyframesAtTheFilesOwnPace) {
 // A picture stream's file nobody watches: one keyframe decoded in 10 s of the video (the clip,
 // 2.84 s with a keyframe every 0.48 s, looped: its first keyframe only, again when it starts
 // over); asked to resume, every picture again from there.
-TEST(FileSourceTest, APictureStreamNobodyWatchesDecodesOneKeyframeInTenSecondsAndResumesAtOnce) {
-  const auto clip = testing::videosDir() / "TUD-Campus.mp4";
-  ASSERT_TRUE(std::filesystem::exists(clip)) << "clip absent: " << clip;
-  const std::vector<cv::Mat> eager = testing::eagerFrames(clip);
-  ASSERT_EQ(eager.size(), 71U);
-  CameraConfig camera;
-  camera.location = clip.string();
+TEST_F(FileSourceTest, APictureStreamNobodyWatchesDecodesOneKeyframeInTenSecondsAndResumesAtOnce) {
   camera.loop = true;
   camera.picturesOnly = true;
   auto source = makeFileSource(camera);

@@ -91,49 +91,90 @@ TEST(StatusApiTest, StatusDocumentSaysNullForWhatIsAbsent) {
   EXPECT_TRUE(j["mqtt"]["last_error"].is_null());
 }
 
+// A result path whose publisher knows `cameras`, as the daemon wires it (the stage and camera
+// histograms in a registry of its own).
+struct ResultsOf {
+  explicit ResultsOf(const std::vector<std::string>& cameras) {
+    std::vector<PublishedCamera> published;
+    for (const std::string& name : cameras) published.push_back({name, {}, {}, {}, {}});
+    publisher.setCameras(published);
+  }
+  void addCamera(const std::string& name, std::shared_ptr<PictureStream> pictures = nullptr) {
+    results.addCamera(name, std::make_shared<CameraChannel>(name, 5.0),
+                      {registry.histogram("c2p", "c", {"camera"}).labels({name}),
+                       registry.histogram("track", "t", {"camera"}).labels({name})},
+                      nullptr, std::move(pictures));
+  }
+
+  EventPublisher publisher{{}, nullptr};
+  Registry registry;
+  HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
+  ResultPath results{publisher,
+                     [this](const std::string& b) -> ResultPath::StageHistograms {
+                       return {stages->labels({"a", b}), stages->labels({"b", b}),
+                               stages->labels({"c", b}), stages->labels({"d", b}),
+                               stages->labels({"e", b})};
+                     },
+                     0.5F};
+};
+
+// A detected frame of `camera`, its picture `size` and filled with `colour`, from `pool`.
+FrameResult detectedFrame(const std::string& camera, cv::Size size, const cv::Scalar& colour,
+                          FramePool& pool) {
+  FrameResult r;
+  r.camera = camera;
+  r.width = size.width;
+  r.height = size.height;
+  r.captureTime = r.startTime = r.doneTime = SteadyClock::now();
+  r.backend = "cpu";
+  r.frame = std::move(*pool.acquire());
+  r.frame->picture.bgrForWriting(size).setTo(colour);
+  return r;
+}
+
+// The status API of `in` served on a loopback port by a thread of its own (the io thread, which
+// owns the result path and the API from then on) until stop().
+struct ServedApi {
+  explicit ServedApi(ResultsOf& in)
+      : api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, in.registry,
+             in.results, noWorker, in.publisher.recentEvents()}),
+        server(io, loopback()) {
+    api.addRoutes(server);
+    started = server.start().has_value();
+    serving = std::thread([this] { io.run(); });
+  }
+  ~ServedApi() { stop(); }
+  void stop() {
+    if (!serving.joinable()) return;
+    boost::asio::post(io, [this] { server.stop(); });
+    serving.join();
+  }
+  static HttpServerSettings loopback() {
+    HttpServerSettings settings;
+    settings.listen = "127.0.0.1:0";
+    return settings;
+  }
+
+  std::unique_ptr<InferenceWorker> noWorker;
+  StatusApi api;
+  boost::asio::io_context io;
+  HttpServer server;
+  bool started = false;
+  std::thread serving;
+};
+
 // The status API keeps each camera's latest picture encoded; a camera a reload removes takes
 // its picture with it (a daemon reloaded for months would keep one per camera ever named).
 TEST(StatusApiTest, ThePictureOfARemovedCameraIsNotKept) {
-  EventPublisher publisher({}, nullptr);
-  publisher.setCameras(
-      {PublishedCamera{"door", {}, {}, {}, {}}, PublishedCamera{"yard", {}, {}, {}, {}}});
-  Registry registry;
-  HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
-  ResultPath results(
-      publisher,
-      [stages](const std::string& b) -> ResultPath::StageHistograms {
-        return {stages->labels({"a", b}), stages->labels({"b", b}), stages->labels({"c", b}),
-                stages->labels({"d", b}), stages->labels({"e", b})};
-      },
-      0.5F);
+  ResultsOf in({"door", "yard"});
   auto pool = FramePool::create(2);
   for (const std::string name : {"door", "yard"}) {
-    auto channel = std::make_shared<CameraChannel>(name, 5.0);
-    results.addCamera(name, channel,
-                      {registry.histogram("c2p", "c", {"camera"}).labels({name}),
-                       registry.histogram("track", "t", {"camera"}).labels({name})},
-                      nullptr);
-    FrameResult r;
-    r.camera = name;
-    r.width = 64;
-    r.height = 48;
-    r.captureTime = r.startTime = r.doneTime = SteadyClock::now();
-    r.backend = "cpu";
-    r.frame = std::move(*pool->acquire());
-    r.frame->picture.bgrForWriting(cv::Size(64, 48)).setTo(cv::Scalar(1, 2, 3));
-    results.onResult(r);
+    in.addCamera(name);
+    in.results.onResult(detectedFrame(name, {64, 48}, cv::Scalar(1, 2, 3), *pool));
   }
-  std::unique_ptr<InferenceWorker> noWorker;
-  StatusApi api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, registry,
-                 results, noWorker, publisher.recentEvents()});
-  boost::asio::io_context io;
-  HttpServerSettings settings;
-  settings.listen = "127.0.0.1:0";
-  HttpServer server(io, settings);
-  api.addRoutes(server);
-  ASSERT_TRUE(server.start().has_value());
-  std::thread serving([&] { io.run(); });
-  const int port = server.port();
+  ServedApi served(in);
+  ASSERT_TRUE(served.started);
+  const int port = served.server.port();
   for (const std::string name : {"door", "yard"}) {
     auto reply = testing::httpGet(port, "/api/cameras/" + name + "/latest.jpg");
     ASSERT_TRUE(reply.has_value());
@@ -141,36 +182,24 @@ TEST(StatusApiTest, ThePictureOfARemovedCameraIsNotKept) {
   }
   // The reload, on the thread that owns the result path and the API (the io thread).
   std::promise<std::size_t> kept;
-  boost::asio::post(io, [&] {
-    results.removeCamera("yard");
-    kept.set_value(api.encodedPictures());
+  boost::asio::post(served.io, [&] {
+    in.results.removeCamera("yard");
+    kept.set_value(served.api.encodedPictures());
   });
   EXPECT_EQ(kept.get_future().get(), 2U) << "both cameras' pictures were encoded";
   auto reply = testing::httpGet(port, "/api/cameras/door/latest.jpg");
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->status, 200);
   std::promise<std::size_t> after;
-  boost::asio::post(io, [&] { after.set_value(api.encodedPictures()); });
+  boost::asio::post(served.io, [&] { after.set_value(served.api.encodedPictures()); });
   EXPECT_EQ(after.get_future().get(), 1U) << "the removed camera's picture is still kept";
-  boost::asio::post(io, [&] { server.stop(); });
-  serving.join();
 }
 
 // A camera detected on a small stream with a picture stream (picture_source) 16 times its size:
 // latest.jpg is the picture stream's picture, the person's box drawn where it is on it, and
 // asking for it makes the picture stream decode every picture.
 TEST(StatusApiTest, APictureStreamsPictureIsServedAtItsSizeWithTheBoxesMappedOntoIt) {
-  EventPublisher publisher({}, nullptr);
-  publisher.setCameras({PublishedCamera{"door", {}, {}, {}, {}}});
-  Registry registry;
-  HistogramFamily* stages = &registry.histogram("stages", "s", {"stage", "backend"});
-  ResultPath results(
-      publisher,
-      [stages](const std::string& b) -> ResultPath::StageHistograms {
-        return {stages->labels({"a", b}), stages->labels({"b", b}), stages->labels({"c", b}),
-                stages->labels({"d", b}), stages->labels({"e", b})};
-      },
-      0.5F);
+  ResultsOf in({"door"});
   auto pictures = std::make_shared<PictureStream>("door");
   auto picturePool = FramePool::create(2);
   auto full = picturePool->acquire();
@@ -178,39 +207,19 @@ TEST(StatusApiTest, APictureStreamsPictureIsServedAtItsSizeWithTheBoxesMappedOnt
   (*full)->captureTime = SteadyClock::now();
   pictures->counters().up = true;
   pictures->offer(std::move(*full));
-  auto channel = std::make_shared<CameraChannel>("door", 5.0);
-  results.addCamera("door", channel,
-                    {registry.histogram("c2p", "c", {"camera"}).labels({"door"}),
-                     registry.histogram("track", "t", {"camera"}).labels({"door"})},
-                    nullptr, pictures);
+  in.addCamera("door", pictures);
   auto pool = FramePool::create(2);
-  FrameResult r;
-  r.camera = "door";
-  r.width = 80;
-  r.height = 60;
-  r.captureTime = r.startTime = r.doneTime = SteadyClock::now();
-  r.backend = "cpu";
-  r.frame = std::move(*pool->acquire());
-  r.frame->picture.bgrForWriting(cv::Size(80, 60)).setTo(cv::Scalar(0, 0, 0));
+  FrameResult r = detectedFrame("door", {80, 60}, cv::Scalar(0, 0, 0), *pool);
   r.detections.push_back(Detection{Box{20, 30, 20, 20}, 0.9F, 0});
-  results.onResult(r);
-  EXPECT_TRUE(results.view("door")->latestFromPictureStream);
+  in.results.onResult(r);
+  EXPECT_TRUE(in.results.view("door")->latestFromPictureStream);
   EXPECT_TRUE(pictures->keyframesOnly()) << "a person in view, MQTT snapshots off";
 
-  std::unique_ptr<InferenceWorker> noWorker;
-  StatusApi api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, registry,
-                 results, noWorker, publisher.recentEvents()});
-  boost::asio::io_context io;
-  HttpServerSettings settings;
-  settings.listen = "127.0.0.1:0";
-  HttpServer server(io, settings);
-  api.addRoutes(server);
-  ASSERT_TRUE(server.start().has_value());
-  std::thread serving([&] { io.run(); });
+  ServedApi served(in);
+  ASSERT_TRUE(served.started);
   EXPECT_TRUE(pictures->keyframesOnly()) << "nobody asked yet";
-  auto reply = testing::httpGet(server.port(), "/api/cameras/door/latest.jpg");
-  boost::asio::post(io, [&] { server.stop(); });
-  serving.join();
+  auto reply = testing::httpGet(served.server.port(), "/api/cameras/door/latest.jpg");
+  served.stop();
   ASSERT_TRUE(reply.has_value());
   ASSERT_EQ(reply->status, 200) << reply->body;
   EXPECT_FALSE(pictures->keyframesOnly()) << "asked for: every picture decoded for a while";
