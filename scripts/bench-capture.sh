@@ -57,22 +57,20 @@ mkdir -p "$media"
 settle=10  # seconds after the start before the settled CPU is measured
 ((seconds >= settle + 8)) || { echo "bench-capture: --seconds must be at least $((settle + 8))" >&2; exit 2; }
 
-# The clips: 1920x1080 at 30 frames a second, 20 s.
-if [[ ! -s $media/h264.mp4 ]]; then
+# stadtmitte FILE SIZE [X264 OPTION...]: TUD-Stadtmitte looped to 20 s at SIZE, 30 frames a
+# second, H.264 with a keyframe every 2 s; made once.
+stadtmitte() {
+  local file=$1 size=$2
+  shift 2
+  [[ -s $file ]] && return
   ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
-    -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p -an \
-    "$media/h264.mp4"
-fi
-if [[ ! -s $media/h264-bframes.mp4 ]]; then
-  ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
-    -vf scale=1920:1080,fps=30 -c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -an \
-    "$media/h264-bframes.mp4"
-fi
-if [[ ! -s $media/h264-360p.mp4 ]]; then  # the same scene as a camera's 640x360 substream
-  ffmpeg -v error -y -stream_loop 2 -i "$videos/TUD-Stadtmitte.mp4" -t 20 \
-    -vf scale=640:360,fps=30 -c:v libx264 -preset veryfast -bf 0 -g 60 -pix_fmt yuv420p -an \
-    "$media/h264-360p.mp4"
-fi
+    -vf "scale=$size,fps=30" -c:v libx264 -preset veryfast "$@" -g 60 -pix_fmt yuv420p -an "$file"
+}
+# The clips: 1920x1080 (without B-frames, and with libx264's default ones), and the same scene as
+# a camera's 640x360 substream.
+stadtmitte "$media/h264.mp4" 1920:1080 -bf 0
+stadtmitte "$media/h264-bframes.mp4" 1920:1080
+stadtmitte "$media/h264-360p.mp4" 640:360 -bf 0
 if [[ ! -s $media/mjpeg.avi ]]; then
   ffmpeg -v error -y -i "$media/h264.mp4" -c:v mjpeg -q:v 4 -an "$media/mjpeg.avi"
 fi

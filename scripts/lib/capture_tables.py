@@ -13,6 +13,7 @@ infer_ms = statistics.median(f[2] for f in floors)
 print(f"floors (median of {len(floors)}): FFmpeg H.264 1080p decode {h264_ms:.2f} ms/frame, "
       f"JPEG 1080p full decode {jpeg_ms:.2f} ms, inference {infer_ms:.2f} ms CPU/detection")
 runs = collections.defaultdict(list)
+by_round = collections.defaultdict(dict)  # (round, side) -> case -> whole-run CPU s/s
 for line in open(f"{out}/runs.tsv"):
     rnd, case, side, d = line.split()
     s = json.load(open(f"{d}/summary.json"))
@@ -22,6 +23,7 @@ for line in open(f"{out}/runs.tsv"):
     t0, c0, t1, c1 = map(float, open(f"{d}/settled.txt").read().split())
     runs[(case, side)].append((1000 * s["cpu_seconds"] / s["seconds"], detected, captured, len(cams),
                                1000 * (c1 - c0) / (t1 - t0)))
+    by_round[(rnd, side)][case] = s["cpu_seconds"] / s["seconds"]
 print()
 print("| case | side | cameras | captured/s | detected/s | daemon CPU ms/s | per camera | floor ms/s | CPU / floor | settled ms/s |")
 print("|---|---|---|---|---|---|---|---|---|---|")
@@ -41,16 +43,11 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
         floor = cap * h264_ms + det * infer_ms
     print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | "
           f"{floor:.0f} | {cpu / floor:.2f}x | {settled:.0f} |")
-if any(case == "substream-h264" for case, _ in runs) and any(case == "h264-file" for case, _ in runs):
-    # The detect stream beside the picture stream against detecting on the picture stream itself,
-    # round by round (the two ran one after the other).
-    by_round = collections.defaultdict(dict)
-    for line in open(f"{out}/runs.tsv"):
-        rnd, case, side, d = line.split()
-        s = json.load(open(f"{d}/summary.json"))
-        by_round[(rnd, side)][case] = s["cpu_seconds"] / s["seconds"]
-    ratios = [r["substream-h264"] / r["h264-file"] for r in by_round.values()
-              if "substream-h264" in r and "h264-file" in r]
+# The detect stream beside the picture stream against detecting on the picture stream itself,
+# round by round (the two ran one after the other).
+ratios = [r["substream-h264"] / r["h264-file"] for r in by_round.values()
+          if "substream-h264" in r and "h264-file" in r]
+if ratios:
     print()
     print(f"substream-h264 / h264-file, whole daemon CPU, round by round: "
           f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
