@@ -23,7 +23,8 @@ struct CameraCounters {
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
   std::atomic<std::uint64_t> openFailures{0};  // opens that failed (never connected counts here)
   std::atomic<std::uint64_t> gated{0};  // held back by motion gating (would have been detected)
-  std::atomic<bool> up{false};          // the source is open and delivering
+  std::atomic<std::uint64_t> motionChecked{0};  // analysed by the motion gate (one decode each)
+  std::atomic<bool> up{false};                  // the source is open and delivering
   // Where the CPU of capture goes: the capture thread's own CPU clock, and the camera's
   // pictures decoded on demand (frames turned into pixels; their decoding on other threads).
   std::atomic<std::int64_t> captureThreadCpuNanos{0};

@@ -141,10 +141,10 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
 }  // namespace
 
 nlohmann::json frameCountsJson(const FrameCounts& c) {
-  return {{"captured", c.captured},     {"detected", c.detected},          {"skipped", c.skipped},
-          {"dropped", c.dropped},       {"decode_errors", c.decodeErrors}, {"lost", c.lost},
-          {"reconnects", c.reconnects}, {"open_failures", c.openFailures}, {"gated", c.gated},
-          {"decoded", c.decoded}};
+  return {{"captured", c.captured},     {"detected", c.detected},           {"skipped", c.skipped},
+          {"dropped", c.dropped},       {"decode_errors", c.decodeErrors},  {"lost", c.lost},
+          {"reconnects", c.reconnects}, {"open_failures", c.openFailures},  {"gated", c.gated},
+          {"decoded", c.decoded},       {"motion_checked", c.motionChecked}};
 }
 
 HttpResponse healthResponse(const DaemonSnapshot& s) {

@@ -7,10 +7,10 @@ namespace vigil {
 namespace {
 
 FrameCounts readFrameCounts(const CameraCounters& c) {
-  return {c.captured.load(),        c.detected.load(),     c.skipped.load(),
-          c.dropped.load(),         c.decodeErrors.load(), c.lost.load(),
-          c.reconnects.load(),      c.gated.load(),        c.openFailures.load(),
-          c.decoding->frames.load()};
+  return {c.captured.load(),         c.detected.load(),     c.skipped.load(),
+          c.dropped.load(),          c.decodeErrors.load(), c.lost.load(),
+          c.reconnects.load(),       c.gated.load(),        c.openFailures.load(),
+          c.decoding->frames.load(), c.motionChecked.load()};
 }
 
 // What a capture says of its source, into a camera's snapshot or its picture stream's: the

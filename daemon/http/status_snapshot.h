@@ -30,7 +30,8 @@ struct FrameCounts {
   std::uint64_t reconnects = 0;
   std::uint64_t gated = 0;
   std::uint64_t openFailures = 0;
-  std::uint64_t decoded = 0;  // turned into pixels (decoded on demand)
+  std::uint64_t decoded = 0;        // turned into pixels (decoded on demand)
+  std::uint64_t motionChecked = 0;  // analysed by the motion gate
 };
 
 struct CameraSnapshot {

@@ -70,7 +70,8 @@ constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCamer
     {Series::kFramesDetected, &CameraCounters::detected},
     {Series::kReconnects, &CameraCounters::reconnects},
     {Series::kOpenFailures, &CameraCounters::openFailures},
-    {Series::kFramesGated, &CameraCounters::gated}};
+    {Series::kFramesGated, &CameraCounters::gated},
+    {Series::kFramesMotionChecked, &CameraCounters::motionChecked}};
 
 // vigil_person_present and vigil_persons of a camera (`zone` empty), or their vigil_zone_
 // twins of one of its zones: both read the publisher's presence state.

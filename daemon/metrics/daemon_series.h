@@ -52,6 +52,7 @@ enum class Series : std::size_t {
   kReconnects,
   kOpenFailures,
   kFramesGated,
+  kFramesMotionChecked,
   kFramesDecoded,
   kCaptureCpu,
   kCameraUp,
@@ -258,6 +259,12 @@ inline constexpr SeriesSpec kDaemonSeries[] = {
      {"camera"},
      "Frames motion gating held back from the detector (detections that would have run "
      "without it)"},
+    {Series::kFramesMotionChecked,
+     kCounter,
+     "vigil_camera_frames_motion_checked_total",
+     {"camera"},
+     "Frames the motion gate looked at (each decoded small and grey; at most one per detect "
+     "period)"},
     {Series::kFramesDecoded,
      kCounter,
      "vigil_camera_frames_decoded_total",

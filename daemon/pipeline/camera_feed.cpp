@@ -19,6 +19,7 @@ bool CameraFeed::admit(const CapturedPicture& picture, SteadyClock::time_point c
       picture, captured,
       static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
   counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
+  if (decision.analysed) counters.motionChecked.fetch_add(1, std::memory_order_relaxed);
   if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
   return decision.offer;
 }
