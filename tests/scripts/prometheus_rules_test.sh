@@ -22,3 +22,26 @@ sed -e "s|/usr/share/vigil/prometheus/vigil-rules.yml|$dir/vigil-rules.yml|" \
 grep -q "$dir/vigil-rules.yml" "$tmp/prometheus.yml"
 grep -q "scheme: https" "$tmp/prometheus.yml"
 promtool check config "$tmp/prometheus.yml"
+
+# The example's relabeling with two boxes given by IP (and one by name), as Prometheus applies it
+# (promtool's service discovery): each target gets `host` (its address without the port) beside
+# `instance` and `job`, and no label Vigil's own series carry (a target label `node` would turn
+# vigil_node_info{node} into exported_node).
+sed -i "s|targets: \[.*\]|targets: ['192.168.1.20:9842', '10.0.0.7:9842', 'hall.lan:9842']|" \
+  "$tmp/prometheus.yml"
+promtool check service-discovery --timeout=5s "$tmp/prometheus.yml" vigil > "$tmp/targets.json"
+python3 - "$tmp/targets.json" << 'PY'
+import json, sys
+targets = json.load(open(sys.argv[1]))
+want = {"192.168.1.20:9842": "192.168.1.20", "10.0.0.7:9842": "10.0.0.7", "hall.lan:9842": "hall.lan"}
+got = {}
+for t in targets:
+    labels = {k: v for k, v in t["labels"].items() if not k.startswith("__")}
+    extra = set(labels) - {"instance", "job", "host"}
+    if extra:
+        sys.exit(f"target {labels['instance']}: labels {sorted(extra)} beside instance, job, host")
+    got[labels["instance"]] = labels["host"]
+if got != want:
+    sys.exit(f"host labels {got}, expected {want}")
+print("fleet example: host labels", got)
+PY
