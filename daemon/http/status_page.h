@@ -99,7 +99,7 @@ function ask(el) {
   if (el.dataset.hasFrame !== "true") { next(el, 1000); return; }
   el.dataset.asked = String(Date.now());
   el.querySelector("img").src =
-    "api/cameras/" + encodeURIComponent(el.dataset.camera) + "/latest.jpg?t=" + Date.now();
+    here("api/cameras/" + encodeURIComponent(el.dataset.camera) + "/latest.jpg?t=" + Date.now());
 }
 
 function tile(name) {
@@ -237,9 +237,9 @@ function showEvents(events) {
     li.dataset.event = e.id;
     const shot = e.snapshot ? document.createElement("a") : document.createElement("span");
     if (e.snapshot) {
-      shot.href = e.snapshot;
+      shot.href = here(e.snapshot);
       const img = document.createElement("img");
-      img.src = e.snapshot;
+      img.src = here(e.snapshot);
       img.alt = e.camera + " snapshot";
       shot.appendChild(img);
     }
@@ -252,8 +252,16 @@ function showEvents(events) {
   }
 }
 
+// A path of the page's own (relative, so that the page works behind a proxy's prefix) as a URL
+// without the login a user may have typed into the address ("https://user:pass@host/"): a
+// request whose URL carries credentials is refused by the browser, and the login is already
+// kept for the origin.
+function here(path) {
+  return new URL(path, location.origin + location.pathname).href;
+}
+
 async function json(path) {
-  const response = await fetch(path, {cache: "no-store"});
+  const response = await fetch(here(path), {cache: "no-store"});
   if (!response.ok) throw new Error(path + ": HTTP " + response.status);
   return response.json();
 }

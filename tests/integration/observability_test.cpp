@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tests/free_port.h"
+#include "tests/headless_chromium.h"
 #include "tests/http_get.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
@@ -29,8 +30,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::ChildProcess;
 using testing::httpGet;
-
-constexpr const char* kChromium = "/usr/bin/chromium";
+using testing::kChromium;
 
 std::filesystem::path campusClip() { return testing::videosDir() / "TUD-Campus.mp4"; }
 
@@ -288,28 +288,6 @@ TEST(ObservabilityTest, AbusiveClientsDoNotStopDetectionOrHealth) {
   EXPECT_EQ(*rc, 0) << vigil.log();
 }
 
-// Headless Chromium as root on a machine without network: the flags keep it from phoning home
-// and from needing a sandbox or a GPU.
-std::vector<std::string> chromium(const TempDir& dir, const std::string& profile,
-                                  int width = 1280) {
-  return {kChromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-          "--disable-sync", "--user-data-dir=" + (dir.path() / profile).string(),
-          "--window-size=" + std::to_string(width) + ",720",
-          // Runs the page's timers (its first /api/status poll) before dumping or shooting.
-          "--virtual-time-budget=5000"};
-}
-
-// The page as Chromium rendered it at `width` pixels, after 5 s of its scripts (the DOM).
-std::string renderedPage(const TempDir& dir, const std::string& url, int width) {
-  auto args = chromium(dir, "profile-dom-" + std::to_string(width), width);
-  args.insert(args.end(), {"--dump-dom", url});
-  ChildProcess dump(args, dir.path() / ("dom-" + std::to_string(width) + ".html"));
-  if (!dump.wait().has_value()) return "";
-  std::ifstream in(dir.path() / ("dom-" + std::to_string(width) + ".html"));
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEvents) {
   VIGIL_REQUIRE_CLIP();
   if (access(kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
@@ -351,7 +329,7 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   EXPECT_NE(metrics->body.find("vigil_zone_persons{camera=\"campus\",zone=\"walkway\"}"),
             std::string::npos);
 
-  const std::string dom = renderedPage(dir, url, 1280);
+  const std::string dom = testing::renderedPage(dir.path(), url, 1280);
   // The tile is built by the page's script from /api/status, so it proves the whole loop.
   EXPECT_NE(dom.find("data-camera=\"campus\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
@@ -375,7 +353,7 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   EXPECT_NE(dom.find("data-event=\"" + events.back()["id"].get<std::string>() + "\""),
             std::string::npos)
       << dom;
-  EXPECT_NE(dom.find("src=\"" + snapshot + "\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find("src=\"" + url + snapshot + "\""), std::string::npos) << dom;
   // The camera that is down: its tile is marked and says why, with no image element showing.
   const auto gateAt = dom.find("<section class=\"camera down\" data-camera=\"gate\"");
   ASSERT_NE(gateAt, std::string::npos) << dom;
@@ -383,10 +361,10 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   EXPECT_NE(gate.find("<div class=\"placeholder\">camera down: "), std::string::npos) << gate;
   EXPECT_NE(gate.find("Connection refused"), std::string::npos) << gate;
   // Usable on a phone: nothing wider than 390 px.
-  const std::string narrow = renderedPage(dir, url, 390);
+  const std::string narrow = testing::renderedPage(dir.path(), url, 390);
   EXPECT_NE(narrow.find("data-fits=\"true\""), std::string::npos) << narrow;
 
-  auto shotArgs = chromium(dir, "profile-shot");
+  auto shotArgs = testing::chromium(dir.path(), "profile-shot");
   const auto png = dir.path() / "status-page.png";
   shotArgs.insert(shotArgs.end(), {"--screenshot=" + png.string(), url});
   ChildProcess shot(shotArgs, dir.path() / "screenshot.log");

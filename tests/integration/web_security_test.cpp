@@ -7,6 +7,7 @@
 
 #include "daemon/config/web_config.h"
 #include "daemon/http/http_logins.h"
+#include "tests/headless_chromium.h"
 #include "tests/model_paths.h"
 #include "tests/process.h"
 #include "tests/prometheus_server.h"
@@ -179,6 +180,37 @@ TEST(WebSecurityTest, OffLoopbackWithoutLoginsPicturesAre403AndMonitoringAnswers
   EXPECT_EQ(curlStatus(dir.path(), {base + "/metrics"}), 200);
   const int health = curlStatus(dir.path(), {base + "/healthz"});
   EXPECT_TRUE(health == 200 || health == 503) << health << ": answered, healthy or not yet";
+  EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
+}
+
+// Opened as a user types it, with the login in the URL (https://user:pass@host:port/): the page's
+// own requests (its status poll, the pictures) carry no credentials in their URLs, which
+// Chromium refuses to fetch, and still get in (the browser keeps the login for the origin).
+TEST(WebSecurityTest, ThePageWorksOpenedWithTheLoginInItsUrl) {
+  VIGIL_REQUIRE_CURL_AND_CLIP();
+  if (access(testing::kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  TempDir dir;
+  testing::TestPki pki(dir.path() / "pki");
+  ASSERT_TRUE(pki.generate());
+  writeWebConfig(dir.path(), pki, "scrape-me");
+  testing::VigilDaemon vigil(dir.path(), cameras("127.0.0.1:0", /*metricsNeedLogin=*/true));
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  const std::string port = std::to_string(vigil.port());
+  ASSERT_TRUE(testing::waitUntil([&] {
+    return curlStatus(dir.path(), {"--cacert", pki.caFile(), "-u", "prometheus:scrape-me",
+                                   "https://localhost:" + port + "/api/cameras/door/latest.jpg"}) ==
+           200;
+  })) << vigil.log();
+  const std::string dom =
+      testing::renderedPage(dir.path(), "https://prometheus:scrape-me@localhost:" + port + "/",
+                            1280, {"--ignore-certificate-errors"});
+  EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos)
+      << "the status poll got in\n"
+      << dom;
+  std::smatch frames;
+  ASSERT_TRUE(std::regex_search(dom, frames, std::regex("data-frames=\"(\\d+)\""))) << dom;
+  EXPECT_GE(std::stoi(frames[1]), 1) << "the live picture got in";
+  EXPECT_EQ(dom.find("prometheus:scrape-me"), std::string::npos) << "no login in the page's URLs";
   EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
 }
 
