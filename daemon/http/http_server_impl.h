@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "daemon/base/log.h"
+#include "daemon/base/log_rate_limit.h"
 #include "daemon/http/http_logins.h"
 #include "daemon/http/http_server.h"
 
@@ -117,6 +118,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   HttpServerCounters counters_;
   HttpSecurity security_;
   LoginThrottle throttle_;
+  LogRateLimit handshakeLog_;  // failed TLS handshakes: a warning per client address a minute
   std::unique_ptr<boost::asio::thread_pool> loginThread_;  // bcrypt off the io thread
   int pendingLoginChecks_ = 0;
   std::size_t streamsOpen_ = 0;

@@ -1,6 +1,7 @@
 // One HTTP connection of HttpServer (http_server.h has the contract).
 #include <boost/asio/post.hpp>
 #include <limits>
+#include <string_view>
 
 #include "daemon/http/http_messages.h"
 #include "daemon/http/http_server_impl.h"
@@ -34,6 +35,26 @@ struct Linger : std::enable_shared_from_this<Linger> {
   std::unique_ptr<char[]> discard;
   std::size_t discarded = 0;
 };
+
+// What a failed handshake's reason tells the user to do, after the reason itself.
+std::string_view handshakeFailureHint(std::string_view reason) {
+  for (std::string_view refused : {"bad certificate", "unknown ca", "certificate unknown",
+                                   "certificate expired", "unsupported certificate"}) {
+    if (reason.find(refused) != std::string_view::npos) {
+      return ": the client refused this server's certificate (its names, subjectAltName, must "
+             "cover the host name or IP address the client connects to, it must be in date, and "
+             "the client must trust the CA that signed it; `vigil doctor` checks them)";
+    }
+  }
+  for (std::string_view mismatch :
+       {"wrong version number", "unsupported protocol", "no shared cipher", "version too low"}) {
+    if (reason.find(mismatch) != std::string_view::npos) {
+      return ": the client and this server share no TLS version or cipher (web_config's "
+             "min_version and cipher_suites decide what this server takes)";
+    }
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -95,7 +116,12 @@ void HttpServer::Impl::Session::onHandshake(beast::error_code ec, std::size_t us
   if (ec) {
     if (ec != asio::error::operation_aborted && !server_->stopped_) {
       server_->counters_.tlsHandshakeFailures.fetch_add(1, std::memory_order_relaxed);
-      server_->log_->debug("TLS handshake with {} failed: {}", peer_, ec.message());
+      if (server_->handshakeLog_.due(peer_, std::chrono::steady_clock::now())) {
+        server_->log_->warn(
+            "TLS handshake with {} failed: {}{} (at most one line a minute per "
+            "address; all counted in vigil_http_tls_handshake_failures_total)",
+            peer_, ec.message(), handshakeFailureHint(ec.message()));
+      }
     }
     return lowest().close();
   }

@@ -9,6 +9,7 @@
 #include "daemon/http/http_logins.h"
 #include "tests/headless_chromium.h"
 #include "tests/model_paths.h"
+#include "tests/occurrences.h"
 #include "tests/process.h"
 #include "tests/prometheus_server.h"
 #include "tests/temp_dir.h"
@@ -180,6 +181,32 @@ TEST(WebSecurityTest, OffLoopbackWithoutLoginsPicturesAre403AndMonitoringAnswers
   EXPECT_EQ(curlStatus(dir.path(), {base + "/metrics"}), 200);
   const int health = curlStatus(dir.path(), {base + "/healthz"});
   EXPECT_TRUE(health == 200 || health == 503) << health << ": answered, healthy or not yet";
+  EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
+}
+
+// A client that does not trust the certificate (curl without the CA, as Prometheus with a
+// certificate whose names miss the address it scrapes) is told in the log with the reason and
+// what to check, once a minute per address; every failure is counted.
+TEST(WebSecurityTest, ARefusedCertificateIsLoggedWithTheReasonOnceAMinute) {
+  VIGIL_REQUIRE_CURL_AND_CLIP();
+  TempDir dir;
+  testing::TestPki pki(dir.path() / "pki");
+  ASSERT_TRUE(pki.generate());
+  writeWebConfig(dir.path(), pki, "scrape-me");
+  testing::VigilDaemon vigil(dir.path(), cameras("127.0.0.1:0", /*metricsNeedLogin=*/false));
+  ASSERT_NE(vigil.port(), 0) << vigil.log();
+  const std::string base = "https://localhost:" + std::to_string(vigil.port());
+  EXPECT_EQ(curlStatus(dir.path(), {base + "/metrics"}), 0) << "curl refuses an unknown CA";
+  EXPECT_EQ(curlStatus(dir.path(), {base + "/metrics"}), 0);
+  ASSERT_TRUE(testing::waitUntil([&] {
+    testing::ChildProcess curl({kCurl, "-s", "--cacert", pki.caFile(), base + "/metrics"},
+                               dir.path() / "metrics.txt");
+    curl.wait();
+    return curl.log().find("vigil_http_tls_handshake_failures_total 2") != std::string::npos;
+  })) << vigil.log();
+  const std::string log = vigil.log();
+  EXPECT_EQ(testing::occurrences(log, "TLS handshake with 127.0.0.1 failed: "), 1U) << log;
+  EXPECT_NE(log.find("the client refused this server's certificate"), std::string::npos) << log;
   EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
 }
 

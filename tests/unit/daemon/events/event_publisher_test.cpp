@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "tests/unit/daemon/events/event_test_clock.h"
 
 namespace vigil {
 namespace {
@@ -19,16 +20,7 @@ using namespace std::chrono_literals;
 using WallClock = std::chrono::system_clock;
 using nlohmann::json;
 
-// 2023-11-14T22:13:20Z
-const WallClock::time_point kT0{std::chrono::milliseconds{1'700'000'000'000}};
-constexpr int kWidth = 1000;
-constexpr int kHeight = 500;
-
-WallClock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
-std::chrono::steady_clock::time_point monotonicAt(int ms) {
-  return std::chrono::steady_clock::time_point{std::chrono::hours{1} +
-                                               std::chrono::milliseconds{ms}};
-}
+using namespace event_test;
 
 struct Message {
   std::string topic;

@@ -7,24 +7,15 @@
 #include <utility>
 #include <vector>
 
+#include "tests/unit/daemon/events/event_test_clock.h"
+
 namespace vigil {
 namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::system_clock;
 
-// 2023-11-14T22:13:20Z, so event ids are exact strings.
-const Clock::time_point kT0{std::chrono::milliseconds{1'700'000'000'000}};
-// Not square, so a swapped width and height shows in the normalized boxes.
-constexpr int kWidth = 1000;
-constexpr int kHeight = 500;
-
-Clock::time_point at(int ms) { return kT0 + std::chrono::milliseconds{ms}; }
-// The same instant on the monotonic clock, which presence measures every duration on.
-std::chrono::steady_clock::time_point monotonicAt(int ms) {
-  return std::chrono::steady_clock::time_point{std::chrono::hours{1} +
-                                               std::chrono::milliseconds{ms}};
-}
+using namespace event_test;
 
 // A detection in pixels of the kWidth x kHeight frame.
 Detection box(float x, float y, float w, float h, float score = 0.9F, int classId = 0) {
