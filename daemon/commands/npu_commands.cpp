@@ -8,6 +8,7 @@
 
 #include "daemon/base/model_location.h"
 #include "daemon/commands/detector_cli.h"
+#include "daemon/commands/served_certificate.h"
 #include "daemon/commands/setup_checks.h"
 #include "daemon/config/config_file.h"
 #include "daemon/http/web_security.h"
@@ -225,13 +226,18 @@ bool checkConfiguration(const DoctorCommandOptions& options, const DoctorLine& l
   line("http", describeHttpAccess(config->http));
   if (!config->detector.model.empty()) model = config->detector.model;
   bool ok = true;
-  for (const SetupFinding& f : checkSetup(*config)) {
+  std::vector<SetupFinding> findings = checkSetup(*config);
+  for (SetupFinding& f : checkServedCertificate(config->http, {.hostNames = localNames()})) {
+    findings.push_back(std::move(f));
+  }
+  for (const SetupFinding& f : findings) {
     line(f.what, f.found);
     ok = ok && f.ok;
   }
   line("setup", ok ? (config->mqtt.enabled ? "every camera and the broker answer"
                                            : "every camera answers (no mqtt section)")
-                   : "NOT READY: the daemon would retry what is out of reach above");
+                   : "NOT READY: see above (the daemon retries cameras and the broker; a "
+                     "certificate must be fixed)");
   return ok;
 }
 
