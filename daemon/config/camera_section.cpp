@@ -95,23 +95,61 @@ void readZones(const YamlReader& r, const YAML::Node& camera, const std::string&
   }
 }
 
-// [[x, y], ...] in pixels, at least two points, no segment of zero length.
+// "[[0.5, 0], [0.5, 1]]": points as a user writes them.
+std::string pointsText(const std::vector<LinePoint>& points, double xScale = 1, double yScale = 1) {
+  std::string out;
+  for (const LinePoint& p : points) {
+    out += fmt::format("{}[{:.4g}, {:.4g}]", out.empty() ? "" : ", ", p.x * xScale, p.y * yScale);
+  }
+  return "[" + out + "]";
+}
+
+// A line given in pixels (a coordinate above 1; earlier versions took pixels): refused
+// with the same line in fractions, exactly when the frame's size is known from the file (a
+// V4L2 camera's width and height), else with the rule and an example at 640x480.
+std::string pixelLineMessage(const std::vector<LinePoint>& points, const CameraConfig& c) {
+  const bool sized = c.kind == SourceKind::kV4l2;
+  const int width = sized ? c.width : 640;
+  const int height = sized ? c.height : 480;
+  const std::string converted = pointsText(points, 1.0 / width, 1.0 / height);
+  if (sized) {
+    return fmt::format(
+        "points are fractions of the frame (0 to 1, as zones and masks), not pixels: {} on this "
+        "camera's {}x{} frames is {}",
+        pointsText(points), width, height, converted);
+  }
+  return fmt::format(
+      "points are fractions of the frame (0 to 1, as zones and masks), not pixels: divide each x "
+      "by the frame's width and each y by its height (the running daemon's /api/status gives "
+      "them as frame_size); on 640x480 frames {} would be {}",
+      pointsText(points), converted);
+}
+
+// [[x, y], ...] in fractions of the frame, at least two points, no segment of zero length.
 std::vector<LinePoint> readLinePoints(const YamlReader& r, const YAML::Node& node,
-                                      const std::string& path) {
+                                      const std::string& path, const CameraConfig& c) {
   r.expectSequence(node, path);
   if (node.size() < 2) {
     r.fail(node, path,
-           fmt::format("a line needs at least 2 points [x, y] (pixels), got {}", node.size()));
+           fmt::format("a line needs at least 2 points [x, y] (fractions of the frame), got {}",
+                       node.size()));
   }
   std::vector<LinePoint> points;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string p = YamlReader::index(path, i);
     const YAML::Node point = node[i];
     if (!point.IsSequence() || point.size() != 2) {
-      r.fail(point, p, "a point is [x, y] in pixels of the frame");
+      r.fail(point, p, "a point is [x, y] with x and y between 0 and 1 (fractions of the frame)");
     }
     const LinePoint xy{readNumber(r, point[0], YamlReader::index(p, 0)),
                        readNumber(r, point[1], YamlReader::index(p, 1))};
+    for (std::size_t k = 0; k < 2; ++k) {
+      const double v = k == 0 ? xy.x : xy.y;
+      if (v < 0) {
+        r.fail(point[k], YamlReader::index(p, k),
+               fmt::format("must be between 0 and 1 (a fraction of the frame), got {}", v));
+      }
+    }
     if (!points.empty() && points.back() == xy) {
       r.fail(point, p,
              fmt::format("the same point as the one before it: the segment from [{}, {}] has "
@@ -119,6 +157,10 @@ std::vector<LinePoint> readLinePoints(const YamlReader& r, const YAML::Node& nod
                          xy.x, xy.y));
     }
     points.push_back(xy);
+  }
+  if (std::any_of(points.begin(), points.end(),
+                  [](const LinePoint& xy) { return xy.x > 1 || xy.y > 1; })) {
+    r.fail(node, path, pixelLineMessage(points, c));
   }
   return points;
 }
@@ -134,7 +176,8 @@ std::string readDirectionName(const YamlReader& r, const YAML::Node& names, cons
   return name;
 }
 
-LineSpec readLine(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+LineSpec readLine(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                  const CameraConfig& c) {
   r.expectMap(node, path);
   r.rejectUnknownKeys(node, path, {"name", "points", "names", "min_frames", "band"});
   LineSpec line;
@@ -145,7 +188,8 @@ LineSpec readLine(const YamlReader& r, const YAML::Node& node, const std::string
                        "'status' (they name the camera's own topics), got '{}'",
                        line.name));
   }
-  line.points = readLinePoints(r, r.child(node, path, "points"), YamlReader::join(path, "points"));
+  line.points =
+      readLinePoints(r, r.child(node, path, "points"), YamlReader::join(path, "points"), c);
   if (YAML::Node names = node["names"]; names.IsDefined() && !names.IsNull()) {
     const std::string np = YamlReader::join(path, "names");
     r.expectMap(names, np);
@@ -176,7 +220,7 @@ void readLines(const YamlReader& r, const YAML::Node& camera, const std::string&
   std::set<std::string> names;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string lp = YamlReader::index(path, i);
-    LineSpec line = readLine(r, lines[i], lp);
+    LineSpec line = readLine(r, lines[i], lp, c);
     if (!names.insert(line.name).second) {
       r.fail(lines[i]["name"], YamlReader::join(lp, "name"),
              fmt::format("'{}' is already the name of another line of this camera", line.name));

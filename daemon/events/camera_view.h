@@ -73,7 +73,6 @@ struct CameraView {
   std::unique_ptr<PersonTracks> tracks;
   std::vector<TrackedPerson> latestTracks;
   double trackedAt = 0;       // the tracks' last update, steady-clock seconds
-  bool linesChecked = false;  // its lines were checked against the frame's size
   bool hasFrame = false;
   // Changes with every new `latest` frame, never repeats (across cameras and restarts): what
   // the status page's encoded copy is keyed by.

@@ -45,16 +45,27 @@ PersonTracks::PersonTracks(PersonTrackingSettings settings, std::vector<TrackZon
     : settings_(settings),
       zones_(std::move(zones)),
       masks_(std::move(masks)),
-      tracker_(settings.tracker) {
-  for (const LineSpec& l : lines) {
-    if (auto line = CountingLine::make(l.points, l.band, l.minFrames)) {
+      lineSpecs_(lines),
+      tracker_(settings.tracker) {}
+
+void PersonTracks::fitLines(int width, int height) {
+  if (width <= 0 || height <= 0 || (width == linesWidth_ && height == linesHeight_)) return;
+  linesWidth_ = width;
+  linesHeight_ = height;
+  lines_.clear();
+  for (const LineSpec& l : lineSpecs_) {
+    std::vector<LinePoint> pixels;
+    for (const LinePoint& p : l.points) pixels.push_back({p.x * width, p.y * height});
+    if (auto line = CountingLine::make(std::move(pixels), l.band, l.minFrames)) {
       lines_.emplace_back(l.name, std::move(*line));
     }
   }
+  for (State& s : states_) s.lineStates.assign(lines_.size(), LineTrackState{});
 }
 
 void PersonTracks::update(double time, int width, int height, const std::vector<Detection>& persons,
                           std::vector<ZoneEvent>& events) {
+  fitLines(width, height);
   const std::vector<Detection>* input = &persons;
   if (!masks_.empty() && width > 0 && height > 0) {
     unmasked_.clear();
@@ -189,18 +200,6 @@ void PersonTracks::leaveZones(const State& s, double time, std::vector<ZoneEvent
     }
   }
   if (s.reported) endedDurations_.push_back(s.lastSeen - s.firstSeen);
-}
-
-std::vector<std::string> PersonTracks::linesOutside(int width, int height) const {
-  std::vector<std::string> out;
-  for (const auto& [name, line] : lines_) {
-    if (std::any_of(line.points().begin(), line.points().end(), [&](const LinePoint& p) {
-          return p.x < 0 || p.y < 0 || p.x > width || p.y > height;
-        })) {
-      out.push_back(name);
-    }
-  }
-  return out;
 }
 
 void PersonTracks::expire(double time, std::vector<ZoneEvent>& events) {

@@ -80,7 +80,8 @@ std::string_view zoneEventName(ZoneEventType type);
 class PersonTracks {
  public:
   // `masks`: a person whose feet stand inside one is not tracked (the camera's masks).
-  // `lines`: checked already (config); one that CountingLine refuses is left out.
+  // `lines`: checked already (config), in fractions of the frame; counted in the pixels of the
+  // frames update() is given (scaled again when their size changes).
   PersonTracks(PersonTrackingSettings settings, std::vector<TrackZone> zones,
                std::vector<Polygon> masks = {}, const std::vector<LineSpec>& lines = {});
 
@@ -104,9 +105,6 @@ class PersonTracks {
   const std::vector<double>& endedDurations() const { return endedDurations_; }
   // The line crossings counted in the last update(), in the order of the lines.
   const std::vector<LineCrossingEvent>& crossings() const { return crossings_; }
-  // The names of the lines with a point outside a width x height frame (nobody's feet get
-  // there: a line drawn for another resolution).
-  std::vector<std::string> linesOutside(int width, int height) const;
 
  private:
   struct Visit {
@@ -133,6 +131,9 @@ class PersonTracks {
   void updateZones(State& s, const Track& t, double time, int width, int height,
                    std::vector<ZoneEvent>& events);
   void updateLines(State& s, const Track& t, double time);
+  // The lines in pixels of width x height frames: made again when the size changes (each
+  // track's place with respect to the lines starts again).
+  void fitLines(int width, int height);
   void endTracks(double time, std::vector<ZoneEvent>& events);
   // A track ends: it leaves the zones it entered, and its duration is noted.
   void leaveZones(const State& s, double time, std::vector<ZoneEvent>& events);
@@ -140,7 +141,10 @@ class PersonTracks {
   PersonTrackingSettings settings_;
   std::vector<TrackZone> zones_;
   std::vector<Polygon> masks_;
-  std::vector<std::pair<std::string, CountingLine>> lines_;  // name, line
+  std::vector<LineSpec> lineSpecs_;  // as configured, fractions of the frame
+  std::vector<std::pair<std::string, CountingLine>> lines_;  // name, line in pixels of:
+  int linesWidth_ = 0;
+  int linesHeight_ = 0;
   ByteTracker tracker_;
   std::vector<Detection> unmasked_;  // reused
   std::vector<State> states_;        // by id, as the tracker's

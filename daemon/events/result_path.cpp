@@ -144,14 +144,6 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
   if (!view.tracks) return;
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
-  if (!view.linesChecked && r.width > 0 && r.height > 0) {
-    view.linesChecked = true;
-    for (const std::string& line : view.tracks->linesOutside(r.width, r.height)) {
-      logger("tracking")
-          ->warn("[cam={}] line {} has a point outside the {}x{} frame", r.camera, line, r.width,
-                 r.height);
-    }
-  }
   view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
   tracksUpdated(view, time, secondsSinceEpoch(capture));
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());

@@ -70,7 +70,7 @@ nlohmann::json areasJson(const CameraSnapshot& c, nlohmann::json& masks) {
   return zones;
 }
 
-// The counting lines: points in pixels, the directions' names and their running counts.
+// The counting lines: points in fractions of the frame (as configured), the directions' names and their running counts.
 nlohmann::json linesJson(const CameraSnapshot& c) {
   nlohmann::json lines = nlohmann::json::array();
   for (const CameraSnapshot::Line& l : c.lines) {

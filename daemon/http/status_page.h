@@ -153,11 +153,9 @@ function drawAreas(el, c) {
   };
   for (const m of c.masks) poly(m, "mask", null);
   for (const z of c.zones) poly(z.polygon, "zone" + (z.present ? " present" : ""), z.name);
-  // Counting lines are in the detected frame's pixels (a picture stream's pictures are larger).
-  const w = c.frame_size.width, h = c.frame_size.height;
-  if (!w || !h) return;
+  // Counting lines, in fractions of the frame as zones.
   for (const l of c.lines) {
-    const pts = l.points.map(([x, y]) => [100 * x / w, 100 * y / h]);
+    const pts = l.points.map(([x, y]) => [100 * x, 100 * y]);
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", pts.map(([x, y]) => x + "," + y).join(" "));
     line.setAttribute("class", "line");

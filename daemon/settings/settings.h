@@ -71,7 +71,7 @@ struct CameraConfig {
   bool loop = false;            // file sources: start again at the end
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
-  std::vector<LineSpec> lines;  // counting lines (tracked cameras only), pixels
+  std::vector<LineSpec> lines;  // counting lines (tracked cameras only), fractions
   PresenceSettings presence;
   MotionSettings motion;      // motion gating; cameras.yaml: on without a section
   TrackingSettings tracking;  // person tracking; on without a section

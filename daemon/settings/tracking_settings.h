@@ -13,11 +13,13 @@ namespace vigil {
 // counted by the rule of detector/track/line_crossing.h on the feet of the tracked persons.
 struct LineSpec {
   std::string name;
-  std::vector<LinePoint> points;  // pixels, at least two, no zero-length segment
+  // Fractions of the frame (0 to 1, x right, y down, as zones), at least two, no zero-length
+  // segment; counted in the pixels of each camera's frames (PersonTracks scales them).
+  std::vector<LinePoint> points;
   std::string inName = "in";      // what `in` and `out` are called in events and Home Assistant
   std::string outName = "out";
   int minFrames = 1;
-  double band = kDefaultLineBandPixels;
+  double band = kDefaultLineBandPixels;  // pixels of the detected frame
 
   bool operator==(const LineSpec&) const = default;
   const std::string& directionName(CrossingDirection d) const {

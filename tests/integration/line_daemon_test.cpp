@@ -36,7 +36,8 @@ std::filesystem::path stadtmitteTruth() {
 }
 
 // TUD-Stadtmitte (640x480, 25 fps, persons walking left and right) at 5 detections a second,
-// two vertical lines across where they walk. `door`'s x and the detection rate vary.
+// two vertical lines across where they walk. `door`'s x (in pixels here, a fraction in the
+// file) and the detection rate vary.
 std::string lineConfig(const MosquittoBroker& broker, int doorX, double detectFps) {
   return fmt::format(
       "version: 1\n"
@@ -51,10 +52,11 @@ std::string lineConfig(const MosquittoBroker& broker, int doorX, double detectFp
       "    detect_fps: {}\n"
       "    lines:\n"
       "      - name: door\n"
-      "        points: [[{}, 0], [{}, 480]]\n"
+      "        points: [[{}, 0], [{}, 1]]\n"
       "        names: {{in: enter, out: leave}}\n"
-      "      - {{name: middle, points: [[320, 0], [320, 480]]}}\n",
-      testing::modelDir().string(), broker.url(), stadtmitte().string(), detectFps, doorX, doorX);
+      "      - {{name: middle, points: [[0.5, 0], [0.5, 1]]}}\n",
+      testing::modelDir().string(), broker.url(), stadtmitte().string(), detectFps, doorX / 640.0,
+      doorX / 640.0);
 }
 
 // vigil_line_crossings_total of the camera `square` from /metrics.

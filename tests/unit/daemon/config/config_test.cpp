@@ -406,18 +406,18 @@ TEST(ConfigTest, ZonesTakeTrackingsMinFramesAndLoiterTime) {
   EXPECT_NE(errorOf(bad + "inertia: 3}\n").find("cameras[0].zones[0]"), std::string::npos);
 }
 
-TEST(ConfigTest, CountingLinesInPixelsWithTheirDirectionNames) {
+TEST(ConfigTest, CountingLinesInFractionsOfTheFrameWithTheirDirectionNames) {
   auto c = parse(
       "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n    lines:\n"
       "      - name: door\n"
-      "        points: [[100, 400], [540, 400]]\n"
+      "        points: [[0.15, 0.8], [0.85, 0.8]]\n"
       "        names: {in: enter, out: leave}\n"
-      "      - {name: path, points: [[10, 0], [10.5, 200], [300, 480]], min_frames: 2, band: 0}\n");
+      "      - {name: path, points: [[0, 0], [0.5, 0.4], [1, 1]], min_frames: 2, band: 0}\n");
   ASSERT_TRUE(c) << c.error().message;
   const auto& lines = c->cameras[0].lines;
   ASSERT_EQ(lines.size(), 2U);
   EXPECT_EQ(lines[0].name, "door");
-  EXPECT_EQ(lines[0].points, (std::vector<LinePoint>{{100, 400}, {540, 400}}));
+  EXPECT_EQ(lines[0].points, (std::vector<LinePoint>{{0.15, 0.8}, {0.85, 0.8}}));
   EXPECT_EQ(lines[0].inName, "enter");
   EXPECT_EQ(lines[0].outName, "leave");
   EXPECT_EQ(lines[0].minFrames, 1);
@@ -429,31 +429,56 @@ TEST(ConfigTest, CountingLinesInPixelsWithTheirDirectionNames) {
   EXPECT_EQ(lines[1].band, 0);
 }
 
+// A line in pixels (as earlier versions took them, or a point outside the picture) is refused
+// with the same line in fractions: exactly for a V4L2 camera, whose size the file gives, else
+// with the rule and an example.
+TEST(ConfigTest, ALineInPixelsIsRefusedWithTheLineInFractions) {
+  EXPECT_EQ(errorOf("version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n"
+                    "    width: 640\n    height: 480\n"
+                    "    lines: [{name: door, points: [[320, 0], [320, 480]]}]\n"),
+            "/etc/vigil/cameras.yaml:7:34: cameras[0].lines[0].points: points are fractions of "
+            "the frame (0 to 1, as zones and masks), not pixels: [[320, 0], [320, 480]] on this "
+            "camera's 640x480 frames is [[0.5, 0], [0.5, 1]]");
+  const std::string stream = errorOf(
+      "version: 1\ncameras:\n  - name: a\n    source: rtsp://cam/live\n"
+      "    lines: [{name: door, points: [[0.5, 0.3], [900, 480]]}]\n");
+  EXPECT_NE(stream.find("cameras.yaml:5:34: cameras[0].lines[0].points: points are fractions "
+                        "of the frame (0 to 1, as zones and masks), not pixels: divide each x "
+                        "by the frame's width and each y by its height"),
+            std::string::npos)
+      << stream;
+  EXPECT_NE(errorOf("version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n"
+                    "    lines: [{name: door, points: [[0, 0], [-0.1, 1]]}]\n")
+                .find("cameras[0].lines[0].points[1][0]: must be between 0 and 1 (a fraction of "
+                      "the frame), got -0.1"),
+            std::string::npos);
+}
+
 TEST(ConfigTest, LineMistakesNameFileLineAndColumn) {
   const std::string head = "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n";
   EXPECT_EQ(errorOf(head + "    lines: [{name: door, points: [[0, 0]]}]\n"),
             "/etc/vigil/cameras.yaml:5:34: cameras[0].lines[0].points: a line needs at least 2 "
-            "points [x, y] (pixels), got 1");
-  EXPECT_EQ(errorOf(head + "    lines: [{name: door, points: [[0, 0], [5, 5], [5, 5]]}]\n"),
-            "/etc/vigil/cameras.yaml:5:51: cameras[0].lines[0].points[2]: the same point as the "
-            "one before it: the segment from [5, 5] has zero length");
-  EXPECT_NE(errorOf(head + "    lines: [{name: door, points: [[0, 0], [5, x]]}]\n")
+            "points [x, y] (fractions of the frame), got 1");
+  EXPECT_EQ(errorOf(head + "    lines: [{name: door, points: [[0, 0], [0.5, 0.5], [0.5, 0.5]]}]\n"),
+            "/etc/vigil/cameras.yaml:5:55: cameras[0].lines[0].points[2]: the same point as the "
+            "one before it: the segment from [0.5, 0.5] has zero length");
+  EXPECT_NE(errorOf(head + "    lines: [{name: door, points: [[0, 0], [0.5, x]]}]\n")
                 .find("cameras[0].lines[0].points[1][1]: expected a number, got 'x'"),
             std::string::npos);
-  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [5, 5]]}, "
-                           "{name: d, points: [[0, 0], [5, 5]]}]\n")
+  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [1, 1]]}, "
+                           "{name: d, points: [[0, 0], [1, 1]]}]\n")
                 .find("cameras[0].lines[1].name: 'd' is already the name of another line"),
             std::string::npos);
-  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [5, 5]], names: {in: x, "
+  EXPECT_NE(errorOf(head + "    lines: [{name: d, points: [[0, 0], [1, 1]], names: {in: x, "
                            "out: x}}]\n")
                 .find("cameras[0].lines[0].names: in and out are both called 'x'"),
             std::string::npos);
-  EXPECT_NE(errorOf(head + "    lines: [{name: person, points: [[0, 0], [5, 5]]}]\n")
+  EXPECT_NE(errorOf(head + "    lines: [{name: person, points: [[0, 0], [1, 1]]}]\n")
                 .find("cameras[0].lines[0].name: must be"),
             std::string::npos);
   // Counting needs identities.
   EXPECT_EQ(errorOf(head + "    tracking: {enabled: false}\n"
-                           "    lines: [{name: door, points: [[0, 0], [5, 5]]}]\n"),
+                           "    lines: [{name: door, points: [[0, 0], [1, 1]]}]\n"),
             "/etc/vigil/cameras.yaml:6:12: cameras[0].lines: counting lines need tracking (the "
             "identities of persons), which is off for this camera (tracking.enabled: false)");
 }

@@ -621,7 +621,7 @@ TEST(EventPublisherTest, ZoneEventsOfTracksAndLoiteringGoToTheirTopics) {
 
 // The door camera with a line across its lower half ("entry": enter downwards, leave upwards)
 // and a second one ("side").
-PublishedCamera doorWithLines(std::vector<LinePoint> entry = {{0, 400}, {1000, 400}}) {
+PublishedCamera doorWithLines(std::vector<LinePoint> entry = {{0, 0.8}, {1, 0.8}}) {
   PublishedCamera camera = door();
   LineSpec line;
   line.name = "entry";
@@ -631,7 +631,7 @@ PublishedCamera doorWithLines(std::vector<LinePoint> entry = {{0, 400}, {1000, 4
   camera.lines.push_back(line);
   line = LineSpec{};
   line.name = "side";
-  line.points = {{500, 0}, {500, 500}};
+  line.points = {{0.5, 0}, {0.5, 1}};
   camera.lines.push_back(line);
   return camera;
 }
@@ -715,7 +715,7 @@ TEST(EventPublisherTest, LineCountsContinueAfterARestartAndAChangedLineStartsAga
   EXPECT_EQ(restarted.sink.last("vigil/door/entry/in")->payload, "2");
   // A reload that moves the entry line: its counts start again at 0, the side line keeps its.
   restarted.sink.messages.clear();
-  restarted.publisher.setCameras({doorWithLines({{0, 300}, {1000, 300}})});
+  restarted.publisher.setCameras({doorWithLines({{0, 0.6}, {1, 0.6}})});
   EXPECT_EQ(restarted.sink.last("vigil/door/entry/in")->payload, "0");
   EXPECT_EQ(restarted.sink.last("vigil/door/entry/out")->payload, "0");
   EXPECT_EQ(restarted.sink.last("vigil/door/side/in")->payload, "1");
@@ -724,7 +724,7 @@ TEST(EventPublisherTest, LineCountsContinueAfterARestartAndAChangedLineStartsAga
   restarted.publisher.endAll(at(1000));
   LineCounts reread(settings.lineCountsFile);
   reread.configure(
-      {{"door", "entry", {{0, 300}, {1000, 300}}}, {"door", "side", {{500, 0}, {500, 500}}}});
+      {{"door", "entry", {{0, 0.6}, {1, 0.6}}}, {"door", "side", {{0.5, 0}, {0.5, 1}}}});
   EXPECT_EQ(reread.count("door", "entry", CrossingDirection::kIn), 0U);
   EXPECT_EQ(reread.count("door", "side", CrossingDirection::kIn), 1U);
 }
@@ -733,13 +733,13 @@ TEST(EventPublisherTest, AnUnreadableLineCountFileStartsTheCountsAtZero) {
   TempDir dir;
   std::ofstream(dir.path() / "line-counts.json") << "{not json";
   LineCounts counts(dir.path() / "line-counts.json");
-  counts.configure({{"door", "entry", {{0, 400}, {1000, 400}}}});
+  counts.configure({{"door", "entry", {{0, 0.8}, {1, 0.8}}}});
   EXPECT_EQ(counts.count("door", "entry", CrossingDirection::kIn), 0U);
   EXPECT_EQ(counts.add("door", "entry", CrossingDirection::kIn), 1U);
   EXPECT_EQ(counts.add("door", "nowhere", CrossingDirection::kIn), 0U) << "not configured";
   counts.save();
   LineCounts reread(dir.path() / "line-counts.json");
-  reread.configure({{"door", "entry", {{0, 400}, {1000, 400}}}});
+  reread.configure({{"door", "entry", {{0, 0.8}, {1, 0.8}}}});
   EXPECT_EQ(reread.count("door", "entry", CrossingDirection::kIn), 1U);
 }
 

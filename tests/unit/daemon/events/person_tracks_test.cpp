@@ -11,9 +11,11 @@ namespace {
 constexpr int kFrameW = 1000;
 constexpr int kFrameH = 500;
 
-// A person whose feet stand at x (normalized) near the bottom of the frame.
-Detection feetAt(float footX, float score = 0.9F) {
-  return Detection{Box{footX * kFrameW - 20, 300, 40, 150}, score, 0};
+// A person whose feet stand at x (normalized) near the bottom of a `width` x `height` frame.
+Detection feetAt(float footX, float score = 0.9F, int width = kFrameW, int height = kFrameH) {
+  const auto w = static_cast<float>(width);
+  const auto h = static_cast<float>(height);
+  return Detection{Box{(footX - 0.02F) * w, 0.6F * h, 0.04F * w, 0.3F * h}, score, 0};
 }
 
 TrackZone leftHalfZone(int minFrames = 2, std::optional<double> loiterAfter = std::nullopt) {
@@ -43,11 +45,12 @@ TEST(PersonTracksTest, AWalkerEntersAfterMinFramesAndLeavesWhereTheZoneEnds) {
   EXPECT_TRUE(tracks.persons()[0].zones.empty());
 }
 
-// "gate": a vertical line at x = 500 px drawn top to bottom: walking right is `out`.
+// "gate": a vertical line in the middle drawn top to bottom (x = 500 px of the 1000x500
+// frame): walking right is `out`.
 LineSpec gate() {
   LineSpec line;
   line.name = "gate";
-  line.points = {{500, 0}, {500, 500}};
+  line.points = {{0.5, 0}, {0.5, 1}};
   return line;
 }
 
@@ -71,9 +74,30 @@ TEST(PersonTracksTest, ATrackedPersonCrossingALineIsCountedOnceWithItsTrackAndBo
   // A frame without persons reports no crossings of its own.
   tracks.update(5.4, kFrameW, kFrameH, {}, events);
   EXPECT_TRUE(tracks.crossings().empty());
-  // Drawn for this 1000x500 frame; a 400x300 one would leave it outside (a warning).
-  EXPECT_TRUE(tracks.linesOutside(kFrameW, kFrameH).empty());
-  EXPECT_EQ(tracks.linesOutside(400, 300), std::vector<std::string>{"gate"});
+}
+
+// A line in fractions counts on frames of any size (a camera reconnected at another resolution,
+// a detect stream): scaled to each size's pixels; a new size starts each track's side afresh.
+TEST(PersonTracksTest, ALineInFractionsCountsAtEveryFrameSize) {
+  PersonTracks tracks({}, {}, {}, {gate()});
+  std::vector<ZoneEvent> events;
+  std::size_t counted = 0;
+  auto walk = [&](double start, int width, int height) {
+    for (int i = 0; i <= 20; ++i) {
+      const float x = 0.30F + 0.02F * static_cast<float>(i);
+      tracks.update(start + 0.2 * i, width, height, {feetAt(x, 0.9F, width, height)}, events);
+      counted += tracks.crossings().size();
+      if (!tracks.crossings().empty()) {
+        EXPECT_NEAR(tracks.crossings()[0].box.x + tracks.crossings()[0].box.width / 2, 0.52 * width,
+                    2)
+            << width << "x" << height << ": past the 8 px band on the first frame right of x = 0.5";
+      }
+    }
+  };
+  walk(0, 640, 360);
+  EXPECT_EQ(counted, 1U) << "at 640x360";
+  walk(100, 1920, 1080);
+  EXPECT_EQ(counted, 2U) << "at 1920x1080";
 }
 
 // A track started after the tracker's first frame is reported from its second frame on; the step
