@@ -115,7 +115,16 @@ TEST(LiveStreamTest, AViewerGetsSeveralFramesAndIdleViewersCannotStopHealthCheck
                                    cv::IMREAD_COLOR);
     EXPECT_FALSE(picture.empty()) << "every part is a JPEG";
   }
-  EXPECT_TRUE(vigil.process().stop(SIGTERM).status.has_value());
+  // Home Assistant's MJPEG IP Camera without a still image URL takes the stream's bytes from
+  // the first start-of-image marker to the end-of-image marker after it: that is a whole
+  // picture (no thumbnail's end marker inside).
+  const std::string& bytes = body.str();
+  const auto soi = bytes.find("\xff\xd8");
+  const auto eoi = bytes.find("\xff\xd9", soi);
+  ASSERT_TRUE(soi != std::string::npos && eoi != std::string::npos);
+  ASSERT_FALSE(parts.empty());
+  EXPECT_EQ(bytes.substr(soi, eoi + 2 - soi), parts.front())
+      << "the bytes Home Assistant extracts are the stream's first picture";
 }
 
 }  // namespace
