@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace vigil {
 
@@ -105,6 +106,44 @@ void YamlReader::expectSequence(const YAML::Node& node, std::string_view path) c
   if (!node.IsSequence()) fail(node, path, fmt::format("expected a list, got {}", describe(node)));
 }
 
+namespace {
+
+// The edits (insert, delete, replace one character, swap two neighbours) from `a` to `b`.
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  const std::size_t width = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * width);
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * width + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      at(i, j) = std::min(
+          {at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    }
+  }
+  return at(a.size(), b.size());
+}
+
+// The allowed key a mistyped one most likely meant ("line" for "lines", "detect_fsp" for
+// "detect_fps"): the nearest within a third of its length (at least one edit); empty if none.
+std::string_view nearestKey(std::string_view key, std::initializer_list<std::string_view> allowed) {
+  std::string_view best;
+  std::size_t bestDistance = std::max<std::size_t>(1, key.size() / 3) + 1;
+  for (std::string_view a : allowed) {
+    const std::size_t d = editDistance(key, a);
+    if (d < bestDistance) {
+      best = a;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
                                    std::initializer_list<std::string_view> allowed) const {
   expectMap(map, path);
@@ -121,7 +160,10 @@ void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
     if (!known) {
       std::string list;
       for (std::string_view a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
-      fail(item.first, join(path, key), fmt::format("unknown key (allowed here: {})", list));
+      const std::string_view near = nearestKey(key, allowed);
+      fail(item.first, join(path, key),
+           fmt::format("unknown key{} (allowed here: {})",
+                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near), list));
     }
   }
 }

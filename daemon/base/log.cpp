@@ -60,18 +60,8 @@ class SafeMessageFlag : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&,
               spdlog::memory_buf_t& dest) override {
-    const std::string text =
-        redactCredentials(std::string_view(msg.payload.data(), msg.payload.size()));
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (char c : text) {
-      const auto u = static_cast<unsigned char>(c);
-      if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
-        const char escaped[] = {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
-        dest.append(escaped, escaped + 4);
-      } else {
-        dest.push_back(c);
-      }
-    }
+    const std::string text = safeToShow(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(text.data(), text.data() + text.size());
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
     return std::make_unique<SafeMessageFlag>();
@@ -126,6 +116,22 @@ void setLogLevel(spdlog::level::level_enum level) {
   std::lock_guard lock(registryMutex());
   currentLevel() = level;
   spdlog::set_level(level);
+}
+
+std::string safeToShow(std::string_view text) {
+  const std::string redacted = redactCredentials(text);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(redacted.size());
+  for (char c : redacted) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace vigil

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace vigil {
 
@@ -13,5 +14,9 @@ std::shared_ptr<spdlog::logger> logger(const std::string& component);
 
 // Sets the level of every logger, present and future ("trace" ... "off").
 void setLogLevel(spdlog::level::level_enum level);
+
+// `text` as every line of Vigil's log shows it: passwords in URLs replaced by *** and control
+// bytes other than newline and tab written as \xNN. For messages written past the logger.
+std::string safeToShow(std::string_view text);
 
 }  // namespace vigil

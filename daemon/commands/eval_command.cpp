@@ -24,6 +24,11 @@ void addEvalCommand(CLI::App& app, EvalCommandOptions& options) {
   CLI::App* cmd =
       app.add_subcommand("eval", "Person AP of the detector on a COCO-style annotated image set");
   addDetectorOptions(*cmd, options.detector);
+  // The COCO protocol's thresholds, not the model's: say so where --help lists them.
+  cmd->get_option("--conf")->description(
+      fmt::format("Minimum score (default: {}, the COCO protocol's)", kEvalMinScore));
+  cmd->get_option("--nms")->description(
+      fmt::format("NMS IoU threshold (default: {}, the COCO protocol's)", kEvalNmsIou));
   cmd->add_option("--images", options.images, "Directory holding the annotated images")
       ->required()
       ->check(CLI::ExistingDirectory);

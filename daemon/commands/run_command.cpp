@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <iostream>
 #include <ostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -89,19 +91,31 @@ void addCheckConfigCommand(CLI::App& app, CheckConfigOptions& options) {
 }
 
 int runCheckConfigCommand(const CheckConfigOptions& options, std::ostream& out) {
-  auto log = logger("config");
+  // Mistakes as a compiler says them, `file:line:col: ...` at the start of the line (an editor
+  // jumps there), without the log's time and level.
   auto config = loadConfig(options.file);
   if (!config) {
-    log->error("{}", config.error().message);
+    std::cerr << safeToShow(config.error().message) << "\n";
     return 1;
   }
-  for (const std::string& warning : config->warnings) log->warn("{}", warning);
+  // "web.yml:3:12: warning: tls_server_config.key_file: ...", as a compiler's warning.
+  static const std::regex kAt(R"(^([^\n]*?:[0-9]+:[0-9]+): )");
+  for (const std::string& warning : config->warnings) {
+    const std::string text = safeToShow(warning);
+    std::cerr << (std::regex_search(text, kAt)
+                      ? std::regex_replace(text, kAt,
+                                           "$1: warning: ", std::regex_constants::format_first_only)
+                      : "warning: " + text)
+              << "\n";
+  }
   std::filesystem::path model = config->detector.model.empty()
                                     ? builtInModelDir()
                                     : std::filesystem::path(config->detector.model);
   auto manifest = loadModelManifest(model);
   if (!manifest) {
-    log->error("{}: detector.model: {}", options.file, manifest.error().message);
+    std::cerr << safeToShow(
+                     fmt::format("{}: detector.model: {}", options.file, manifest.error().message))
+              << "\n";
     return 1;
   }
   const DetectorConfig& d = config->detector;

@@ -145,7 +145,8 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
                     "  - name: front\n"
                     "    source: /dev/video0\n"
                     "    fsp: 10\n"),
-            "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key (allowed here: name, "
+            "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key; did you mean 'fps'? "
+            "(allowed here: name, "
             "source, picture_source, picture_width, picture_height, password_file, format, width, "
             "height, fps, detect_fps, enabled, loop, zones, masks, presence, motion, tracking, "
             "lines, calibration_samples, hwaccel)");
@@ -475,6 +476,9 @@ TEST(ConfigTest, LineMistakesNameFileLineAndColumn) {
             std::string::npos);
   EXPECT_NE(errorOf(head + "    lines: [{name: person, points: [[0, 0], [1, 1]]}]\n")
                 .find("cameras[0].lines[0].name: must be"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    line: [{name: door, points: [[0, 0], [1, 1]]}]\n")
+                .find("cameras[0].line: unknown key; did you mean 'lines'?"),
             std::string::npos);
   // Counting needs identities.
   EXPECT_EQ(errorOf(head + "    tracking: {enabled: false}\n"

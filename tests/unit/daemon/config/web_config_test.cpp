@@ -83,7 +83,8 @@ TEST_F(WebConfigTest, AnEmptyFileMeansNoTlsAndNoLogins) {
 TEST_F(WebConfigTest, MistakesAreErrorsWithFileLineAndColumn) {
   const std::string f = (dir_.path() / "web-config.yml").string();
   EXPECT_EQ(errorOf("basic_auth_user:\n  a: b\n"),
-            f + ":1:1: basic_auth_user: unknown key (allowed here: tls_server_config, "
+            f + ":1:1: basic_auth_user: unknown key; did you mean 'basic_auth_users'? (allowed "
+                "here: tls_server_config, "
                 "http_server_config, basic_auth_users)");
   EXPECT_EQ(errorOf("basic_auth_users:\n  admin: secret\n"),
             f + ":2:10: basic_auth_users.admin: not a bcrypt hash ($2y$10$ and 53 more "
