@@ -81,8 +81,7 @@ void addRunCommand(CLI::App& app, RunOptions& options) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--state-dir", options.stateDir,
                   "Keep the line counts across restarts in DIR/line-counts.json (default: "
-                  "$STATE_DIRECTORY, which systemd sets)")
-      ->check(CLI::ExistingDirectory);
+                  "$STATE_DIRECTORY, which systemd sets); made when it does not exist");
 }
 
 void addCheckConfigCommand(CLI::App& app, CheckConfigOptions& options) {

@@ -42,6 +42,8 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
                        vector-effect: non-scaling-stroke; }
   .view polyline.line { fill: none; stroke: #3e3; stroke-width: 2;
                         vector-effect: non-scaling-stroke; }
+  .view polyline.line-in { fill: none; stroke: #3e3; stroke-width: 1.5;
+                           vector-effect: non-scaling-stroke; }
   .view text { fill: #fff; font-size: 3px; paint-order: stroke; stroke: #000; stroke-width: 0.6px; }
   .info { padding: 8px 10px; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
   .info span { overflow-wrap: anywhere; min-width: 0; }
@@ -159,7 +161,28 @@ function drawAreas(el, c) {
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", pts.map(([x, y]) => x + "," + y).join(" "));
     line.setAttribute("class", "line");
+    line.dataset.line = l.name;
     svg.appendChild(line);
+    // Which way is `in`: an arrow from the middle of the first segment to its right-hand side
+    // as seen on the picture (a line drawn left to right: `in` is walking down).
+    const [[x1, y1], [x2, y2]] = pts;
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [tx, ty] = [(x2 - x1) / len, (y2 - y1) / len];
+    const [nx, ny] = [-ty, tx];
+    const [mx, my] = [(x1 + x2) / 2, (y1 + y2) / 2];
+    const [ax, ay] = [mx + 6 * nx, my + 6 * ny];
+    const arrow = document.createElementNS(SVG, "polyline");
+    arrow.setAttribute("points", [[mx, my], [ax, ay], [ax - 2 * nx + 1.5 * tx, ay - 2 * ny + 1.5 * ty],
+                                  [ax, ay], [ax - 2 * nx - 1.5 * tx, ay - 2 * ny - 1.5 * ty]]
+                                     .map(([x, y]) => x + "," + y).join(" "));
+    arrow.setAttribute("class", "line-in");
+    arrow.dataset.direction = l.names.in;
+    svg.appendChild(arrow);
+    const label = document.createElementNS(SVG, "text");
+    label.setAttribute("x", ax + 2 * nx);
+    label.setAttribute("y", ay + 2 * ny + 1);
+    label.textContent = l.names.in;
+    svg.appendChild(label);
     const t = document.createElementNS(SVG, "text");
     t.setAttribute("x", pts[0][0] + 1);
     t.setAttribute("y", pts[0][1] + 4);

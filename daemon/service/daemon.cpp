@@ -64,6 +64,15 @@ std::filesystem::path lineCountsFile(const RunOptions& options, const Config& co
     }
     return {};
   }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    logger("daemon")->error(
+        "line counts start at 0 and are not kept across restarts: cannot make "
+        "the state directory {}: {}",
+        dir.string(), ec.message());
+    return {};
+  }
   if (lines) logger("daemon")->info("line counts kept in {}", (dir / "line-counts.json").string());
   return dir / "line-counts.json";
 }

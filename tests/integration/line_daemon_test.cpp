@@ -143,11 +143,12 @@ TEST(LineDaemonTest, CountsAgreeEverywhereSurviveARestartAndAMovedLineStartsAgai
   Subscriber subscriber(broker.url(), "vigil/test/#");
   ASSERT_TRUE(subscriber.connect());
   TempDir dir;
-  const std::string state = dir.path().string();
+  // A state directory that does not exist yet: the daemon makes it.
+  const std::string state = (dir.path() / "state" / "vigil").string();
   Counts counted;
   {
     VigilDaemon vigil(dir.path(), lineConfig(broker, 480, 5),
-                      {"--tracks-out", state, "--state-dir", state});
+                      {"--tracks-out", dir.path().string(), "--state-dir", state});
     ASSERT_NE(vigil.port(), 0) << vigil.log();
     ASSERT_TRUE(vigil.waitForStatus(
         [](const json& s) { return s["cameras"][0]["state"] == "ended"; }, kDeadline + 10s))

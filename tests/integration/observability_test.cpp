@@ -301,6 +301,7 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
           "'\n    loop: true\n    detect_fps: 4\n"
           "    zones: [{name: walkway, polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]}]\n"
           "    masks: [[[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2]]]\n"
+          "    lines: [{name: path, points: [[0, 0.7], [1, 0.7]], names: {in: down, out: up}}]\n"
           // A camera that never answers: its tile says so instead of a broken image.
           "  - name: gate\n    source: rtsp://127.0.0.1:" +
           std::to_string(testing::freeLoopbackPort()) + "/live\n");
@@ -345,6 +346,13 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   // Zones and masks are drawn over it; the gating state is explained.
   EXPECT_NE(dom.find("data-zone=\"walkway\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("class=\"mask\""), std::string::npos) << dom;
+  // The counting line, in fractions as the zones, with an arrow to its `in` side: drawn left to
+  // right at 70 % of the height, `in` is down the picture.
+  EXPECT_NE(dom.find("points=\"0,70 100,70\" class=\"line\" data-line=\"path\""), std::string::npos)
+      << dom;
+  EXPECT_NE(dom.find("points=\"50,70 50,76 "), std::string::npos) << "the arrow points down\n"
+                                                                  << dom;
+  EXPECT_NE(dom.find("data-direction=\"down\""), std::string::npos) << dom;
   // Gating on by default; the crowded clip keeps the full rate, and the page says why.
   EXPECT_TRUE(std::regex_search(
       dom, std::regex("<span data-k=\"gating\">(motion|person present): full rate")))
