@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/setup.sh
+# The daemon alone: the tests are built by scripts/test.sh when they are asked for.
+VIGIL_BUILD_TARGET=vigil scripts/setup.sh
 build=${VIGIL_BUILD_DIR:-build}
 
 config=${1:-}

@@ -7,6 +7,8 @@
 #                     (machines without internet; CI uses ../shared/models/yolox-nano)
 #   VIGIL_BUILD_DIR   build directory (default: build)
 #   VIGIL_CMAKE_ARGS  extra arguments for cmake's configure step
+#   VIGIL_BUILD_TARGET  build only this target (build-and-run.sh: vigil, so that the first
+#                     detection does not wait for the test suite's build); default: everything
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -21,4 +23,4 @@ fi
 build=${VIGIL_BUILD_DIR:-build}
 # shellcheck disable=SC2086  # VIGIL_CMAKE_ARGS is a list of arguments
 cmake -S . -B "$build" -G Ninja -DVIGIL_WERROR=ON ${VIGIL_CMAKE_ARGS:-}
-cmake --build "$build"
+cmake --build "$build" ${VIGIL_BUILD_TARGET:+--target "$VIGIL_BUILD_TARGET"}
