@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "daemon/base/log.h"
 #include "daemon/base/model_location.h"
 #include "daemon/commands/detector_cli.h"
 #include "daemon/commands/served_certificate.h"
@@ -32,7 +33,12 @@ namespace {
 // the compile cache.
 template <typename Line>
 void printVitisAi(const NpuEnvironment& env, const VitisAiSettings& settings, Line&& line) {
+  // ONNX Runtime's own words for a runtime without the EP would only repeat the line below.
+  const auto npuLog = logger("npu");
+  const auto level = npuLog->level();
+  npuLog->set_level(spdlog::level::off);
   auto state = vitisAiRuntimeState(settings);
+  npuLog->set_level(level);
   line("vitisai", state ? *state : "NOT USABLE: " + state.error().message);
   auto generation = npuGeneration(env);
   if (!settings.target.empty()) {
@@ -269,13 +275,14 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   printProcessSetup(env, line);
   printPowerSources(options.root, line);
   const std::vector<std::string> problems = npuEnvironmentProblems(env);
-  for (const std::string& p : problems) line("problem", p);
-  // A box without an NPU is a normal case: say what that means instead of leaving "problem"
-  // lines to alarm its owner.
-  if (!env.deviceExists && !env.driverLoaded) {
+  // A box without an NPU is a normal case: what an NPU would need is said as that, not as
+  // problems to alarm its owner.
+  const bool noNpu = !env.deviceExists && !env.driverLoaded;
+  for (const std::string& p : problems) line(noNpu ? "for an NPU" : "problem", p);
+  if (noNpu) {
     line("verdict",
          "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
-         "else cpu); the problems above matter only for an NPU");
+         "else cpu); the lines \"for an NPU\" matter only on a box with one");
   } else {
     line("verdict", problems.empty() ? "the NPU is ready for Vigil"
                                      : "an NPU is here but not ready: fix the problems above");

@@ -32,7 +32,7 @@ class OrtCpuStageRuntime final : public NpuRuntime {
     lib_ = *lib;
     if (!session_) session_ = std::make_unique<OrtStageSession>(*lib_);
     if (env_ != nullptr) return {};
-    return ortCheck(*lib_, lib_->api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "vigil-npu-cpu", &env_));
+    return ortCheck(*lib_, createLoggedOrtEnv(*lib_, "vigil-npu-cpu", &env_));
   }
 
   Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& directory) override {

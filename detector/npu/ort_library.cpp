@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <onnxruntime_c_api.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <map>
@@ -64,6 +65,41 @@ Expected<OrtLibrary> open(const std::string& file) {
 }  // namespace
 
 int ortApiVersionNeeded() { return ORT_API_VERSION; }
+
+namespace {
+
+void logOrtMessage(void* /*param*/, OrtLoggingLevel severity, const char* /*category*/,
+                   const char* logid, const char* /*location*/, const char* message) {
+  auto log = spdlog::get("npu");
+  if (!log) log = spdlog::default_logger();
+  spdlog::level::level_enum level = spdlog::level::trace;
+  switch (severity) {
+    case ORT_LOGGING_LEVEL_VERBOSE:
+      level = spdlog::level::trace;
+      break;
+    case ORT_LOGGING_LEVEL_INFO:
+      level = spdlog::level::debug;
+      break;
+    case ORT_LOGGING_LEVEL_WARNING:
+      level = spdlog::level::warn;
+      break;
+    case ORT_LOGGING_LEVEL_ERROR:
+      level = spdlog::level::err;
+      break;
+    case ORT_LOGGING_LEVEL_FATAL:
+      level = spdlog::level::critical;
+      break;
+  }
+  log->log(level, "ONNX Runtime ({}): {}", logid != nullptr ? logid : "?",
+           message != nullptr ? message : "");
+}
+
+}  // namespace
+
+OrtStatus* createLoggedOrtEnv(const OrtLibrary& lib, const char* logid, OrtEnv** env) {
+  return lib.api->CreateEnvWithCustomLogger(logOrtMessage, nullptr, ORT_LOGGING_LEVEL_WARNING,
+                                            logid, env);
+}
 
 Expected<const OrtLibrary*> loadOrtLibrary(const std::string& where) {
   static std::mutex mutex;

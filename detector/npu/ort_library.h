@@ -6,6 +6,8 @@
 #include "detector/error.h"
 
 struct OrtApi;
+struct OrtEnv;
+struct OrtStatus;
 
 namespace vigil {
 
@@ -23,6 +25,11 @@ struct OrtLibrary {
 // the dynamic linker's libonnxruntime.so.1 (the one cpu-ort uses). Loaded once per path and kept
 // for the life of the process. Errors name the file and, for an old runtime, both versions.
 Expected<const OrtLibrary*> loadOrtLibrary(const std::string& where);
+
+// An OrtEnv whose messages (warnings and worse) go to Vigil's log, logger "npu" (spdlog's default
+// before the daemon made it), each at its own level, instead of ONNX Runtime's own coloured lines
+// on standard error, outside the log. `logid` names the environment in each message.
+OrtStatus* createLoggedOrtEnv(const OrtLibrary& lib, const char* logid, OrtEnv** env);
 
 // The API version this build needs, for messages ("C API 21, ONNX Runtime 1.21 or newer").
 int ortApiVersionNeeded();

@@ -86,7 +86,7 @@ class VitisAiRuntime final : public NpuRuntime {
     lib_ = *lib;
     if (!session_) session_ = std::make_unique<OrtStageSession>(*lib_);
     if (env_ == nullptr) {
-      if (auto ok = check(lib_->api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "vigil-npu", &env_));
+      if (auto ok = check(createLoggedOrtEnv(*lib_, "vigil-npu", &env_));
           !ok) {
         return ok;
       }

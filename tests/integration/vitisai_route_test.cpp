@@ -244,8 +244,17 @@ TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
   EXPECT_NE(out.find("vitisai target   unknown: no NPU recognised"), std::string::npos) << out;
   EXPECT_NE(out.find("verdict          no NPU on this machine: Vigil runs on the CPU"),
             std::string::npos)
-      << "what the problem lines mean on a CPU-only box\n"
+      << "what the NPU's needs mean on a CPU-only box\n"
       << out;
+  EXPECT_EQ(out.find("problem "), std::string::npos)
+      << "no NPU here: what one would need is said \"for an NPU\", not as problems\n"
+      << out;
+  EXPECT_NE(out.find("for an NPU       /dev/accel/accel0: no NPU device node"), std::string::npos)
+      << out;
+  // ONNX Runtime's own error for the missing EP (its coloured line on standard error, outside
+  // the log) would only repeat the vitisai line.
+  EXPECT_EQ(out.find("onnxruntime:vigil-npu"), std::string::npos) << out;
+  EXPECT_EQ(out.find("ONNX Runtime (vigil-npu)"), std::string::npos) << out;
   EXPECT_NE(out.find("for ONNX Runtime's Vitis AI EP (int8 compiler, at least 113 nodes on the "
                      "NPU), canary canary.jpg"),
             std::string::npos)
