@@ -9,6 +9,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/commands/media_inputs.h"
+#include "daemon/commands/progress_line.h"
 #include "detector/annotate.h"
 
 namespace vigil {
@@ -160,14 +161,21 @@ int runDetectCommand(const DetectCommandOptions& options, std::ostream& out) {
     }
   }
   DetectRun run(options, **detector, out);
+  std::vector<MediaItem> all;
   for (const std::string& path : options.paths) {
     auto items = expandMediaPath(path);
     if (!items) {
       run.fail(items.error().message);
       continue;
     }
-    for (const MediaItem& item : *items) run.process(item);
+    all.insert(all.end(), items->begin(), items->end());
   }
+  ProgressLine progress("detect", "file(s)", all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    progress.update(i);
+    run.process(all[i]);
+  }
+  progress.done();
   return run.finish();
 }
 

@@ -7,6 +7,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/commands/media_inputs.h"
+#include "daemon/commands/progress_line.h"
 
 namespace vigil {
 
@@ -63,7 +64,9 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
   DetectionResult result;
   int failures = 0;
   double inferenceMs = 0;
+  ProgressLine progress("eval", "images", dataset->images.size());
   for (const CocoImage& image : dataset->images) {
+    progress.update(static_cast<std::size_t>(&image - dataset->images.data()));
     std::filesystem::path path = std::filesystem::path(options.images) / image.fileName;
     const InputSpec& input = (*detector)->manifest().input;
     auto read = options.scaledDecode ? readJpegScaled(path, cv::Size(input.width, input.height))

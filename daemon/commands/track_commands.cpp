@@ -11,6 +11,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/commands/line_commands.h"
+#include "daemon/commands/progress_line.h"
 #include "daemon/events/person_tracks.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_io.h"
@@ -164,7 +165,10 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   cv::Mat frame;
   int tracked = 0;
   int previousIndex = 0;  // the frame tracked before this one
+  const double frames = video.get(cv::CAP_PROP_FRAME_COUNT);
+  ProgressLine progress("track", "frames", frames > 0 ? static_cast<std::size_t>(frames) : 0);
   for (int index = 1; video.read(frame); ++index) {
+    progress.update(static_cast<std::size_t>(index));
     if ((index - 1) % stride != 0) continue;
     double time = video.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
     if (options.clock == "frames") time = tracked / BoxKalman::kReferenceFps;
@@ -179,6 +183,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     previousIndex = index;
     ++tracked;
   }
+  progress.done();
   if (tracked == 0) {
     log->error("{}: no decodable frames", options.video);
     return 2;
