@@ -113,6 +113,19 @@ Expected<std::unique_ptr<TrackLineWriter>> lineWriterFor(const TrackCommandOptio
   return std::make_unique<TrackLineWriter>(std::move(*lines), file);
 }
 
+// `path` opened by FFmpeg, or why not.
+Expected<void> openVideo(cv::VideoCapture& video, const std::string& path) {
+  try {
+    video.open(path, cv::CAP_FFMPEG);
+  } catch (const cv::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: cannot open video: {}", path, e.what());
+  }
+  if (!video.isOpened()) {
+    return makeError(ErrorCode::kInvalidData, "{}: not a video FFmpeg can open", path);
+  }
+  return {};
+}
+
 }  // namespace
 
 int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
@@ -127,14 +140,8 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     return 2;
   }
   cv::VideoCapture video;
-  try {
-    video.open(options.video, cv::CAP_FFMPEG);
-  } catch (const cv::Exception& e) {
-    log->error("{}: cannot open video: {}", options.video, e.what());
-    return 2;
-  }
-  if (!video.isOpened()) {
-    log->error("{}: not a video FFmpeg can open", options.video);
+  if (auto opened = openVideo(video, options.video); !opened) {
+    log->error("{}", opened.error().message);
     return 2;
   }
   const double videoFps = video.get(cv::CAP_PROP_FPS);

@@ -104,6 +104,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   }
   // True at most once per 10 s per `last`.
   static bool shouldLog(Clock::time_point& last);
+  // A TLS handshake with `peer` failed for `reason` (plain HTTP on the TLS port included):
+  // counted, and a warning with what to check at most once a minute per address.
+  void tlsHandshakeFailed(const std::string& peer, const std::string& reason);
   // A stream opens (http_stream.cpp): counted, or, at the limit of open streams, the 503 that
   // answers it instead. streamClosed(): it ended.
   std::optional<HttpResponse> openStream();

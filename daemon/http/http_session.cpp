@@ -99,7 +99,7 @@ void HttpServer::Impl::Session::onFirstBytes(beast::error_code ec, std::size_t b
   const auto* first = static_cast<const unsigned char*>(buffer_.data().data());
   if (bytes == 0 || *first != kTlsHandshakeRecord) {
     // Plain HTTP on the TLS port: say so in clear text rather than close without a word.
-    server_->counters_.tlsHandshakeFailures.fetch_add(1, std::memory_order_relaxed);
+    server_->tlsHandshakeFailed(peer_, "plain HTTP sent to the TLS port (use https://)");
     waiting_ = false;
     HttpResponse response =
         textResponse(400, "this port speaks HTTPS: use https:// (plain HTTP is not served here)\n");
@@ -115,13 +115,7 @@ void HttpServer::Impl::Session::onFirstBytes(beast::error_code ec, std::size_t b
 void HttpServer::Impl::Session::onHandshake(beast::error_code ec, std::size_t used) {
   if (ec) {
     if (ec != asio::error::operation_aborted && !server_->stopped_) {
-      server_->counters_.tlsHandshakeFailures.fetch_add(1, std::memory_order_relaxed);
-      if (server_->handshakeLog_.due(peer_, std::chrono::steady_clock::now())) {
-        server_->log_->warn(
-            "TLS handshake with {} failed: {}{} (at most one line a minute per "
-            "address; all counted in vigil_http_tls_handshake_failures_total)",
-            peer_, ec.message(), handshakeFailureHint(ec.message()));
-      }
+      server_->tlsHandshakeFailed(peer_, ec.message());
     }
     return lowest().close();
   }
@@ -271,6 +265,15 @@ void HttpServer::Impl::Session::shutdown() {
   beast::error_code ignored;
   tcp_.socket().shutdown(tcp::socket::shutdown_send, ignored);
   lingerThenClose(tcp_, shared_from_this());
+}
+
+void HttpServer::Impl::tlsHandshakeFailed(const std::string& peer, const std::string& reason) {
+  counters_.tlsHandshakeFailures.fetch_add(1, std::memory_order_relaxed);
+  if (!handshakeLog_.due(peer, std::chrono::steady_clock::now())) return;
+  log_->warn(
+      "TLS handshake with {} failed: {}{} (at most one line a minute per address; all counted "
+      "in vigil_http_tls_handshake_failures_total)",
+      peer, reason, handshakeFailureHint(reason));
 }
 
 }  // namespace vigil
