@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "detector/npu/ort_log.h"
+
 namespace vigil {
 
 namespace {
@@ -39,7 +41,8 @@ Expected<std::shared_ptr<Ort::Env>> sharedEnv() {
   static std::weak_ptr<Ort::Env> weak;
   std::lock_guard lock(mutex);
   if (auto env = weak.lock()) return env;
-  auto env = std::make_shared<Ort::Env>(ORT_LOGGING_LEVEL_WARNING, "vigil");
+  auto env = std::make_shared<Ort::Env>(ORT_LOGGING_LEVEL_WARNING, "vigil", logOrtMessage,
+                                        const_cast<char*>("detector"));
   weak = env;
   return env;
 }

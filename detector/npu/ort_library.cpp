@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "detector/npu/ort_log.h"
+
 namespace vigil {
 
 namespace {
@@ -66,11 +68,9 @@ Expected<OrtLibrary> open(const std::string& file) {
 
 int ortApiVersionNeeded() { return ORT_API_VERSION; }
 
-namespace {
-
-void logOrtMessage(void* /*param*/, OrtLoggingLevel severity, const char* /*category*/,
+void logOrtMessage(void* param, OrtLoggingLevel severity, const char* /*category*/,
                    const char* logid, const char* /*location*/, const char* message) {
-  auto log = spdlog::get("npu");
+  auto log = spdlog::get(param != nullptr ? static_cast<const char*>(param) : "npu");
   if (!log) log = spdlog::default_logger();
   spdlog::level::level_enum level = spdlog::level::trace;
   switch (severity) {
@@ -93,8 +93,6 @@ void logOrtMessage(void* /*param*/, OrtLoggingLevel severity, const char* /*cate
   log->log(level, "ONNX Runtime ({}): {}", logid != nullptr ? logid : "?",
            message != nullptr ? message : "");
 }
-
-}  // namespace
 
 OrtStatus* createLoggedOrtEnv(const OrtLibrary& lib, const char* logid, OrtEnv** env) {
   return lib.api->CreateEnvWithCustomLogger(logOrtMessage, nullptr, ORT_LOGGING_LEVEL_WARNING,
