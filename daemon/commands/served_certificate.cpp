@@ -75,21 +75,12 @@ bool covers(X509* cert, const std::string& host) {
                          nullptr) == 1;
 }
 
-// The host of `listen` (host:port, an IPv6 host in brackets), without its brackets.
-std::string listenHost(const std::string& listen) {
-  std::string host = listen.substr(0, listen.rfind(':'));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  return host;
-}
-
 // The names a client would connect with: the listen address, "localhost" beside a loopback
 // one, this machine's names and addresses when it listens on every address.
 std::vector<std::string> namesClientsUse(const HttpConfig& http,
                                          const ServedCertificateOptions& options) {
-  const std::string host = listenHost(http.listen);
-  if (host.empty() || host == "0.0.0.0" || host == "::") return options.hostNames;
+  if (http.listensOnEveryAddress()) return options.hostNames;
+  const std::string host = http.listenHost();
   std::vector<std::string> names{host};
   if (http.listensOnLoopback() && host != "localhost") names.emplace_back("localhost");
   return names;

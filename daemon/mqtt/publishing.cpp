@@ -16,7 +16,7 @@ std::string statusPageUrl(const HttpConfig& http) {
   std::string host = http.listen.substr(0, colon);
   const std::string port = http.listen.substr(colon + 1);
   if (http.listensOnLoopback()) return "";
-  if (host == "0.0.0.0" || host == "[::]" || host.empty()) {
+  if (http.listensOnEveryAddress()) {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0) return "";
     host = name;

@@ -37,10 +37,22 @@ std::string_view pixelFormatName(PixelFormatChoice format) {
 
 std::string_view hwAccelName(HwAccel accel) { return accel == HwAccel::kVaapi ? "vaapi" : "none"; }
 
-bool HttpConfig::listensOnLoopback() const {
+std::string HttpConfig::listenHost() const {
   std::string host = listen.substr(0, listen.rfind(':'));
-  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
+bool HttpConfig::listensOnLoopback() const {
+  const std::string host = listenHost();
   return host == "localhost" || host.starts_with("127.") || host == "::1";
+}
+
+bool HttpConfig::listensOnEveryAddress() const {
+  const std::string host = listenHost();
+  return host.empty() || host == "0.0.0.0" || host == "::";
 }
 
 std::vector<std::string> zoneNames(const CameraConfig& camera) {

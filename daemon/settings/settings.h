@@ -137,8 +137,12 @@ struct HttpConfig {
   // With logins: /metrics, /healthz and /readyz need one too (camera views always do).
   bool metricsNeedLogin = false;
 
+  // The host of `listen`, an IPv6 one without its brackets ("::1", "0.0.0.0", "hall.lan").
+  std::string listenHost() const;
   // The host of `listen` is a loopback address (127.0.0.0/8, ::1, localhost).
   bool listensOnLoopback() const;
+  // The host of `listen` is every address (0.0.0.0, ::, or none given).
+  bool listensOnEveryAddress() const;
   // The web configuration has basic_auth_users.
   bool hasLogins() const { return web && !web->basicAuthUsers.empty(); }
   // Camera views answer 403: not on loopback and no logins (RouteAccess::kCameraView).
