@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,24 +73,13 @@ void logOrtMessage(void* param, OrtLoggingLevel severity, const char* /*category
                    const char* logid, const char* /*location*/, const char* message) {
   auto log = spdlog::get(param != nullptr ? static_cast<const char*>(param) : "npu");
   if (!log) log = spdlog::default_logger();
-  spdlog::level::level_enum level = spdlog::level::trace;
-  switch (severity) {
-    case ORT_LOGGING_LEVEL_VERBOSE:
-      level = spdlog::level::trace;
-      break;
-    case ORT_LOGGING_LEVEL_INFO:
-      level = spdlog::level::debug;
-      break;
-    case ORT_LOGGING_LEVEL_WARNING:
-      level = spdlog::level::warn;
-      break;
-    case ORT_LOGGING_LEVEL_ERROR:
-      level = spdlog::level::err;
-      break;
-    case ORT_LOGGING_LEVEL_FATAL:
-      level = spdlog::level::critical;
-      break;
-  }
+  // By OrtLoggingLevel: VERBOSE, INFO (ONNX Runtime's chatter: debug), WARNING, ERROR, FATAL.
+  static constexpr spdlog::level::level_enum kLevels[] = {
+      spdlog::level::trace, spdlog::level::debug, spdlog::level::warn, spdlog::level::err,
+      spdlog::level::critical};
+  const auto index = static_cast<std::size_t>(severity);
+  const spdlog::level::level_enum level =
+      index < std::size(kLevels) ? kLevels[index] : spdlog::level::critical;
   log->log(level, "ONNX Runtime ({}): {}", logid != nullptr ? logid : "?",
            message != nullptr ? message : "");
 }
