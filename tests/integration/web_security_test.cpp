@@ -215,7 +215,8 @@ TEST(WebSecurityTest, ARefusedCertificateIsLoggedWithTheReasonOnceAMinute) {
 // Chromium refuses to fetch, and still get in (the browser keeps the login for the origin).
 TEST(WebSecurityTest, ThePageWorksOpenedWithTheLoginInItsUrl) {
   VIGIL_REQUIRE_CURL_AND_CLIP();
-  if (access(testing::kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  ASSERT_EQ(access(testing::kChromium, X_OK), 0)
+      << testing::kChromium << " is not installed (scripts/install-deps.sh installs chromium)";
   TempDir dir;
   testing::TestPki pki(dir.path() / "pki");
   ASSERT_TRUE(pki.generate());
