@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git ca-certificates curl
   # detector and command line
-  libopencv-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
+  libopencv-dev libjpeg62-turbo-dev libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libexpected-dev
   nlohmann-json3-dev libssl-dev
   # HTTP logins: bcrypt from libxcrypt (crypt_rn), TLS from OpenSSL (libssl-dev above)
   libcrypt-dev

@@ -204,6 +204,7 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
   auto lastFrame = SteadyClock::now();
   bool announced = false;
   bool keyframesOnly = false;  // told to the source: the camera is idle under motion gating
+  supervision.health.newSession();
   while (!stopping_) {
     counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
     // Every frame in use (the detector holds one, the slot another): this one is read into
@@ -234,6 +235,7 @@ Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
       (*handle)->picture.billTo(counters.decoding);
       handOff(std::move(*handle), lastFrame);
       followKeyframesOnly(*sink_, source, keyframesOnly);
+      if (auto lost = supervision.health.decodedUnusable(stallTimeout)) return {*lost, false};
       continue;
     }
     const Error& e = ok.error();

@@ -17,7 +17,7 @@ struct CameraCounters {
   std::atomic<std::uint64_t> captured{0};      // frames read from the source
   std::atomic<std::uint64_t> skipped{0};       // replaced in the slot before the detector took them
   std::atomic<std::uint64_t> dropped{0};       // no free frame in the pool
-  std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported
+  std::atomic<std::uint64_t> decodeErrors{0};  // corrupt frames the source reported at capture
   std::atomic<std::uint64_t> lost{0};          // frames the device produced but never delivered
   std::atomic<std::uint64_t> detected{0};      // frames the detector processed
   std::atomic<std::uint64_t> reconnects{0};    // times the source was reopened after a loss
@@ -36,6 +36,11 @@ struct CameraCounters {
     return static_cast<double>(captureThreadCpuNanos.load(std::memory_order_relaxed) +
                                decoding->cpuNanosElsewhere.load(std::memory_order_relaxed)) *
            1e-9;
+  }
+  // Corrupt frames: refused at capture (the source's reads), and pictures refused when decoded
+  // (on demand, on whichever thread took them: DecodeAccount). vigil_camera_decode_errors_total.
+  std::uint64_t decodeErrorsTotal() const {
+    return decodeErrors.load(std::memory_order_relaxed) + decoding->corrupt();
   }
   // Motion gating: the gate's state (a MotionState, written by the capture thread), and what the
   // detector says of persons (a MotionGate::Person, written by the control thread).

@@ -13,6 +13,7 @@ extern "C" {
 #include <exception>
 #include <mutex>
 #include <opencv2/imgproc.hpp>
+#include <optional>
 #include <vector>
 
 #include "daemon/capture/jpeg_frame.h"
@@ -55,6 +56,16 @@ cv::Size coveringSize(cv::Size full, cv::Size atLeast) {
 
 thread_local bool tlCaptureThread = false;
 
+// A conversion, with what OpenCV throws as a corrupt frame.
+template <typename Make>
+Expected<void> makeSafely(Make make) {
+  try {
+    return make();
+  } catch (const std::exception& e) {
+    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", e.what());
+  }
+}
+
 }  // namespace
 
 struct CapturedPicture::State {
@@ -83,7 +94,7 @@ struct CapturedPicture::State {
   AVFrame* ffmpeg = nullptr;        // kFfmpeg (allocated on first use, then reused)
   AVFrame* downloaded = nullptr;    // a VAAPI picture's pixels, fetched from the GPU when taken
   bool isDownloaded = false;
-  cv::Mat pixels;                   // kBgr
+  cv::Mat pixels;  // kBgr
 
   // What was made of it, on demand.
   mutable std::mutex mutex;
@@ -95,6 +106,11 @@ struct CapturedPicture::State {
   std::uint64_t decodes = 0;
   std::shared_ptr<DecodeAccount> account;
   bool frameBilled = false;  // this frame (or the one it is a copy of) is in account->frames
+  // The first decode's verdict (kept by assign()): reported to the account, and a refusal
+  // repeated to every later taker.
+  bool judged = false;
+  std::optional<Error> refused;
+  JpegMessages jpegMessages;  // what libjpeg said of the latest JPEG decode
 
   // Bills one decode that started at `cpuBefore` (this thread's CPU clock).
   void billDecode(std::int64_t cpuBefore) {
@@ -107,6 +123,21 @@ struct CapturedPicture::State {
     }
   }
 
+  // The outcome of a decode of this picture: the first is its verdict, reported to the account
+  // with what libjpeg said; a later size that fails (never for a JPEG: libjpeg's verdict is the
+  // same at every scale) refuses the picture from then on, and is reported too.
+  Expected<void> judge(Expected<void> made) {
+    const bool first = !judged;
+    judged = true;
+    if (made && !first) return made;
+    if (!made) refused = made.error();
+    if (account) {
+      account->report(first && form == PictureForm::kJpeg ? &jpegMessages : nullptr,
+                      made ? nullptr : &made.error());
+    }
+    return made;
+  }
+
   ~State() {
     sws_freeContext(scaler);
     av_frame_free(&ffmpeg);
@@ -117,6 +148,8 @@ struct CapturedPicture::State {
     full.valid = reduced.valid = grey.valid = false;
     decodes = 0;
     frameBilled = false;
+    judged = false;
+    refused.reset();
     isDownloaded = false;
     if (downloaded != nullptr) av_frame_unref(downloaded);
     if (ffmpeg != nullptr) av_frame_unref(ffmpeg);
@@ -160,7 +193,7 @@ struct CapturedPicture::State {
   Expected<void> makeBgr(cv::Size to, int reduction, cv::Mat& out) {
     switch (form) {
       case PictureForm::kJpeg:
-        return decodeJpeg(bytes, size, reduction, false, out);
+        return decodeJpeg(bytes, size, reduction, false, out, jpegMessages);
       case PictureForm::kYuyv: {
         const cv::Mat yuyv(size, CV_8UC2, bytes.data(), bytesPerLine);
         if (to == size) {
@@ -188,7 +221,8 @@ struct CapturedPicture::State {
                                               size.height / size.width))));
     switch (form) {
       case PictureForm::kJpeg:
-        return decodeJpeg(bytes, size, jpegReduction(size, cv::Size(small.width, 1)), true, out);
+        return decodeJpeg(bytes, size, jpegReduction(size, cv::Size(small.width, 1)), true, out,
+                          jpegMessages);
       case PictureForm::kYuyv: {
         const cv::Mat yuyv(size, CV_8UC2, bytes.data(), bytesPerLine);
         cv::extractChannel(yuyv, scratch, 0);  // Y: every other byte, no colour conversion
@@ -280,6 +314,8 @@ void CapturedPicture::assign(const CapturedPicture& other) {
   {
     std::lock_guard lock(o.mutex);
     s.frameBilled = o.frameBilled;
+    s.judged = o.judged;
+    s.refused = o.refused;
   }
   s.size = o.size;
   s.form = o.form;
@@ -332,14 +368,13 @@ Expected<cv::Mat> CapturedPicture::bgr(cv::Size atLeast) const {
     to = coveringSize(s.size, atLeast);
   }
   std::lock_guard lock(s.mutex);
+  if (s.refused) return tl::unexpected(*s.refused);
   State::DecodedCopy& copy = to == s.size ? s.full : s.reduced;
   if (copy.valid && copy.pixels.size() == to) return copy.pixels;
   const std::int64_t cpuBefore = threadCpuNanos();
-  try {
-    cv::Mat& out = copy.target();
-    if (auto made = s.makeBgr(to, reduction, out); !made) return tl::unexpected(made.error());
-  } catch (const std::exception& e) {  // what OpenCV throws
-    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", e.what());
+  cv::Mat& out = copy.target();
+  if (auto made = s.judge(makeSafely([&] { return s.makeBgr(to, reduction, out); })); !made) {
+    return tl::unexpected(made.error());
   }
   copy.valid = true;
   s.billDecode(cpuBefore);
@@ -350,17 +385,15 @@ Expected<cv::Mat> CapturedPicture::grey(int minWidth) const {
   State& s = *state_;
   if (s.form == PictureForm::kNone) return makeError(ErrorCode::kInvalidData, "no picture");
   std::lock_guard lock(s.mutex);
+  if (s.refused) return tl::unexpected(*s.refused);
   if (s.grey.valid && s.grey.pixels.cols >= std::min(minWidth, s.size.width)) {
     return s.grey.pixels;
   }
   const std::int64_t cpuBefore = threadCpuNanos();
-  try {
-    cv::Mat& out = s.grey.target();
-    if (auto made = s.makeGrey(std::max(1, minWidth), out); !made) {
-      return tl::unexpected(made.error());
-    }
-  } catch (const std::exception& e) {
-    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", e.what());
+  cv::Mat& out = s.grey.target();
+  if (auto made = s.judge(makeSafely([&] { return s.makeGrey(std::max(1, minWidth), out); }));
+      !made) {
+    return tl::unexpected(made.error());
   }
   s.grey.valid = true;
   s.billDecode(cpuBefore);

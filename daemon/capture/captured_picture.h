@@ -7,6 +7,7 @@
 #include <opencv2/core.hpp>
 #include <span>
 
+#include "daemon/capture/decode_account.h"
 #include "detector/error.h"
 
 struct AVFrame;
@@ -20,14 +21,6 @@ enum class PictureForm {
   kJpeg,    // one JPEG (V4L2 MJPEG, an MJPEG network stream): decoded by libjpeg(-turbo)
   kYuyv,    // packed YUYV 4:2:2 (V4L2)
   kFfmpeg,  // a picture FFmpeg's decoder made (H.264, H.265, ...), held by reference
-};
-
-// Where a camera's pictures bill their decoding, wherever it happens: frames turned into pixels
-// (once a frame, however many sizes), and the CPU their decoding took on threads other than the
-// camera's capture thread (whose own CPU clock already counts what it does itself).
-struct DecodeAccount {
-  std::atomic<std::uint64_t> frames{0};
-  std::atomic<std::int64_t> cpuNanosElsewhere{0};
 };
 
 // Where a frame's bytes become pixels. A picture is kept as it arrived (the JPEG bytes, the raw
@@ -46,8 +39,11 @@ struct DecodeAccount {
 // the frame off); bgr(), grey() and the accessors may then be called from several threads at
 // once (a mutex guards the decoded copies). The Mats they return share the picture's storage
 // and are valid until the picture is filled again.
-// Failure: a picture whose bytes do not decode is kInvalidData "corrupt frame: ...", never the
-// previous picture again; nothing throws.
+// Failure: a picture whose bytes do not decode, or whose JPEG decode says its data is damaged
+// or cut short, is kInvalidData "corrupt frame: ...", never the previous picture again; nothing
+// throws. The first decode's verdict is the picture's: a refused picture is refused at every size
+// without decoding again, and the verdict (with what libjpeg said, harmless or not) is reported
+// once to the account it is billed to (DecodeAccount::report: counted, logged per camera).
 class CapturedPicture {
  public:
   CapturedPicture();

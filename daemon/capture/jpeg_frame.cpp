@@ -1,7 +1,15 @@
 #include "daemon/capture/jpeg_frame.h"
 
+// jpeglib.h needs FILE and size_t declared before it.
+#include <cstdio>
+// clang-format off
+#include <jpeglib.h>
+#include <jerror.h>
+// clang-format on
+
+#include <algorithm>
+#include <csetjmp>
 #include <exception>
-#include <opencv2/imgcodecs.hpp>
 
 namespace vigil {
 
@@ -19,48 +27,124 @@ bool hasJpegEnd(std::span<const std::uint8_t> data) {
   return false;
 }
 
-// Marks no camera picture will have in both corners at once (see decodeJpeg).
-const cv::Vec3b kMarkFirst(0x5A, 0xA5, 0x3C);
-const cv::Vec3b kMarkLast(0xC3, 0x5A, 0xA5);
-constexpr std::uint8_t kGreyMarkFirst = 0x5A;
-constexpr std::uint8_t kGreyMarkLast = 0xA5;
+// libjpeg's error manager, extended: where error_exit jumps back to, and where messages go.
+// `pub` first: libjpeg hands its callbacks cinfo->err, a pointer to it.
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  JpegMessages* messages;
+};
 
-void markCorners(cv::Mat& image) {
-  if (image.type() == CV_8UC3) {
-    image.at<cv::Vec3b>(0, 0) = kMarkFirst;
-    image.at<cv::Vec3b>(image.rows - 1, image.cols - 1) = kMarkLast;
-  } else {
-    image.at<std::uint8_t>(0, 0) = kGreyMarkFirst;
-    image.at<std::uint8_t>(image.rows - 1, image.cols - 1) = kGreyMarkLast;
+JpegMessageKind kindOfWarning(int code) {
+  switch (code) {
+    case JWRN_EXTRANEOUS_DATA:
+      return JpegMessageKind::kExtraneousBytes;
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+      return JpegMessageKind::kMetadata;
+    case JWRN_HIT_MARKER:
+    case JWRN_JPEG_EOF:
+      return JpegMessageKind::kTruncated;
+    default:  // bad Huffman or arithmetic code, must resync, bad scan parameters, ...
+      return JpegMessageKind::kDamagedData;
   }
 }
 
-bool cornersMarked(const cv::Mat& image) {
-  if (image.type() == CV_8UC3) {
-    return image.at<cv::Vec3b>(0, 0) == kMarkFirst &&
-           image.at<cv::Vec3b>(image.rows - 1, image.cols - 1) == kMarkLast;
-  }
-  return image.at<std::uint8_t>(0, 0) == kGreyMarkFirst &&
-         image.at<std::uint8_t>(image.rows - 1, image.cols - 1) == kGreyMarkLast;
+// Keeps the first message of each kind, formatted.
+void keep(j_common_ptr cinfo, JpegMessageKind kind) {
+  auto* manager = reinterpret_cast<ErrorManager*>(cinfo->err);
+  const auto k = static_cast<std::size_t>(kind);
+  if (manager->messages->said[k]) return;
+  manager->messages->said[k] = true;
+  (*cinfo->err->format_message)(cinfo, manager->messages->text[k].data());
 }
 
-int readFlags(int reduction, bool grey) {
-  int flags = grey ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR;
-  switch (reduction) {
-    case 2:
-      flags = grey ? cv::IMREAD_REDUCED_GRAYSCALE_2 : cv::IMREAD_REDUCED_COLOR_2;
-      break;
-    case 4:
-      flags = grey ? cv::IMREAD_REDUCED_GRAYSCALE_4 : cv::IMREAD_REDUCED_COLOR_4;
-      break;
-    case 8:
-      flags = grey ? cv::IMREAD_REDUCED_GRAYSCALE_8 : cv::IMREAD_REDUCED_COLOR_8;
-      break;
-    default:
-      break;
+// libjpeg gives up: back to runLibjpeg's setjmp (libjpeg's own way out; nothing on the way has
+// a destructor).
+[[noreturn]] void onError(j_common_ptr cinfo) {
+  keep(cinfo, JpegMessageKind::kUndecodable);
+  std::longjmp(reinterpret_cast<ErrorManager*>(cinfo->err)->jump, 1);
+}
+
+// A warning (level -1) or a trace message (0 and above, off at trace_level 0). A damaging
+// warning ends the decode at once: the rest of the picture is not worth the CPU.
+void onMessage(j_common_ptr cinfo, int level) {
+  if (level >= 0) return;
+  ++cinfo->err->num_warnings;
+  const JpegMessageKind kind = kindOfWarning(cinfo->err->msg_code);
+  keep(cinfo, kind);
+  if (jpegMessageDamages(kind)) {
+    std::longjmp(reinterpret_cast<ErrorManager*>(cinfo->err)->jump, 1);
   }
-  // Webcams write no EXIF orientation, and honouring one would rotate into a new allocation.
-  return flags | cv::IMREAD_IGNORE_ORIENTATION;
+}
+
+// libjpeg's default writes to standard error; every message is in JpegMessages instead.
+void onOutput(j_common_ptr /*cinfo*/) {}
+
+enum class Outcome { kDecoded, kRefused, kWrongSize };
+
+// libjpeg over `data` into `rows` (`expected`'s size, `step` bytes apart). C only between the
+// setjmp and the end: a longjmp skips destructors, so nothing here has one. `decoded` gets the
+// size libjpeg would have made, when it is not `expected`.
+Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction, bool grey,
+                   std::uint8_t* rows, std::size_t step, JpegMessages& messages,
+                   cv::Size& decoded) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager manager{};
+  manager.messages = &messages;
+  cinfo.err = jpeg_std_error(&manager.pub);
+  manager.pub.error_exit = onError;
+  manager.pub.emit_message = onMessage;
+  manager.pub.output_message = onOutput;
+  if (setjmp(manager.jump) != 0) {
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kRefused;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data.data(), static_cast<unsigned long>(data.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  // checkJpegFrame read the header as libjpeg does; should they still differ, nothing of
+  // another size is allocated.
+  if (static_cast<int>(cinfo.image_width) != full.width ||
+      static_cast<int>(cinfo.image_height) != full.height) {
+    decoded = cv::Size(static_cast<int>(cinfo.image_width), static_cast<int>(cinfo.image_height));
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kWrongSize;
+  }
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = static_cast<unsigned int>(reduction);
+  cinfo.out_color_space = grey ? JCS_GRAYSCALE : JCS_EXT_BGR;
+  jpeg_start_decompress(&cinfo);
+  const cv::Size made(static_cast<int>(cinfo.output_width), static_cast<int>(cinfo.output_height));
+  if (made != jpegReducedSize(full, reduction) || cinfo.output_components != (grey ? 1 : 3)) {
+    decoded = cv::Size(made.width * reduction, made.height * reduction);
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kWrongSize;
+  }
+  constexpr JDIMENSION kRowsAtOnce = 16;
+  JSAMPROW at[kRowsAtOnce];
+  while (cinfo.output_scanline < cinfo.output_height) {
+    const JDIMENSION n = std::min(kRowsAtOnce, cinfo.output_height - cinfo.output_scanline);
+    for (JDIMENSION i = 0; i < n; ++i) at[i] = rows + (cinfo.output_scanline + i) * step;
+    if (jpeg_read_scanlines(&cinfo, at, n) == 0) {  // a memory source never suspends
+      jpeg_destroy_decompress(&cinfo);
+      return Outcome::kRefused;
+    }
+  }
+  // Reads on to the end marker: stray bytes before it are said only here.
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return Outcome::kDecoded;
+}
+
+// The message that says why a refused picture is corrupt: its first damaging one.
+std::string_view refusal(const JpegMessages& messages) {
+  for (JpegMessageKind kind : {JpegMessageKind::kUndecodable, JpegMessageKind::kDamagedData,
+                               JpegMessageKind::kTruncated}) {
+    if (messages.said[static_cast<std::size_t>(kind)]) return messages.textOf(kind);
+  }
+  return "JPEG does not decode";
 }
 
 }  // namespace
@@ -128,42 +212,60 @@ cv::Size jpegReducedSize(cv::Size full, int reduction) {
   return {(full.width + reduction - 1) / reduction, (full.height + reduction - 1) / reduction};
 }
 
+std::string_view jpegMessageKindName(JpegMessageKind kind) {
+  switch (kind) {
+    case JpegMessageKind::kExtraneousBytes:
+      return "extraneous_bytes";
+    case JpegMessageKind::kMetadata:
+      return "metadata";
+    case JpegMessageKind::kTruncated:
+      return "truncated";
+    case JpegMessageKind::kDamagedData:
+      return "damaged_data";
+    case JpegMessageKind::kUndecodable:
+      break;
+  }
+  return "undecodable";
+}
+
+bool jpegMessageDamages(JpegMessageKind kind) {
+  return kind != JpegMessageKind::kExtraneousBytes && kind != JpegMessageKind::kMetadata;
+}
+
+bool JpegMessages::saidAny() const {
+  return std::find(said.begin(), said.end(), true) != said.end();
+}
+
+bool JpegMessages::damaged() const {
+  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
+    if (said[k] && jpegMessageDamages(static_cast<JpegMessageKind>(k))) return true;
+  }
+  return false;
+}
+
 Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction,
-                          bool grey, cv::Mat& out) {
+                          bool grey, cv::Mat& out, JpegMessages& messages) {
+  messages = {};
   if (reduction != 1 && reduction != 2 && reduction != 4 && reduction != 8) {
     return makeError(ErrorCode::kInvalidArgument, "JPEG reduction 1/{}: only 1, 2, 4 and 8",
                      reduction);
   }
-  const cv::Size expected = jpegReducedSize(full, reduction);
-  const int type = grey ? CV_8UC1 : CV_8UC3;
   try {
-    // When the JPEG header does not parse, imdecode returns without touching `out` and
-    // without saying so, which would deliver the previous picture again as a new frame. A
-    // decode writes every pixel, so two marked corners that survive mean nothing was decoded.
-    const bool marked = !out.empty() && out.type() == type;
-    const uchar* storage = out.data;
-    const cv::Size size = out.size();
-    if (marked) markCorners(out);
-    // A header over the caller's bytes: no copy. The Mat* overload decodes into `out`'s
-    // storage when the size is unchanged.
-    const cv::Mat encoded(1, static_cast<int>(data.size()), CV_8UC1,
-                          const_cast<std::uint8_t*>(data.data()));
-    cv::imdecode(encoded, readFlags(reduction, grey), &out);
-    if (out.empty() || out.type() != type ||
-        (marked && out.data == storage && out.size() == size && cornersMarked(out))) {
-      return makeError(ErrorCode::kInvalidData, "corrupt frame: JPEG does not decode");
-    }
-  } catch (const std::exception& e) {  // cv::Exception and anything else OpenCV throws
+    out.create(jpegReducedSize(full, reduction), grey ? CV_8UC1 : CV_8UC3);  // reused if same
+  } catch (const std::exception& e) {  // cv::Exception: out of memory
     return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", e.what());
   }
-  // Should the header read before differ from the decoder's, a picture of another size is
-  // still not a frame of this stream.
-  if (out.size() != expected) {
+  cv::Size decoded;
+  const Outcome outcome =
+      runLibjpeg(data, full, reduction, grey, out.data, out.step, messages, decoded);
+  if (outcome == Outcome::kDecoded) return {};
+  out.release();  // what was decoded before the damage is no picture
+  if (outcome == Outcome::kWrongSize) {
     return makeError(ErrorCode::kInvalidData,
-                     "corrupt frame: JPEG decoded to {}x{}, the stream is {}x{}",
-                     out.cols * reduction, out.rows * reduction, full.width, full.height);
+                     "corrupt frame: JPEG decodes to {}x{}, the stream is {}x{}", decoded.width,
+                     decoded.height, full.width, full.height);
   }
-  return {};
+  return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
 }
 
 }  // namespace vigil

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <opencv2/core.hpp>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "detector/error.h"
 
@@ -25,11 +28,48 @@ std::optional<cv::Size> jpegDeclaredSize(std::span<const std::uint8_t> data);
 // jpeg_calc_output_dimensions).
 cv::Size jpegReducedSize(cv::Size full, int reduction);
 
+// What libjpeg says of a picture while decoding it, in a few kinds. Not every warning means
+// damage: UVC webcams put stray bytes before the end marker of every good picture.
+enum class JpegMessageKind : std::uint8_t {
+  kExtraneousBytes,  // "N extraneous bytes before marker": bytes between segments; harmless
+  kMetadata,     // an unknown JFIF revision or Adobe transform, a bad ICC marker; pixels unharmed
+  kTruncated,    // the compressed data ends early ("premature end of data segment", "of file")
+  kDamagedData,  // the compressed data is damaged ("bad Huffman code", resync, bad parameters)
+  kUndecodable,  // libjpeg gave up: an error, not a warning
+};
+inline constexpr std::size_t kJpegMessageKinds = 5;
+
+// The kind's name in metrics and logs: "extraneous_bytes", "metadata", "truncated",
+// "damaged_data", "undecodable".
+std::string_view jpegMessageKindName(JpegMessageKind kind);
+// Whether a picture of which libjpeg said this is damaged (not to be detected on nor shown).
+bool jpegMessageDamages(JpegMessageKind kind);
+
+// What libjpeg said while decoding one picture: which kinds, and the first message of each,
+// formatted as libjpeg formats it (its format_message, at most JMSG_LENGTH_MAX bytes). Fixed
+// storage: a decode allocates nothing for it.
+struct JpegMessages {
+  static constexpr std::size_t kTextLength = 200;  // JMSG_LENGTH_MAX
+  std::array<bool, kJpegMessageKinds> said{};
+  std::array<std::array<char, kTextLength>, kJpegMessageKinds> text{};
+
+  bool saidAny() const;
+  bool damaged() const;  // any kind that jpegMessageDamages
+  std::string_view textOf(JpegMessageKind kind) const {
+    return text[static_cast<std::size_t>(kind)].data();
+  }
+};
+
 // Decodes a checked JPEG of `full` size at 1/`reduction` (1, 2, 4 or 8: libjpeg's scaled IDCT,
 // the size rounded up as libjpeg does) into `out`, BGR or grey, reusing `out`'s storage when its
-// size is unchanged. A JPEG that does not decode is kInvalidData "corrupt frame: ...", and `out`
-// then holds no usable picture (never the previous one again).
+// size is unchanged. libjpeg(-turbo) is called directly, with an error manager of its own: none
+// of libjpeg's messages reaches standard error; they are in `messages` for the caller, who knows
+// the camera, to count and log. A picture whose decode says its data is damaged or cut short
+// (jpegMessageDamages) is corrupt, as one libjpeg gives up on: decoding stops at the first such
+// message (TurboJPEG's stop-on-warning), and the result is kInvalidData "corrupt frame: ..."
+// with `out` then holding no picture (never the previous one again). Harmless warnings (stray
+// bytes before a marker) are in `messages` and the picture is used.
 Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction,
-                          bool grey, cv::Mat& out);
+                          bool grey, cv::Mat& out, JpegMessages& messages);
 
 }  // namespace vigil

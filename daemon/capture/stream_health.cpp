@@ -9,7 +9,9 @@
 namespace vigil {
 
 StreamHealth::StreamHealth(std::string camera, CameraCounters& counters)
-    : camera_(std::move(camera)), counters_(counters), cpuCharged_(threadCpuNanos()) {}
+    : camera_(std::move(camera)), counters_(counters), cpuCharged_(threadCpuNanos()) {
+  counters_.decoding->setCamera(camera_);  // its pictures' decoders log with the camera's name
+}
 
 void StreamHealth::chargeCpu() {
   const std::int64_t now = threadCpuNanos();
@@ -46,6 +48,14 @@ void StreamHealth::usableFrame() {
                          "[cam={}] frames usable again after {} corrupt", camera_, badFrames_);
   badFrames_ = 0;
   lastBadFrame_.clear();
+}
+
+void StreamHealth::newSession() { counters_.decoding->startOver(); }
+
+std::optional<std::string> StreamHealth::decodedUnusable(std::chrono::milliseconds stall) const {
+  if (!counters_.decoding->corruptFor(stall)) return std::nullopt;
+  return fmt::format("no usable picture for {} ms: every one decoded was corrupt (the last: {})",
+                     stall.count(), redactCredentials(counters_.decoding->lastRefusal()));
 }
 
 std::string StreamHealth::decoderName(const SourceInfo& info, HwAccel asked) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "daemon/capture/camera_counters.h"
@@ -29,6 +30,13 @@ class StreamHealth {
   void badFrame(const std::string& why);
   // A usable frame: ends a run of corrupt ones.
   void usableFrame();
+  // The source opened again: an earlier run of pictures decoded corrupt is forgotten.
+  void newSession();
+  // Why the camera gives nothing usable, when every picture decoded for `stall` was corrupt.
+  // Pictures are decoded on demand on other threads (the detector, the motion gate), long after
+  // this thread handed them off; their verdicts come back through the camera's DecodeAccount,
+  // so a camera whose pictures arrive but all decode damaged is lost, as a silent one is.
+  std::optional<std::string> decodedUnusable(std::chrono::milliseconds stall) const;
   std::uint64_t badFrames() const { return badFrames_; }
   const std::string& lastBadFrame() const { return lastBadFrame_; }
   // The source's decoder as the status API shows it; with a hardware decode that could not be

@@ -70,7 +70,8 @@ nlohmann::json areasJson(const CameraSnapshot& c, nlohmann::json& masks) {
   return zones;
 }
 
-// The counting lines: points in fractions of the frame (as configured), the directions' names and their running counts.
+// The counting lines: points in fractions of the frame (as configured), the directions' names and
+// their running counts.
 nlohmann::json linesJson(const CameraSnapshot& c) {
   nlohmann::json lines = nlohmann::json::array();
   for (const CameraSnapshot::Line& l : c.lines) {
@@ -141,10 +142,23 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
 }  // namespace
 
 nlohmann::json frameCountsJson(const FrameCounts& c) {
-  return {{"captured", c.captured},     {"detected", c.detected},           {"skipped", c.skipped},
-          {"dropped", c.dropped},       {"decode_errors", c.decodeErrors},  {"lost", c.lost},
-          {"reconnects", c.reconnects}, {"open_failures", c.openFailures},  {"gated", c.gated},
-          {"decoded", c.decoded},       {"motion_checked", c.motionChecked}};
+  nlohmann::json warnings = nlohmann::json::object();
+  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
+    warnings[std::string(jpegMessageKindName(static_cast<JpegMessageKind>(k)))] =
+        c.decodeWarnings[k];
+  }
+  return {{"captured", c.captured},
+          {"detected", c.detected},
+          {"skipped", c.skipped},
+          {"dropped", c.dropped},
+          {"decode_errors", c.decodeErrors},
+          {"lost", c.lost},
+          {"reconnects", c.reconnects},
+          {"open_failures", c.openFailures},
+          {"gated", c.gated},
+          {"decoded", c.decoded},
+          {"motion_checked", c.motionChecked},
+          {"decode_warnings", warnings}};
 }
 
 HttpResponse healthResponse(const DaemonSnapshot& s) {

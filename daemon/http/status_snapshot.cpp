@@ -7,10 +7,14 @@ namespace vigil {
 namespace {
 
 FrameCounts readFrameCounts(const CameraCounters& c) {
-  return {c.captured.load(),         c.detected.load(),     c.skipped.load(),
-          c.dropped.load(),          c.decodeErrors.load(), c.lost.load(),
-          c.reconnects.load(),       c.gated.load(),        c.openFailures.load(),
-          c.decoding->frames.load(), c.motionChecked.load()};
+  FrameCounts counts{c.captured.load(),         c.detected.load(),     c.skipped.load(),
+                     c.dropped.load(),          c.decodeErrorsTotal(), c.lost.load(),
+                     c.reconnects.load(),       c.gated.load(),        c.openFailures.load(),
+                     c.decoding->frames.load(), c.motionChecked.load()};
+  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
+    counts.decodeWarnings[k] = c.decoding->messages(static_cast<JpegMessageKind>(k));
+  }
+  return counts;
 }
 
 // What a capture says of its source, into a camera's snapshot or its picture stream's: the

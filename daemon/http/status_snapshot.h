@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,8 @@ struct FrameCounts {
   std::uint64_t openFailures = 0;
   std::uint64_t decoded = 0;        // turned into pixels (decoded on demand)
   std::uint64_t motionChecked = 0;  // analysed by the motion gate
+  // Pictures of which the JPEG decoder said each JpegMessageKind.
+  std::array<std::uint64_t, kJpegMessageKinds> decodeWarnings{};
 };
 
 struct CameraSnapshot {

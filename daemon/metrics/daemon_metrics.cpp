@@ -65,7 +65,6 @@ constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCamer
     {Series::kFramesCaptured, &CameraCounters::captured},
     {Series::kFramesSkipped, &CameraCounters::skipped},
     {Series::kFramesDropped, &CameraCounters::dropped},
-    {Series::kDecodeErrors, &CameraCounters::decodeErrors},
     {Series::kFramesLost, &CameraCounters::lost},
     {Series::kFramesDetected, &CameraCounters::detected},
     {Series::kReconnects, &CameraCounters::reconnects},
@@ -213,6 +212,15 @@ void DaemonMetrics::addCamera(const std::string& name,
   callbacks(registry_, Series::kFramesDecoded).add({name}, [channel]() {
     return count(channel->counters().decoding->frames.load());
   });
+  callbacks(registry_, Series::kDecodeErrors).add({name}, [channel]() {
+    return count(channel->counters().decodeErrorsTotal());
+  });
+  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
+    const auto kind = static_cast<JpegMessageKind>(k);
+    callbacks(registry_, Series::kDecodeWarnings)
+        .add({name, std::string(jpegMessageKindName(kind))},
+             [channel, kind]() { return count(channel->counters().decoding->messages(kind)); });
+  }
   callbacks(registry_, Series::kCaptureCpu).add({name}, [channel]() -> std::optional<double> {
     return channel->counters().captureCpuSeconds();
   });
@@ -276,9 +284,14 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   for (const auto& [series, field] : kCameraCounterFields) {
     callbacks(registry_, series).remove({name});
   }
-  for (Series s : {Series::kFramesDecoded, Series::kCaptureCpu, Series::kCameraUp,
-                   Series::kPictureStreamUp, Series::kPersonPresent, Series::kPersons,
-                   Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
+  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
+    callbacks(registry_, Series::kDecodeWarnings)
+        .remove({name, std::string(jpegMessageKindName(static_cast<JpegMessageKind>(k)))});
+  }
+  for (Series s :
+       {Series::kFramesDecoded, Series::kDecodeErrors, Series::kCaptureCpu, Series::kCameraUp,
+        Series::kPictureStreamUp, Series::kPersonPresent, Series::kPersons, Series::kGatedSeconds,
+        Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
   }
   for (MotionState s : kMotionStates) {

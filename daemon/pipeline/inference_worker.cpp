@@ -129,10 +129,10 @@ void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
   auto pixels = frame.picture.bgr(
       scaledDecode_.load(std::memory_order_relaxed) ? letterboxCovering(full, input_) : cv::Size());
   if (!pixels) {
-    // A picture that does not decode is a corrupt frame of its camera, never a detection.
+    // A picture that does not decode, or decodes damaged, is a corrupt frame of its camera,
+    // never a detection (the picture counted it, once, in its camera's DecodeAccount).
     busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
                          std::memory_order_relaxed);
-    job.camera->counters().decodeErrors.fetch_add(1, std::memory_order_relaxed);
     errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
     return;
   }

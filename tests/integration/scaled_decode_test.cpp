@@ -127,7 +127,7 @@ TEST(InferenceWorkerTest, FramesAreDecodedWhenTakenAndAnUndecodableOneIsACounted
     scheduler.offer(*channel, std::move(*frame));
   };
   offer(testing::withBogusHuffmanTable(good));
-  ASSERT_TRUE(testing::waitUntil([&] { return channel->counters().decodeErrors.load() == 1; }));
+  ASSERT_TRUE(testing::waitUntil([&] { return channel->counters().decodeErrorsTotal() == 1; }));
   offer(good);
   ASSERT_TRUE(testing::waitUntil([&] {
     std::lock_guard lock(mutex);
