@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <opencv2/imgcodecs.hpp>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -220,6 +221,86 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
       << camera.lastError();
   EXPECT_GE(camera.counters().decodeErrors.load(), 50U);
   camera.stop();
+}
+
+// A source whose every read delivers the same JPEG, as a webcam's MJPEG buffers arrive.
+class RepeatedJpegSource final : public FrameSource {
+ public:
+  RepeatedJpegSource(std::vector<std::uint8_t> jpeg, cv::Size size)
+      : jpeg_(std::move(jpeg)), size_(size) {}
+  Expected<SourceInfo> open() override {
+    return SourceInfo{size_.width, size_.height, 100, "MJPG", "jpeg", "libjpeg, on demand", ""};
+  }
+  Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
+    std::this_thread::sleep_for(2ms);
+    frame.picture.setJpeg(jpeg_, size_);
+    frame.captureTime = SteadyClock::now();
+    return {};
+  }
+  void close() override {}
+
+ private:
+  std::vector<std::uint8_t> jpeg_;
+  cv::Size size_;
+};
+
+// Pictures that arrive whole but all decode damaged (decoded on another thread, as the detector
+// does) are nothing usable: the camera is lost after the stall limit and reconnected; pictures
+// with a harmless warning keep it streaming.
+TEST(CameraTest, PicturesThatAllDecodeDamagedForTheStallLimitAreALostSource) {
+  cv::Mat picture(48, 64, CV_8UC3);
+  cv::randu(picture, 0, 256);
+  std::vector<std::uint8_t> good;
+  cv::imencode(".jpg", picture, good);
+  std::vector<std::uint8_t> cut(good.begin(), good.begin() + good.size() / 2);
+  cut.insert(cut.end(), {0xFF, 0xD9});  // the scan cut short: "premature end of data segment"
+  std::vector<std::uint8_t> padded = good;
+  padded.insert(padded.end() - 2, 8, std::uint8_t{0x5A});  // "8 extraneous bytes": harmless
+  for (const bool damaged : {true, false}) {
+    Scheduler scheduler;
+    Camera camera(
+        config(), feed(scheduler),
+        [&](const CameraConfig&) {
+          return std::make_unique<RepeatedJpegSource>(damaged ? cut : padded, cv::Size(64, 48));
+        },
+        fastBackoff());
+    testing::LogCapture log("capture");  // before the capture thread, removed after it ends
+    std::atomic<bool> decoding{true};
+    std::thread detector([&] {
+      while (decoding) {
+        if (auto job = scheduler.next(50ms)) (void)job->frame->picture.bgr();
+      }
+    });
+    camera.start();
+    if (damaged) {
+      EXPECT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }))
+          << "state " << cameraStateName(camera.state());
+      // Said once per state change (the camera is streaming again meanwhile).
+      camera.stop();
+      EXPECT_NE(log.text().find("[cam=test] source lost, reconnecting with backoff: no usable "
+                                "picture for 200 ms: every one decoded was corrupt (the last: "
+                                "corrupt frame: Corrupt JPEG data: premature end of data "
+                                "segment)"),
+                std::string::npos)
+          << log.text();
+      EXPECT_GE(camera.counters().decodeErrorsTotal(), 2U);
+    } else {
+      ASSERT_TRUE(testing::waitUntil([&] { return camera.state() == CameraState::kStreaming; }));
+      // Three stall limits' worth of harmless warnings.
+      EXPECT_TRUE(testing::holdsFor(
+          [&] {
+            return camera.counters().reconnects.load() == 0 &&
+                   camera.state() == CameraState::kStreaming;
+          },
+          600ms))
+          << camera.lastError();
+      EXPECT_EQ(camera.counters().decodeErrorsTotal(), 0U);
+      EXPECT_GE(camera.counters().decoding->messages(JpegMessageKind::kExtraneousBytes), 2U);
+    }
+    camera.stop();
+    decoding = false;
+    detector.join();
+  }
 }
 
 // A webcam that damages a frame now and then: each run of corrupt frames is counted, but warned
