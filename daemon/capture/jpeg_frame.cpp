@@ -27,6 +27,8 @@ bool hasJpegEnd(std::span<const std::uint8_t> data) {
   return false;
 }
 
+static_assert(JpegMessages::kTextLength == JMSG_LENGTH_MAX, "format_message writes this much");
+
 // libjpeg's error manager, extended: where error_exit jumps back to, and where messages go.
 // `pub` first: libjpeg hands its callbacks cinfo->err, a pointer to it.
 struct ErrorManager {
