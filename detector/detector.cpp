@@ -72,7 +72,7 @@ Detector::Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> bac
                    const DetectorOptions& options, std::vector<bool> wantedClasses)
     : manifest_(std::move(manifest)),
       backend_(std::move(backend)),
-      letterbox_(manifest_.input),
+      letterbox_(manifest_.input, options.denoise),
       decoder_(manifest_.input, manifest_.postprocess),
       wantedClasses_(std::move(wantedClasses)),
       minScore_(options.minScore.value_or(manifest_.postprocess.defaultMinScore)),

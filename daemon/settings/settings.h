@@ -11,6 +11,7 @@
 #include "daemon/settings/web_settings.h"
 #include "daemon/settings/zones.h"
 #include "detector/npu/vitisai_plan.h"
+#include "detector/preprocess.h"
 
 namespace vigil {
 
@@ -96,6 +97,9 @@ struct DetectorConfig {
   // persons down to ByteTrack's low score (kTrackingLowScore) whatever this says.
   float minScore = 0.5F;
   float nms = 0.45F;
+  // A 3x3 median on the letterboxed pictures before inference (Letterbox): grey ones only (an
+  // IR camera's night), every one, or none (bench/night.md).
+  Denoise denoise = Denoise::kGrey;
   std::vector<std::string> classes{"person"};
   // `onnxruntime` (the ONNX Runtime with the Vitis AI EP) and `vitisai: {target, xclbin,
   // cache_dir}`, for bundles whose NPU stage runs on ONNX Runtime's Vitis AI EP.
