@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/videoio.hpp>
 #include <ostream>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include "daemon/base/log.h"
@@ -37,7 +39,7 @@ VideoTracker makeTracker(const TrackCommandOptions& o) {
   if (o.clock == "time") {
     TrackingSettings daemon;
     daemon.lostAfter = std::chrono::milliseconds(std::llround(o.lostAfterSeconds * 1000));
-    settings = personTrackingSettings(daemon, PresenceSettings{}.minScore).tracker;
+    settings = personTrackingSettings(daemon, PresenceSettings{}).tracker;
   }
   settings.lostAfterSeconds = o.lostAfterSeconds;
   if (o.newTrackScore > 0) settings.newTrackScore = o.newTrackScore;
@@ -90,6 +92,10 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
   cmd->add_option("--detections-out", options.detectionsOut,
                   "Also write every detection the tracker was given (MOTChallenge det.txt: id -1, "
                   "the score), to tell the tracker's boxes from the detector's");
+  cmd->add_option("--confirm-score", options.confirmScore,
+                  "Write a track only once the median of its recent scores reaches this, as the "
+                  "daemon's presence.confirm_score (default 0: every track)")
+      ->check(CLI::Range(0.0F, 1.0F));
   cmd->add_option("--line-band", options.lineBand,
                   "Pixels clear of a line, on both sides, for a crossing to count (the hysteresis)")
       ->check(CLI::NonNegativeNumber);
@@ -112,6 +118,33 @@ Expected<std::unique_ptr<TrackLineWriter>> lineWriterFor(const TrackCommandOptio
   }
   return std::make_unique<TrackLineWriter>(std::move(*lines), file);
 }
+
+// --confirm-score: the tracks that are persons under the daemon's confirmation rule, each from
+// the frame its scores confirm it (confirmedByScores, as PersonTracks applies it).
+class ConfirmedTracks {
+ public:
+  explicit ConfirmedTracks(float threshold) : threshold_(threshold) {}
+
+  const std::vector<Track>& filter(const std::vector<Track>& tracks) {
+    if (threshold_ <= 0) return tracks;
+    kept_.clear();
+    for (const Track& t : tracks) {
+      if (t.matched && !persons_.contains(t.id)) {
+        std::vector<float>& scores = scores_[t.id];
+        scores.push_back(t.score);
+        if (confirmedByScores(scores, threshold_)) persons_.insert(t.id);
+      }
+      if (persons_.contains(t.id)) kept_.push_back(t);
+    }
+    return kept_;
+  }
+
+ private:
+  float threshold_;
+  std::unordered_map<std::uint64_t, std::vector<float>> scores_;
+  std::unordered_set<std::uint64_t> persons_;
+  std::vector<Track> kept_;
+};
 
 // `path` opened by FFmpeg, or why not.
 Expected<void> openVideo(cv::VideoCapture& video, const std::string& path) {
@@ -168,6 +201,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     }
   }
   VideoTracker tracker = makeTracker(options);
+  ConfirmedTracks confirmed(options.confirmScore);
   DetectionResult result;
   cv::Mat frame;
   int tracked = 0;
@@ -184,7 +218,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       return 2;
     }
     if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
-    const std::vector<Track>& tracks = tracker.update(time, result.detections);
+    const std::vector<Track>& tracks = confirmed.filter(tracker.update(time, result.detections));
     writeMotLines(file, index, previousIndex, tracks);
     if (*lineWriter) (*lineWriter)->observe(index, time, tracks);
     previousIndex = index;

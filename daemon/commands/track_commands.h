@@ -30,6 +30,9 @@ struct TrackCommandOptions {
   // --detections-out FILE: every detection the tracker was given, MOTChallenge det.txt style
   // (id -1), to tell the tracker's boxes from the detector's.
   std::string detectionsOut;
+  // --confirm-score S: write a track only from the frame the daemon's confirmation (presence.
+  // confirm_score, PersonTracks) makes it a person; 0: every confirmed track, as before.
+  float confirmScore = 0;
 };
 
 // `vigil track VIDEO --out tracks.txt [--detect-fps F]`: the detector and the tracker on a

@@ -46,10 +46,12 @@ void readPresence(const YamlReader& r, const YAML::Node& camera, const std::stri
   YAML::Node node = camera["presence"];
   if (!node.IsDefined() || node.IsNull()) return;
   const std::string path = YamlReader::join(cameraPath, "presence");
-  r.rejectUnknownKeys(node, path,
-                      {"min_frames", "min_score", "min_area", "clear_after", "update_interval"});
+  r.rejectUnknownKeys(
+      node, path,
+      {"min_frames", "min_score", "confirm_score", "min_area", "clear_after", "update_interval"});
   p.minFrames = static_cast<int>(r.getInt(node, path, "min_frames", 1, 100, 2));
   p.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
+  p.confirmScore = static_cast<float>(r.getDouble(node, path, "confirm_score", 0, 1, 0));
   p.minArea = static_cast<float>(r.getDouble(node, path, "min_area", 0, 1, 0));
   p.clearAfter = seconds(r.getDouble(node, path, "clear_after", 0.1, 3600, 5));
   p.updateInterval = seconds(r.getDouble(node, path, "update_interval", 0, 3600, 1));

@@ -1,6 +1,7 @@
 #include "daemon/events/person_tracks.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace vigil {
@@ -17,7 +18,19 @@ std::string_view zoneEventName(ZoneEventType type) {
   return "?";
 }
 
-PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore) {
+bool confirmedByScores(std::span<const float> scores, float threshold) {
+  if (scores.size() > kConfirmationScores) scores = scores.last(kConfirmationScores);
+  std::array<float, kConfirmationScores> sorted{};  // zeros: the padding
+  const std::size_t n = std::max<std::size_t>(scores.size(), 3);
+  std::copy(scores.begin(), scores.end(), sorted.begin());
+  std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n));
+  const float median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return median >= threshold;
+}
+
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking,
+                                              const PresenceSettings& presence) {
+  const float minScore = presence.minScore;
   PersonTrackingSettings s;
   s.tracker.lostAfterSeconds = std::chrono::duration<double>(tracking.lostAfter).count();
   // A person detected at min_score counts, so a track may start there (ByteTrack's det_thresh,
@@ -25,6 +38,7 @@ PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, 
   s.tracker.newTrackScore = std::min(s.tracker.newTrackScore, minScore);
   s.stationary = tracking.stationary;
   s.minScore = minScore;
+  s.confirmScore = presence.confirmScore;
   return s;
 }
 
@@ -85,7 +99,7 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
   persons_.clear();
   for (const Track& t : tracks) {
     State& s = stateOf(t);
-    if (t.matched && t.score >= settings_.minScore) s.person = true;
+    if (!s.person && t.matched) s.person = becomesPerson(s, t);
     if (!t.confirmed || !s.person) continue;
     if (!s.reported) {
       s.reported = true;
@@ -109,6 +123,15 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
     }
     persons_.push_back(std::move(p));
   }
+}
+
+bool PersonTracks::becomesPerson(State& s, const Track& t) const {
+  if (settings_.confirmScore <= 0) return t.score >= settings_.minScore;
+  if (s.scores.size() == kConfirmationScores) s.scores.erase(s.scores.begin());
+  s.scores.push_back(t.score);
+  if (!confirmedByScores(s.scores, settings_.confirmScore)) return false;
+  s.scores = {};  // a person for the rest of its track: the scores are not needed again
+  return true;
 }
 
 PersonTracks::State& PersonTracks::stateOf(const Track& t) {

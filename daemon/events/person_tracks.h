@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,24 @@ struct PersonTrackingSettings {
   ByteTrackSettings tracker;
   StationarySettings stationary;
   float minScore = 0.5F;  // a track counts as a person once detected at this score
+  // Above 0, a track becomes a person only once confirmed: the median of its last
+  // kConfirmationScores detected scores (fewer padded with zeros to three) at least this.
+  float confirmScore = 0;
 };
 
+// The scores the confirmation's median is taken over, at most (Frigate keeps 10 too).
+inline constexpr std::size_t kConfirmationScores = 10;
+
+// The confirmation: the median of `scores` (the newest at most kConfirmationScores; fewer than
+// three padded with zeros, so a track needs two detections at the threshold and one is never
+// enough) at least `threshold`. The median of an even count is the mean of its middle two.
+bool confirmedByScores(std::span<const float> scores, float threshold);
+
 // The camera's settings as the tracker takes them: ByteTrack's tuned defaults with the camera's
-// lost time, its stationary rule, and presence's min_score for what counts as a person.
-PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking, float minScore);
+// lost time, its stationary rule, and presence's min_score and confirm_score for what counts as
+// a person.
+PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking,
+                                              const PresenceSettings& presence);
 
 // A person as the daemon reports it: a confirmed track detected at minScore at least once and
 // not yet expired (a frame that misses it does not make the count flicker).
@@ -115,7 +129,7 @@ class PersonTracks {
   };
   struct State {
     std::uint64_t id = 0;
-    bool person = false;    // detected at minScore once
+    bool person = false;    // detected at minScore once (and confirmed, with confirmScore)
     bool reported = false;  // counted in personsStarted_
     double firstSeen = 0;
     double lastSeen = 0;
@@ -124,7 +138,11 @@ class PersonTracks {
     bool stationary = false;
     std::vector<Visit> visits;               // one per zone
     std::vector<LineTrackState> lineStates;  // one per line
+    std::vector<float> scores;  // its detected scores, the newest kConfirmationScores, until person
   };
+
+  // Whether a track detected on this frame is a person from now on.
+  bool becomesPerson(State& s, const Track& t) const;
 
   State& stateOf(const Track& track);
   void updateStationary(State& s, const Track& t, double time);

@@ -57,7 +57,7 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
     zones.push_back(TrackZone{z.name, z.polygon, z.minFrames, loiter});
   }
   return std::make_unique<PersonTracks>(
-      personTrackingSettings(camera.tracking, camera.presence.minScore), std::move(zones),
+      personTrackingSettings(camera.tracking, camera.presence), std::move(zones),
       camera.masks, camera.lines);
 }
 

@@ -26,7 +26,10 @@ bool contains(const Polygon& polygon, Point point);
 struct PresenceSettings {
   int minFrames = 2;      // consecutive frames with a person before `new`; values < 1 act as 1
   float minScore = 0.5F;  // a detection counts at score >= minScore
-  float minArea = 0.0F;   // fraction of the frame area, 0..1; counts at area >= minArea
+  // With tracking: a track counts once the median of its recent scores reaches this (0: off,
+  // a track counts from its first detection at minScore). PersonTracks has the rule.
+  float confirmScore = 0;
+  float minArea = 0.0F;  // fraction of the frame area, 0..1; counts at area >= minArea
   std::chrono::milliseconds clearAfter{5000};      // without a person this long: `end`
   std::chrono::milliseconds updateInterval{1000};  // min gap from a new/update to the next update
 

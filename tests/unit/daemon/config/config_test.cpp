@@ -341,7 +341,7 @@ TEST(ConfigTest, ZonesMasksAndPresence) {
       "    masks:\n"
       "      - [[0, 0], [0.2, 0], [0.2, 0.2]]\n"
       "    presence: {min_frames: 3, min_score: 0.6, min_area: 0.01, clear_after: 10,\n"
-      "               update_interval: 2.5}\n");
+      "               update_interval: 2.5, confirm_score: 0.7}\n");
   ASSERT_TRUE(c.has_value()) << c.error().message;
   const CameraConfig& cam = c->cameras[0];
   ASSERT_EQ(cam.zones.size(), 1U);
@@ -352,6 +352,7 @@ TEST(ConfigTest, ZonesMasksAndPresence) {
   EXPECT_EQ(cam.presence.minFrames, 3);
   EXPECT_FLOAT_EQ(cam.presence.minScore, 0.6F);
   EXPECT_FLOAT_EQ(cam.presence.minArea, 0.01F);
+  EXPECT_FLOAT_EQ(cam.presence.confirmScore, 0.7F);
   EXPECT_EQ(cam.presence.clearAfter, std::chrono::milliseconds(10000));
   EXPECT_EQ(cam.presence.updateInterval, std::chrono::milliseconds(2500));
 }

@@ -186,6 +186,53 @@ TEST(PersonTracksTest, ATrackCountsAsAPersonOnlyOnceScoredAtMinScore) {
   EXPECT_EQ(tracks.persons().size(), 1U) << "once a person, its lower scores keep it";
 }
 
+TEST(PersonTracksTest, TheConfirmationIsTheMedianOfTheRecentScoresPaddedToThree) {
+  const std::vector<float> one{0.9F};
+  EXPECT_FALSE(confirmedByScores(one, 0.5F)) << "[0, 0, 0.9]: one detection is never enough";
+  const std::vector<float> two{0.9F, 0.6F};
+  EXPECT_TRUE(confirmedByScores(two, 0.6F)) << "[0, 0.6, 0.9]: the lower of two";
+  EXPECT_FALSE(confirmedByScores(two, 0.61F));
+  const std::vector<float> four{0.2F, 0.9F, 0.7F, 0.3F};
+  EXPECT_TRUE(confirmedByScores(four, 0.5F)) << "the mean of the middle two, 0.3 and 0.7";
+  EXPECT_FALSE(confirmedByScores(four, 0.51F));
+  std::vector<float> many(12, 0.9F);
+  many[0] = many[1] = many[2] = many[3] = many[4] = many[5] = 0.1F;
+  EXPECT_TRUE(confirmedByScores(many, 0.9F)) << "only the newest 10 count: 4 low, 6 high";
+  many[6] = 0.1F;
+  EXPECT_FALSE(confirmedByScores(many, 0.9F)) << "5 low, 5 high: the middle two are 0.1, 0.9";
+}
+
+TEST(PersonTracksTest, WithAConfirmScoreAFlickerIsNeverAPersonAndASteadyDetectionIs) {
+  PersonTrackingSettings settings;
+  settings.minScore = 0.5F;
+  settings.tracker.newTrackScore = 0.5F;  // as personTrackingSettings makes it
+  settings.confirmScore = 0.6F;
+  PersonTracks tracks(settings, {});
+  std::vector<ZoneEvent> events;
+  // The same place, scores 0.55, 0.62, 0.3, 0.35: tracked by ByteTrack but its median stays
+  // under 0.6 (0.55, then 0.45 at its 4th frame): no person. Without confirmation (0) the first
+  // score at min_score makes it one.
+  const float flicker[] = {0.55F, 0.62F, 0.3F, 0.35F};
+  for (int i = 0; i < 4; ++i) {
+    tracks.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.3F, flicker[i])}, events);
+    EXPECT_TRUE(tracks.persons().empty()) << "frame " << i;
+  }
+  // Another track scored 0.7 twice: a person on its second detection (median of 0, 0.7, 0.7).
+  PersonTracks steady(settings, {});
+  steady.update(0.0, kFrameW, kFrameH, {feetAt(0.6F, 0.7F)}, events);
+  EXPECT_TRUE(steady.persons().empty());
+  steady.update(0.2, kFrameW, kFrameH, {feetAt(0.6F, 0.7F)}, events);
+  ASSERT_EQ(steady.persons().size(), 1U);
+  steady.update(0.4, kFrameW, kFrameH, {feetAt(0.6F, 0.2F)}, events);
+  EXPECT_EQ(steady.persons().size(), 1U) << "once confirmed, a low score keeps it";
+  settings.confirmScore = 0;
+  PersonTracks today(settings, {});
+  for (int i = 0; i < 2; ++i) {
+    today.update(0.2 * i, kFrameW, kFrameH, {feetAt(0.3F, flicker[i])}, events);
+  }
+  EXPECT_EQ(today.persons().size(), 1U) << "off: a person at its first score at min_score";
+}
+
 TEST(PersonTracksTest, ATrackThatEndsLeavesItsZones) {
   PersonTrackingSettings settings;
   settings.tracker.lostAfterSeconds = 1.0;
@@ -244,10 +291,16 @@ TEST(PersonTracksTest, APersonStandingInAMaskIsNotTracked) {
 TEST(PersonTracksTest, ANewTrackStartsAtTheDaemonsMinScore) {
   TrackingSettings camera;
   camera.lostAfter = std::chrono::milliseconds(3000);
-  const PersonTrackingSettings s = personTrackingSettings(camera, 0.5F);
+  PresenceSettings presence;
+  presence.minScore = 0.5F;
+  const PersonTrackingSettings s = personTrackingSettings(camera, presence);
   EXPECT_FLOAT_EQ(s.tracker.newTrackScore, 0.5F) << "a person at 0.55 counts, so it is tracked";
   EXPECT_DOUBLE_EQ(s.tracker.lostAfterSeconds, 3.0);
-  EXPECT_FLOAT_EQ(personTrackingSettings(camera, 0.8F).tracker.newTrackScore, 0.6F);
+  EXPECT_FLOAT_EQ(s.confirmScore, 0.0F);
+  presence.confirmScore = 0.65F;
+  EXPECT_FLOAT_EQ(personTrackingSettings(camera, presence).confirmScore, 0.65F);
+  presence.minScore = 0.8F;
+  EXPECT_FLOAT_EQ(personTrackingSettings(camera, presence).tracker.newTrackScore, 0.6F);
   PersonTracks tracks(s, {});
   std::vector<ZoneEvent> events;
   tracks.update(0.0, kFrameW, kFrameH, {feetAt(0.3F, 0.55F)}, events);
