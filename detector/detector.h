@@ -28,7 +28,7 @@ struct DetectorOptions {
   int maxDetections = 100;
   bool allowUnverifiedModel = false;  // run weights whose sha256 the manifest does not list
   bool compareWithReference = false;  // see BackendOptions (vigil bench)
-  Denoise denoise = Denoise::kOff;    // a 3x3 median in the letterbox (preprocess.h)
+  bool denoise = false;               // a 3x3 median in the letterbox (preprocess.h)
   VitisAiSettings vitisai;            // see BackendOptions
 };
 

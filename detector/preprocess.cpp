@@ -1,46 +1,11 @@
 #include "detector/preprocess.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstdlib>
 #include <opencv2/imgproc.hpp>
 
 namespace vigil {
 
-std::optional<Denoise> denoiseFromName(std::string_view name) {
-  if (name == "off") return Denoise::kOff;
-  if (name == "grey") return Denoise::kGrey;
-  if (name == "on") return Denoise::kOn;
-  return std::nullopt;
-}
-
-std::string_view denoiseName(Denoise denoise) {
-  switch (denoise) {
-    case Denoise::kOff:
-      return "off";
-    case Denoise::kGrey:
-      return "grey";
-    case Denoise::kOn:
-      return "on";
-  }
-  return "?";
-}
-
-bool isGrey(const cv::Mat& bgr) {
-  CV_Assert(bgr.type() == CV_8UC3);
-  std::uint64_t difference = 0;
-  std::uint64_t samples = 0;
-  for (int y = 0; y < bgr.rows; y += 2) {
-    const std::uint8_t* p = bgr.ptr<std::uint8_t>(y);
-    for (int x = 0; x < bgr.cols; x += 2, p += 6) {
-      difference += static_cast<std::uint64_t>(std::abs(p[0] - p[1]) + std::abs(p[1] - p[2]));
-      ++samples;
-    }
-  }
-  return samples > 0 && difference < 2 * samples;
-}
-
-Letterbox::Letterbox(const InputSpec& spec, Denoise denoise) : spec_(spec), denoise_(denoise) {
+Letterbox::Letterbox(const InputSpec& spec, bool denoise) : spec_(spec), denoise_(denoise) {
   canvas_.create(spec_.height, spec_.width, CV_8UC3);
 }
 
@@ -64,7 +29,7 @@ LetterboxInfo Letterbox::run(const cv::Mat& bgr, Tensor& out) {
   const bool resize = rw != bgr.cols || rh != bgr.rows;
   if (resize) cv::resize(bgr, resized_, cv::Size(rw, rh), 0, 0, cv::INTER_LINEAR);
   const cv::Mat& placed = resize ? resized_ : bgr;
-  if (denoise_ == Denoise::kOn || (denoise_ == Denoise::kGrey && isGrey(placed))) {
+  if (denoise_) {
     cv::medianBlur(placed, target, 3);  // the picture's own edge replicated, not the padding
   } else {
     placed.copyTo(target);

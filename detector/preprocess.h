@@ -1,8 +1,6 @@
 #pragma once
 
 #include <opencv2/core.hpp>
-#include <optional>
-#include <string_view>
 
 #include "detector/model_manifest.h"
 #include "detector/tensor.h"
@@ -19,26 +17,14 @@ struct LetterboxInfo {
 // The YOLOX letterbox: resize by r = min(H/h, W/w) with bilinear interpolation to
 // (int(w*r), int(h*r)), place at the top-left corner of a W x H canvas filled with the pad
 // value, convert to planar float in the manifest's channel order and value range.
-// Denoise: a 3x3 median filter smooths the resized picture before it is placed. Sensor noise on a
-// camera's night pictures costs YOLOX more persons than their darkness does, and the median at
-// the network's size takes much of it out, cheaply; on colour day pictures it changes little
-// but costs some small persons (bench/night.md). kGrey applies it to grey pictures only, what an
-// IR camera gives at night (isGrey).
-enum class Denoise { kOff, kGrey, kOn };
-
-// "off", "grey", "on"; nullopt for anything else.
-std::optional<Denoise> denoiseFromName(std::string_view name);
-std::string_view denoiseName(Denoise denoise);
-
-// Whether a BGR picture is grey: its channels differ by less than 2 (of 255) on average, as in
-// an IR camera's night pictures (a colour scene, even dark, differs by 9 or more). Samples every
-// second pixel of every second row.
-bool isGrey(const cv::Mat& bgr);
-
+// With `denoise`, a 3x3 median filter smooths the resized picture before it is placed: the
+// noise of a colour camera at night costs YOLOX persons, and the median at the network's size
+// takes much of it out, cheaply; on clean pictures it costs a few small persons
+// (bench/night.md).
 // Owns its intermediate buffers and reuses them; one instance per worker thread.
 class Letterbox {
  public:
-  explicit Letterbox(const InputSpec& spec, Denoise denoise = Denoise::kOff);
+  explicit Letterbox(const InputSpec& spec, bool denoise = false);
 
   // `bgr` is 8-bit, 3 channels, any size. `out` is resized to [1, 3, H, W] on first use and
   // then only written.
@@ -46,7 +32,7 @@ class Letterbox {
 
  private:
   InputSpec spec_;
-  Denoise denoise_;
+  bool denoise_;
   cv::Mat resized_;
   cv::Mat canvas_;
   cv::Mat planes_[3];

@@ -31,12 +31,9 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
   command.add_option("--onnxruntime", options.onnxRuntime,
                      "ONNX Runtime with the Vitis AI EP for vitisai bundles: libonnxruntime.so "
                      "or its directory (default: $VIGIL_ORT_ROOT)");
-  command
-      .add_option("--denoise", options.denoise,
-                  "A 3x3 median on the letterboxed pictures before inference, as the daemon's "
-                  "detector.denoise: grey (grey pictures only: an IR camera at night), on, off")
-      ->check(CLI::IsMember({"grey", "on", "off"}))
-      ->capture_default_str();
+  command.add_flag("--denoise", options.denoise,
+                   "A 3x3 median on the letterboxed pictures before inference, as the daemon's "
+                   "detector.denoise: true");
   command.add_flag("--allow-unverified-model", options.allowUnverifiedModel,
                    "Run weights whose sha256 the manifest does not list");
 }
@@ -54,7 +51,7 @@ DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {
   d.minScore = options.minScore;
   d.nmsIou = options.nmsIou;
   d.allowUnverifiedModel = options.allowUnverifiedModel;
-  d.denoise = denoiseFromName(options.denoise).value_or(Denoise::kGrey);
+  d.denoise = options.denoise;
   d.vitisai.onnxRuntime = options.onnxRuntime;
   std::stringstream list(options.classes);
   for (std::string name; std::getline(list, name, ',');) {
@@ -81,7 +78,7 @@ Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& 
   if (!d.autoFallback().empty()) log->warn("backend auto fell back: {}", d.autoFallback());
   log->info("model {} on backend '{}': {}; min score {}, NMS IoU {}, denoise {}", d.manifest().name,
             d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou(),
-            denoiseName(options.denoise));
+            options.denoise ? "on" : "off");
   return detector;
 }
 

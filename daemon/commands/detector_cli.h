@@ -19,7 +19,7 @@ struct DetectorCliOptions {
   std::optional<float> nmsIou;
   std::string classes;  // comma-separated names
   bool allowUnverifiedModel = false;
-  std::string denoise = "grey";  // as the daemon's detector.denoise
+  bool denoise = false;     // as the daemon's detector.denoise
   std::string onnxRuntime;  // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
 };
 

@@ -11,7 +11,6 @@
 #include "daemon/settings/web_settings.h"
 #include "daemon/settings/zones.h"
 #include "detector/npu/vitisai_plan.h"
-#include "detector/preprocess.h"
 
 namespace vigil {
 
@@ -97,9 +96,9 @@ struct DetectorConfig {
   // persons down to ByteTrack's low score (kTrackingLowScore) whatever this says.
   float minScore = 0.5F;
   float nms = 0.45F;
-  // A 3x3 median on the letterboxed pictures before inference (Letterbox): grey ones only (an
-  // IR camera's night), every one, or none (bench/night.md).
-  Denoise denoise = Denoise::kGrey;
+  // A 3x3 median on the letterboxed pictures before inference (Letterbox): for colour cameras
+  // whose night pictures are noisy (bench/night.md).
+  bool denoise = false;
   std::vector<std::string> classes{"person"};
   // `onnxruntime` (the ONNX Runtime with the Vitis AI EP) and `vitisai: {target, xclbin,
   // cache_dir}`, for bundles whose NPU stage runs on ONNX Runtime's Vitis AI EP.

@@ -96,48 +96,29 @@ TEST(LetterboxTest, MatchesBilinearResizeOfTheReferenceRule) {
   }
 }
 
-// A picture of one level with single bright pixels (salt noise) on it, `bgr` or grey.
-cv::Mat speckled(bool grey) {
-  cv::Mat img(40, 40, CV_8UC3, grey ? cv::Scalar(60, 60, 60) : cv::Scalar(40, 60, 80));
+// A picture of one level with single bright pixels (salt noise) on it.
+cv::Mat speckled() {
+  cv::Mat img(40, 40, CV_8UC3, cv::Scalar(40, 60, 80));
   for (int i = 3; i < 40; i += 7) img.at<cv::Vec3b>(i, i) = cv::Vec3b(255, 255, 255);
   return img;
 }
 
-TEST(LetterboxTest, DenoiseTakesTheSpecklesOutOfGreyPicturesOnlyWhenAskedForGrey) {
-  const cv::Mat grey = speckled(true);
-  const cv::Mat colour = speckled(false);
-  EXPECT_TRUE(isGrey(grey));
-  EXPECT_FALSE(isGrey(colour));
+TEST(LetterboxTest, DenoiseTakesSpecklesOutWithAThreeByThreeMedian) {
+  const cv::Mat img = speckled();
   Tensor t;
-  Letterbox off(spec(40, 40), Denoise::kOff);
-  off.run(grey, t);
-  EXPECT_FLOAT_EQ(at(t, 1, 10, 10), 255) << "a speckle stays without denoise";
-  Letterbox byGrey(spec(40, 40), Denoise::kGrey);
-  byGrey.run(grey, t);
-  EXPECT_FLOAT_EQ(at(t, 1, 10, 10), 60) << "grey: the 3x3 median removes it";
-  EXPECT_FLOAT_EQ(at(t, 1, 3, 3), 60);
-  byGrey.run(colour, t);
-  EXPECT_FLOAT_EQ(at(t, 2, 10, 10), 255) << "a colour picture is left as it is";
-  Letterbox on(spec(40, 40), Denoise::kOn);
-  on.run(colour, t);
-  EXPECT_FLOAT_EQ(at(t, 2, 10, 10), 80) << "on: every picture";
-  EXPECT_FLOAT_EQ(at(t, 0, 20, 20), 40);
-}
-
-TEST(LetterboxTest, DenoiseNamesAreWhatTheConfigurationTakes) {
-  EXPECT_EQ(denoiseFromName("grey"), Denoise::kGrey);
-  EXPECT_EQ(denoiseFromName("on"), Denoise::kOn);
-  EXPECT_EQ(denoiseFromName("off"), Denoise::kOff);
-  EXPECT_FALSE(denoiseFromName("true").has_value());
-  EXPECT_EQ(denoiseName(Denoise::kGrey), "grey");
-}
-
-// Within 2 of 255 on average is grey: what a camera's codec leaves of an IR picture's chroma.
-TEST(LetterboxTest, APictureIsGreyWhileItsChannelsDifferByLessThanTwoOnAverage) {
-  cv::Mat img(20, 20, CV_8UC3, cv::Scalar(50, 50, 51));
-  EXPECT_TRUE(isGrey(img)) << "1 of 255 apart";
-  img.setTo(cv::Scalar(50, 51, 52));
-  EXPECT_FALSE(isGrey(img)) << "2 apart: a colour scene, however dim";
+  Letterbox off(spec(40, 40));
+  off.run(img, t);
+  EXPECT_FLOAT_EQ(at(t, 2, 10, 10), 255) << "a speckle stays without denoise";
+  Letterbox on(spec(40, 40), true);
+  on.run(img, t);
+  EXPECT_FLOAT_EQ(at(t, 2, 10, 10), 80) << "the median removes it";
+  EXPECT_FLOAT_EQ(at(t, 0, 3, 3), 40);
+  EXPECT_FLOAT_EQ(at(t, 1, 20, 20), 60) << "the rest of the picture unchanged";
+  // Into an 80x40 input: the picture at the left, the padding beside it stays the pad value.
+  Letterbox wide(spec(80, 40), true);
+  wide.run(img, t);
+  EXPECT_FLOAT_EQ(at(t, 0, 20, 39), 40);
+  EXPECT_FLOAT_EQ(at(t, 0, 20, 40), 114);
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ TEST(ConfigTest, SourceKindsAndRelativeFilePaths) {
   auto c = parse(
       "version: 1\n"
       "detector: {model: ../models/x, backend: auto, threads: 2, min_score: 0.3, nms: 0.6,"
-      " classes: [person, dog]}\n"
+      " classes: [person, dog], denoise: true}\n"
       "cameras:\n"
       "  - {name: a, source: rtsp://192.0.2.1/s}\n"
       "  - {name: b, source: 'http://192.0.2.2/mjpeg'}\n"
@@ -120,9 +120,11 @@ TEST(ConfigTest, SourceKindsAndRelativeFilePaths) {
   ASSERT_TRUE(c.has_value()) << c.error().message;
   EXPECT_EQ(c->detector.model, "/etc/models/x");
   EXPECT_EQ(c->detector.backend, "auto");
+  EXPECT_TRUE(c->detector.denoise);
   auto ort = parse("version: 1\ndetector: {backend: cpu-ort}\ncameras: []\n");
   ASSERT_TRUE(ort.has_value()) << ort.error().message;
   EXPECT_EQ(ort->detector.backend, "cpu-ort");
+  EXPECT_FALSE(ort->detector.denoise) << "off unless asked for";
   EXPECT_EQ(c->cameras[0].kind, SourceKind::kRtsp);
   EXPECT_EQ(c->cameras[1].kind, SourceKind::kHttp);
   EXPECT_EQ(c->cameras[2].kind, SourceKind::kFile);
