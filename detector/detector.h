@@ -63,6 +63,8 @@ class Detector {
 
   // `result` is reused: its vectors keep their capacity between frames.
   Expected<void> detect(const cv::Mat& bgr, DetectionResult& result);
+  // The letterbox's 3x3 median (DetectorOptions::denoise) for the next detect() calls.
+  void setDenoise(bool on) { letterbox_.setDenoise(on); }
   // The same for a picture decoded smaller than it arrived, `sourceSize` (the daemon decodes a
   // 1080p JPEG at 1/4 scale for the 416x416 input): boxes, width and height are reported in
   // `sourceSize`'s pixels.

@@ -29,6 +29,7 @@ class Letterbox {
   // `bgr` is 8-bit, 3 channels, any size. `out` is resized to [1, 3, H, W] on first use and
   // then only written.
   LetterboxInfo run(const cv::Mat& bgr, Tensor& out);
+  void setDenoise(bool on) { denoise_ = on; }
 
  private:
   InputSpec spec_;

@@ -367,13 +367,14 @@ void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, const CaptureConfig& capture,
                         std::vector<std::string>& warnings) {
-  r.rejectUnknownKeys(
-      node, path,
-      {"name",          "source",  "picture_source", "picture_width", "picture_height",
-       "password_file", "format",  "width",          "height",        "fps",
-       "detect_fps",    "enabled", "loop",           "zones",         "masks",
-       "presence",      "motion",  "tracking",       "lines",         "calibration_samples",
-       "hwaccel"});
+  r.rejectUnknownKeys(node, path, {"name",          "source",         "picture_source",
+                                   "picture_width", "picture_height", "password_file",
+                                   "format",        "width",          "height",
+                                   "fps",           "detect_fps",     "denoise",
+                                   "enabled",       "loop",           "zones",
+                                   "masks",         "presence",       "motion",
+                                   "tracking",      "lines",          "calibration_samples",
+                                   "hwaccel"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -383,6 +384,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readCameraSources(r, node, path, base, c, warnings);
   c.format = readPixelFormat(r, node, path);
   readCameraRates(r, node, path, c);
+  c.denoise = r.getBool(node, path, "denoise", false);
   checkPictureAspect(r, node, path, c);
   c.enabled = r.getBool(node, path, "enabled", true);
   c.loop = r.getBool(node, path, "loop", false);

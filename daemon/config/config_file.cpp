@@ -52,7 +52,6 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, d.threads));
   d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
   d.nms = static_cast<float>(r.getDouble(node, path, "nms", 0.05, 1, 0.45));
-  d.denoise = r.getBool(node, path, "denoise", d.denoise);
   if (node["classes"].IsDefined()) {
     d.classes = r.getStringList(node, path, "classes");
     if (d.classes.empty()) r.fail(node["classes"], "detector.classes", "must name at least one");

@@ -4,7 +4,7 @@ namespace vigil {
 
 CameraFeed::CameraFeed(const CameraConfig& camera, Scheduler& scheduler)
     : scheduler_(scheduler),
-      channel_(std::make_shared<CameraChannel>(camera.name, camera.detectFps)),
+      channel_(std::make_shared<CameraChannel>(camera.name, camera.detectFps, camera.denoise)),
       idleKeyframesOnly_(camera.motion.idleKeyframesOnly) {
   if (camera.motion.enabled) {
     gate_.emplace(camera.motion, camera.masks, channel_->detectPeriod());

@@ -40,7 +40,6 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
   // below c.minScore from everything else (ResultPath::reportedScore).
   o.minScore = std::min(c.minScore, kTrackingLowScore);
   o.nmsIou = c.nms;
-  o.denoise = c.denoise;
   o.classes = c.classes;
   o.vitisai = c.vitisai;
   return o;

@@ -136,6 +136,7 @@ void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
     errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
     return;
   }
+  detector_->setDenoise(job.camera->denoise());
   auto ok = detector_->detect(*pixels, full, result_);
   busyNanos_.fetch_add(
       std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),

@@ -4,10 +4,11 @@
 
 namespace vigil {
 
-CameraChannel::CameraChannel(std::string name, double detectFps)
+CameraChannel::CameraChannel(std::string name, double detectFps, bool denoise)
     : name_(std::move(name)),
       period_(std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::duration<double>(1.0 / detectFps))) {}
+          std::chrono::duration<double>(1.0 / detectFps))),
+      denoise_(denoise) {}
 
 Scheduler::Scheduler(std::function<Clock::time_point()> now) : now_(std::move(now)) {}
 

@@ -20,17 +20,20 @@ namespace vigil {
 // Shared by the camera (producer) and the scheduler (consumer).
 class CameraChannel {
  public:
-  CameraChannel(std::string name, double detectFps);
+  CameraChannel(std::string name, double detectFps, bool denoise = false);
 
   const std::string& name() const { return name_; }
   CameraCounters& counters() { return counters_; }
   const CameraCounters& counters() const { return counters_; }
   std::chrono::nanoseconds detectPeriod() const { return period_; }
+  // Its pictures get a 3x3 median before inference (the camera's `denoise`).
+  bool denoise() const { return denoise_; }
 
  private:
   friend class Scheduler;
   std::string name_;
   std::chrono::nanoseconds period_;
+  bool denoise_;
   CameraCounters counters_;
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;

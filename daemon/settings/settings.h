@@ -67,6 +67,9 @@ struct CameraConfig {
   // above detect_fps (fps when it offers none).
   bool fpsSet = false;
   double detectFps = 5;  // how often a frame of this camera goes to the detector
+  // A 3x3 median on this camera's letterboxed pictures before inference (Letterbox): for a
+  // camera whose night pictures are noisy (bench/night.md).
+  bool denoise = false;
   bool enabled = true;
   bool loop = false;            // file sources: start again at the end
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
@@ -96,9 +99,6 @@ struct DetectorConfig {
   // persons down to ByteTrack's low score (kTrackingLowScore) whatever this says.
   float minScore = 0.5F;
   float nms = 0.45F;
-  // A 3x3 median on the letterboxed pictures before inference (Letterbox): for colour cameras
-  // whose night pictures are noisy (bench/night.md).
-  bool denoise = false;
   std::vector<std::string> classes{"person"};
   // `onnxruntime` (the ONNX Runtime with the Vitis AI EP) and `vitisai: {target, xclbin,
   // cache_dir}`, for bundles whose NPU stage runs on ONNX Runtime's Vitis AI EP.

@@ -110,26 +110,26 @@ TEST(ConfigTest, SourceKindsAndRelativeFilePaths) {
   auto c = parse(
       "version: 1\n"
       "detector: {model: ../models/x, backend: auto, threads: 2, min_score: 0.3, nms: 0.6,"
-      " classes: [person, dog], denoise: true}\n"
+      " classes: [person, dog]}\n"
       "cameras:\n"
       "  - {name: a, source: rtsp://192.0.2.1/s}\n"
       "  - {name: b, source: 'http://192.0.2.2/mjpeg'}\n"
-      "  - {name: c, source: 'file:clips/x.mp4', loop: true}\n"
+      "  - {name: c, source: 'file:clips/x.mp4', loop: true, denoise: true}\n"
       "  - {name: d, source: /dev/v4l/by-id/usb-cam-video-index0, format: mjpeg, width: 1280,"
       " height: 720, fps: 30, detect_fps: 2.5, enabled: false}\n");
   ASSERT_TRUE(c.has_value()) << c.error().message;
   EXPECT_EQ(c->detector.model, "/etc/models/x");
   EXPECT_EQ(c->detector.backend, "auto");
-  EXPECT_TRUE(c->detector.denoise);
   auto ort = parse("version: 1\ndetector: {backend: cpu-ort}\ncameras: []\n");
   ASSERT_TRUE(ort.has_value()) << ort.error().message;
   EXPECT_EQ(ort->detector.backend, "cpu-ort");
-  EXPECT_FALSE(ort->detector.denoise) << "off unless asked for";
   EXPECT_EQ(c->cameras[0].kind, SourceKind::kRtsp);
   EXPECT_EQ(c->cameras[1].kind, SourceKind::kHttp);
   EXPECT_EQ(c->cameras[2].kind, SourceKind::kFile);
   EXPECT_EQ(c->cameras[2].location, "/etc/vigil/clips/x.mp4");
   EXPECT_TRUE(c->cameras[2].loop);
+  EXPECT_TRUE(c->cameras[2].denoise);
+  EXPECT_FALSE(c->cameras[0].denoise) << "off unless asked for";
   EXPECT_EQ(c->cameras[3].format, PixelFormatChoice::kMjpeg);
   EXPECT_DOUBLE_EQ(c->cameras[3].detectFps, 2.5);
   EXPECT_FALSE(c->cameras[3].enabled);
@@ -150,7 +150,8 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
             "/etc/vigil/cameras.yaml:5:5: cameras[0].fsp: unknown key; did you mean 'fps'? "
             "(allowed here: name, "
             "source, picture_source, picture_width, picture_height, password_file, format, width, "
-            "height, fps, detect_fps, enabled, loop, zones, masks, presence, motion, tracking, "
+            "height, fps, detect_fps, denoise, enabled, loop, zones, masks, presence, motion, "
+            "tracking, "
             "lines, calibration_samples, hwaccel)");
 }
 
