@@ -17,7 +17,7 @@ runs at once:
   night-low-bitrate  night at 150 kbit/s constant bitrate (a camera's substream on a weak link)
 
 Per clip, variant and configuration it prints the person events the daemon started, how many
-of the day version's events (same configuration) it found and how late, how many started while
+of the day version's events (under the first configuration) it found and how late, how many started while
 nobody was in view (inside the clip's empty stretches, EMPTY below, for clips that have them)
 and how many started again while a person was still in view (the event ended under them: a
 person lost for presence.clear_after). With --ap, also the detector's person AP and AP50 on
@@ -126,19 +126,21 @@ def finish(run):
 
 def judge(day, starts, fps, empty, seconds):
     """(day events found, the largest delay in seconds, events started with nobody in view,
-    events started again while somebody was in view).
-    A day event is found by the first event starting from 2 s before it up to the next day
-    event (or the clip's end)."""
+    events started again while somebody was in view). A day event is found by the first event
+    not yet taken that starts from 2 s before it up to the next day event (or the clip's end)."""
     found = 0
     delay = 0.0
     bounds = [s / fps for s in day] + [seconds]
+    times = sorted(s / fps for s in starts)
+    taken = set()
     for i, start in enumerate(bounds[:-1]):
-        hits = [s / fps for s in starts if start - 2 <= s / fps < bounds[i + 1]]
+        hits = [k for k, t in enumerate(times) if k not in taken and start - 2 <= t < bounds[i + 1]]
         if hits:
+            taken.add(hits[0])
             found += 1
-            delay = max(delay, min(hits) - start)
-    false = sum(1 for s in starts if any(a <= s / fps <= b for a, b in empty))
-    return found, delay, false, len(starts) - found - false
+            delay = max(delay, times[hits[0]] - start)
+    false = sum(1 for t in times if any(a <= t <= b for a, b in empty))
+    return found, delay, false, len(times) - found - false
 
 
 def run_events(args, clips, work):
@@ -170,8 +172,8 @@ def print_events(args, clips, results):
     for clip in clips:
         fps, seconds = probe(clip)
         empty = EMPTY.get(clip.stem, [])
+        day = results[(clip.stem, "day", args.config[0][0])]  # the first configuration's
         for name, _ in args.config:
-            day = results[(clip.stem, "day", name)]
             for variant in args.variants:
                 starts = results[(clip.stem, variant, name)]
                 found, delay, false, again = judge(day, starts, fps, empty, seconds)
