@@ -2,6 +2,7 @@
 // that letterbox, inference, decode, NMS and the AP computation are right together.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <sstream>
@@ -109,6 +110,43 @@ TEST(DetectorAccuracyTest, FindsTheWomanInTheLivingRoom) {
     EXPECT_GE(d.box.x, 0);
     EXPECT_LE(d.box.right(), static_cast<float>(image.cols));
   }
+}
+
+// Colour noise as a camera's high gain gives it at night costs her most of her score; the
+// letterbox's 3x3 median (a camera's `denoise`) gives much of it back (bench/night.md).
+TEST(DetectorAccuracyTest, TheMedianGivesBackWhatColourNoiseTookFromHerScore) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_COCO();
+  cv::Mat image = cv::imread((cocoDir() / "images/000000000139.jpg").string());
+  ASSERT_FALSE(image.empty());
+  cv::Mat noise(image.size(), CV_16SC3);
+  cv::RNG rng(7);
+  rng.fill(noise, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(30));
+  cv::Mat noisy;
+  image.convertTo(noisy, CV_16SC3);
+  noisy += noise;
+  noisy.convertTo(noisy, CV_8UC3);  // saturating
+  DetectorOptions options;
+  options.model = modelDir();
+  options.minScore = 0.1F;
+  auto detector = Detector::create(options);
+  ASSERT_TRUE(detector.has_value()) << detector.error().message;
+  const Box her{412.8F, 157.6F, 53.1F, 138.0F};
+  auto herScore = [&](bool denoise) {
+    (*detector)->setDenoise(denoise);
+    DetectionResult result;
+    EXPECT_TRUE((*detector)->detect(noisy, result).has_value());
+    float best = 0;
+    for (const Detection& d : result.detections) {
+      if (iou(d.box, her) > 0.5F) best = std::max(best, d.score);
+    }
+    return best;
+  };
+  const float plain = herScore(false);
+  const float denoised = herScore(true);
+  EXPECT_LT(plain, 0.45F) << "the noise costs her score (0.69 on the clean photograph)";
+  EXPECT_GT(denoised, plain + 0.1F) << "plain " << plain;
+  EXPECT_EQ(herScore(false), plain) << "switched off again, the same picture scores the same";
 }
 
 TEST(DetectorAccuracyTest, OtherClassesOnRequest) {
