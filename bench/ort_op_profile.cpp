@@ -1,15 +1,14 @@
 // Where does ONNX Runtime's CPU time go in each model? Runs ONNX files on one letterboxed real
-// photograph with the cpu-ort backend's session options (intra-op threads N, inter-op 1,
-// sequential, all graph optimisations, spinning off), the models in alternation, and reads ONNX
-// Runtime's own profile: per model the median time of a run, then the kernels' time per run by
-// operator type after ORT's fusions (QLinearConv, QuickGelu, ...) and how many nodes each has.
-// The question it answers: why an integer model is or is not faster than float (bench/int8-cpu.md).
+// photograph with the cpu-ort backend's session options (ortSessionOptions, spinning off), the
+// models in alternation, and reads ONNX Runtime's own profile: per model the median time of a run,
+// then the kernels' time per run by operator type after ORT's fusions (QLinearConv, QuickGelu, ...)
+// and how many nodes each has. The question it answers: why an integer model is or is not faster
+// than float (bench/int8-cpu.md).
 //   build/bench/vigil_ort_op_profile [--threads N] [--warmup W] [--iterations I]
 //       [--image IMAGE] MODEL.onnx...
 // Each model's input is [1, 3, H, W] float, H and W from the model (YOLOX: 416).
 #include <fmt/format.h>
 #include <onnxruntime_cxx_api.h>
-#include <onnxruntime_session_options_config_keys.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include "daemon/commands/bench_command.h"
+#include "detector/backends/ort_session_options.h"
 #include "detector/model_manifest.h"
 #include "detector/preprocess.h"
 
@@ -51,13 +51,7 @@ struct Profiled {
 };
 
 Ort::SessionOptions sessionOptions(int threads, const std::string& profilePrefix) {
-  Ort::SessionOptions so;
-  so.SetIntraOpNumThreads(threads);
-  so.SetInterOpNumThreads(1);
-  so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, "0");
+  Ort::SessionOptions so = vigil::ortSessionOptions(threads, false);
   so.EnableProfiling(profilePrefix.c_str());
   return so;
 }

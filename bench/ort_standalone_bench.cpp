@@ -10,7 +10,6 @@
 //   [IMAGE]
 #include <fmt/format.h>
 #include <onnxruntime_cxx_api.h>
-#include <onnxruntime_session_options_config_keys.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +22,7 @@
 
 #include "daemon/commands/bench_command.h"
 #include "detector/backend.h"
+#include "detector/backends/ort_session_options.h"
 #include "detector/preprocess.h"
 
 namespace {
@@ -80,14 +80,7 @@ int main(int argc, char** argv) {
   const vigil::StageSpec& stage = manifest->stages.front();
   const std::string modelPath = (manifest->directory() / stage.file).string();
   Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "standalone");
-  Ort::SessionOptions so;
-  so.SetIntraOpNumThreads(threads);
-  so.SetInterOpNumThreads(1);
-  so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, "0");
-  Ort::Session session(env, modelPath.c_str(), so);
+  Ort::Session session(env, modelPath.c_str(), vigil::ortSessionOptions(threads, false));
   Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   const auto& inShape = stage.inputs.front().shape;
   Ort::Value in = Ort::Value::CreateTensor<float>(memory, input.data.data(), input.data.size(),

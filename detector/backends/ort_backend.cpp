@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "detector/backends/ort_session_options.h"
 #include "detector/npu/ort_log.h"
 
 namespace vigil {
@@ -231,19 +232,6 @@ class OrtBackend final : public InferenceBackend {
   bool linked_ = false;
 };
 
-// Ort::Session options for a small always-on box (see ort_backend.h).
-Ort::SessionOptions sessionOptions(int threads, bool spinning) {
-  const char* spin = spinning ? "1" : "0";
-  Ort::SessionOptions so;
-  so.SetIntraOpNumThreads(threads);
-  so.SetInterOpNumThreads(1);
-  so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spin);
-  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spin);
-  return so;
-}
-
 class OrtStage final : public CpuStage {
  public:
   OrtStage(std::shared_ptr<Ort::Env> env, std::unique_ptr<Ort::Session> session, StageSpec spec)
@@ -296,7 +284,8 @@ Expected<std::unique_ptr<CpuStage>> loadOrtStage(const std::filesystem::path& fi
   const std::string where = fmt::format("{} (stage '{}')", file.string(), spec.name);
   try {
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    session = std::make_unique<Ort::Session>(**env, file.c_str(), sessionOptions(threads, false));
+    session =
+        std::make_unique<Ort::Session>(**env, file.c_str(), ortSessionOptions(threads, false));
     if (auto ok = checkTensors(*session, true, spec.inputs, where); !ok)
       return tl::unexpected(ok.error());
     if (auto ok = checkTensors(*session, false, spec.outputs, where); !ok)
@@ -332,7 +321,7 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     stage.spec = &spec;
     try {
       stage.session = std::make_unique<Ort::Session>(**env, path.c_str(),
-                                                     sessionOptions(threads, options.spinning));
+                                                     ortSessionOptions(threads, options.spinning));
     } catch (const Ort::Exception& e) {
       return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
                        e.what());
@@ -372,6 +361,18 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
   }
   return std::make_unique<OrtBackend>(std::move(*env), manifest.stages, std::move(stages), threads,
                                       options.spinning);
+}
+
+Ort::SessionOptions ortSessionOptions(int threads, bool spinning) {
+  const char* spin = spinning ? "1" : "0";
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(threads);
+  so.SetInterOpNumThreads(1);
+  so.SetExecutionMode(ORT_SEQUENTIAL);
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spin);
+  so.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spin);
+  return so;
 }
 
 }  // namespace vigil
