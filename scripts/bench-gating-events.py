@@ -56,7 +56,10 @@ def make_variant(clip, variant, work):
     return out
 
 
-def start_run(vigil, model, clip, detect_fps, motion, duration, folder, reuse):
+def launch(vigil, camera, model, duration, folder, reuse):
+    """`vigil run` for `duration` seconds on one file camera (`camera`: its flow mapping's keys
+    after the name), cpu-ort on one thread, in `folder` (cameras.yaml, log, summary.json);
+    (process, folder), the process None when `reuse` and the folder has its summary already."""
     if reuse and (folder / "summary.json").exists():
         return None, folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -66,7 +69,7 @@ def start_run(vigil, model, clip, detect_fps, motion, duration, folder, reuse):
         f"detector: {{backend: cpu-ort, model: '{model}', threads: 1}}\n"
         "http: {listen: '127.0.0.1:0'}\n"
         "cameras:\n"
-        f"  - {{name: cam, source: 'file:{clip}', detect_fps: {detect_fps}, motion: {motion}}}\n")
+        f"  - {{name: cam, {camera}}}\n")
     log = open(folder / "log", "w")
     proc = subprocess.Popen([str(vigil), "run", "--config", str(config), "--duration",
                              str(duration), "--summary-json", str(folder / "summary.json")],
@@ -74,13 +77,24 @@ def start_run(vigil, model, clip, detect_fps, motion, duration, folder, reuse):
     return proc, folder
 
 
-def finish(run):
+def camera_summary(run):
+    """Waits for a launch()ed run; its camera's part of summary.json."""
     proc, folder = run
     if proc is not None and proc.wait(timeout=900) != 0:
         sys.exit(f"vigil failed in {folder}: see {folder / 'log'}")
     camera = json.loads((folder / "summary.json").read_text())["cameras"]["cam"]
     if camera["detected"] == 0:
         sys.exit(f"{folder}: the camera detected no frame: see {folder / 'log'}")
+    return camera
+
+
+def start_run(vigil, model, clip, detect_fps, motion, duration, folder, reuse):
+    return launch(vigil, f"source: 'file:{clip}', detect_fps: {detect_fps}, motion: {motion}",
+                  model, duration, folder, reuse)
+
+
+def finish(run):
+    camera = camera_summary(run)
     return [e["start_frame"] for e in camera["person_events"]], camera.get("gated", 0)
 
 

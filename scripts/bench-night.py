@@ -36,6 +36,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts" / "lib"))
+from script_module import load_script  # noqa: E402
+
+gating = load_script("bench-gating-events")  # its probe, launch and camera_summary
+probe = gating.probe  # (frames a second, seconds) of a clip
 
 DARK = "eq=brightness=-0.18:contrast=0.75:gamma=0.55"
 NOISE = "noise=alls=16:allf=t"
@@ -66,16 +71,6 @@ EMPTY = {
 }
 
 
-def probe(clip):
-    out = subprocess.run(
-        ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-         "stream=r_frame_rate,duration", "-of", "json", str(clip)],
-        check=True, capture_output=True, text=True).stdout
-    stream = json.loads(out)["streams"][0]
-    num, den = stream["r_frame_rate"].split("/")
-    return float(num) / float(den), float(stream["duration"])
-
-
 def make_variant(clip, variant, work):
     """The variant's video, made once; beside it a link to the clip's ground truth."""
     if VARIANTS[variant] is None:
@@ -93,35 +88,16 @@ def make_variant(clip, variant, work):
 
 
 def start_run(args, source, config_json, duration, folder):
-    if args.reuse and (folder / "summary.json").exists():
-        return None, folder
-    folder.mkdir(parents=True, exist_ok=True)
     settings = json.loads(config_json)
-    config = folder / "cameras.yaml"
-    config.write_text(
-        "version: 1\n"
-        f"detector: {{backend: cpu-ort, model: '{args.model}', threads: 1}}\n"
-        "http: {listen: '127.0.0.1:0'}\n"
-        "cameras:\n"
-        f"  - {{name: cam, source: 'file:{source}', detect_fps: {args.detect_fps}, "
-        f"denoise: {json.dumps(settings.get('denoise', False))}, "
-        f"presence: {json.dumps(settings.get('presence', {}))}}}\n")
-    log = open(folder / "log", "w")
-    proc = subprocess.Popen([args.vigil, "run", "--config", str(config), "--duration",
-                             str(duration), "--summary-json", str(folder / "summary.json")],
-                            stdout=log, stderr=subprocess.STDOUT)
-    return proc, folder
+    camera = (f"source: 'file:{source}', detect_fps: {args.detect_fps}, "
+              f"denoise: {json.dumps(settings.get('denoise', False))}, "
+              f"presence: {json.dumps(settings.get('presence', {}))}")
+    return gating.launch(args.vigil, camera, args.model, duration, folder, args.reuse)
 
 
 def finish(run):
     """The start frames of the run's person events."""
-    proc, folder = run
-    if proc is not None and proc.wait(timeout=900) != 0:
-        sys.exit(f"vigil failed in {folder}: see {folder / 'log'}")
-    camera = json.loads((folder / "summary.json").read_text())["cameras"]["cam"]
-    if camera["detected"] == 0:
-        sys.exit(f"{folder}: the camera detected no frame: see {folder / 'log'}")
-    return [e["start_frame"] for e in camera["person_events"]]
+    return [e["start_frame"] for e in gating.camera_summary(run)["person_events"]]
 
 
 def judge(day, starts, fps, empty, seconds):
