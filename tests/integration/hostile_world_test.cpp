@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,7 +13,6 @@
 
 #include <atomic>
 #include <fstream>
-#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -24,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/free_port.h"
+#include "tests/loopback_server.h"
 #include "tests/model_paths.h"
 #include "tests/occurrences.h"
 #include "tests/process.h"
@@ -37,6 +35,10 @@ namespace {
 using namespace std::chrono_literals;
 using testing::ChildProcess;
 using testing::kDeadline;
+using testing::LoopbackServer;
+using testing::readRequestHead;
+using testing::sendAll;
+using testing::streamMjpeg;
 using testing::VigilDaemon;
 
 std::string campus() { return (testing::videosDir() / "TUD-Campus.mp4").string(); }
@@ -50,98 +52,6 @@ std::string campus() { return (testing::videosDir() / "TUD-Campus.mp4").string()
 std::string daemonHeader() {
   return "version: 1\ndetector:\n  model: " + testing::modelDir().string() +
          "\nhttp: {listen: '127.0.0.1:0'}\n";
-}
-
-// A loopback TCP server that runs `serve(fd)` on a thread of its own for every connection it
-// accepts, and counts them. Connections stay open until the server is destroyed.
-class LoopbackServer {
- public:
-  explicit LoopbackServer(std::function<void(int fd)> serve) : serve_(std::move(serve)) {
-    listen_ = testing::listenOnLoopback(16, port_);
-    acceptor_ = std::thread([this] {
-      while (!stopping_) {
-        int fd = accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        std::lock_guard lock(mutex_);
-        held_.push_back(fd);
-        ++accepted_;
-        workers_.emplace_back([this, fd] { serve_(fd); });
-      }
-    });
-  }
-  ~LoopbackServer() {
-    stopping_ = true;
-    shutdown(listen_, SHUT_RDWR);
-    acceptor_.join();
-    std::lock_guard lock(mutex_);
-    for (int fd : held_) shutdown(fd, SHUT_RDWR);  // wakes the workers
-    for (auto& w : workers_) w.join();
-    for (int fd : held_) close(fd);
-    close(listen_);
-  }
-  LoopbackServer(const LoopbackServer&) = delete;
-  LoopbackServer& operator=(const LoopbackServer&) = delete;
-
-  int port() const { return port_; }
-  int accepted() const {
-    std::lock_guard lock(mutex_);
-    return accepted_;
-  }
-
- private:
-  std::function<void(int)> serve_;
-  int listen_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;
-  std::vector<int> held_;
-  std::vector<std::thread> workers_;
-  int accepted_ = 0;
-  std::thread acceptor_;
-};
-
-// Reads a request head; empty when the peer closed first.
-std::string readRequestHead(int fd) {
-  std::string request;
-  char buffer[4096];
-  while (request.find("\r\n\r\n") == std::string::npos) {
-    ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) return "";
-    request.append(buffer, static_cast<std::size_t>(n));
-  }
-  return request;
-}
-
-// False when the peer is gone.
-bool sendAll(int fd, const std::string& data) {
-  for (std::size_t sent = 0; sent < data.size();) {
-    ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// True when the peer hung up, or the server shut the socket down, within `limit`. Only the
-// hang-up is asked for: bytes the peer sends do not end the wait.
-bool hangsUpWithin(int fd, std::chrono::milliseconds limit) {
-  pollfd hangUp{fd, POLLRDHUP, 0};
-  return ::poll(&hangUp, 1, static_cast<int>(limit.count())) > 0;
-}
-
-// Answers as an MJPEG-over-HTTP camera: the multipart header, then `jpeg` once a frame
-// interval (10 fps) until the peer hangs up or the server goes.
-void streamMjpeg(int fd, const std::vector<std::uint8_t>& jpeg) {
-  if (!sendAll(fd,
-               "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; "
-               "boundary=frame\r\n\r\n")) {
-    return;
-  }
-  const std::string part =
-      "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + std::to_string(jpeg.size()) +
-      "\r\n\r\n" + std::string(jpeg.begin(), jpeg.end()) + "\r\n";
-  while (sendAll(fd, part) && !hangsUpWithin(fd, 100ms)) {
-  }
 }
 
 TEST(HostileWorldTest, HardwareDecodeThatCannotBeHadFallsBackToSoftwareLoudlyAndKeepsRunning) {
@@ -363,7 +273,8 @@ TEST(HostileWorldTest, ACameraPasswordIsNeverShown) {
   auto metrics = testing::httpGet(vigil.port(), "/metrics");
   ASSERT_TRUE(metrics.has_value());
   EXPECT_TRUE(std::regex_search(
-      metrics->body, std::regex("vigil_camera_open_failures_total\\{camera=\"door\"\\} ([3-9]|[1-9][0-9])")))
+      metrics->body,
+      std::regex("vigil_camera_open_failures_total\\{camera=\"door\"\\} ([3-9]|[1-9][0-9])")))
       << metrics->body;
   std::size_t refusedLines = 0;
   const std::string soFar = vigil.log();
@@ -517,18 +428,9 @@ TEST(HostileWorldTest, ACameraSendingOnlyCorruptPicturesIsLostAndReconnected) {
   LoopbackServer camera([&](int fd) {
     if (readRequestHead(fd).empty()) return;
     const bool first = connections++ == 0;
-    if (!sendAll(fd,
-                 "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; "
-                 "boundary=frame\r\n\r\n")) {
-      return;
-    }
-    for (int i = 0;; ++i) {
-      const std::vector<std::uint8_t>& jpeg = first && i >= 10 ? cut : good;
-      const std::string part =
-          "--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + std::to_string(jpeg.size()) +
-          "\r\n\r\n" + std::string(jpeg.begin(), jpeg.end()) + "\r\n";
-      if (!sendAll(fd, part) || hangsUpWithin(fd, 100ms)) return;
-    }
+    streamMjpeg(fd, [&](int i) -> const std::vector<std::uint8_t>& {
+      return first && i >= 10 ? cut : good;
+    });
   });
   ASSERT_NE(camera.port(), 0);
   TempDir dir;
