@@ -17,6 +17,7 @@
 #include "daemon/base/log.h"
 #include "daemon/pipeline/camera_feed.h"
 #include "detector/background_work.h"
+#include "tests/damaged_jpeg.h"
 #include "tests/log_capture.h"
 #include "tests/occurrences.h"
 #include "tests/wait.h"
@@ -37,6 +38,9 @@ struct Script {
   int closeCalls = 0;
   std::uint64_t delivered = 0;
   bool skippingToKeyframe = false;  // what the source says of itself
+  // Not empty: every frame is this JPEG of jpegSize (a webcam's MJPEG buffer) instead of pixels.
+  std::vector<std::uint8_t> jpeg;
+  cv::Size jpegSize;
 };
 
 class ScriptedSource final : public FrameSource {
@@ -51,6 +55,15 @@ class ScriptedSource final : public FrameSource {
       script_->opens.pop_front();
       return makeError(code, "scripted open failure");
     }
+    if (!script_->jpeg.empty()) {
+      return SourceInfo{script_->jpegSize.width,
+                        script_->jpegSize.height,
+                        100,
+                        "MJPG",
+                        "jpeg",
+                        "libjpeg, on demand",
+                        ""};
+    }
     return SourceInfo{32, 24, 100, "TEST", "scripted", "scripted pixels", ""};
   }
   Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
@@ -61,7 +74,11 @@ class ScriptedSource final : public FrameSource {
       script_->reads.pop_front();
       if (code) return makeError(*code, "scripted read failure");
     }
-    frame.picture.bgrForWriting(cv::Size(32, 24));
+    if (script_->jpeg.empty()) {
+      frame.picture.bgrForWriting(cv::Size(32, 24));
+    } else {
+      frame.picture.setJpeg(script_->jpeg, script_->jpegSize);
+    }
     frame.sequence = script_->delivered++;
     frame.captureTime = SteadyClock::now();
     return {};
@@ -223,27 +240,6 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
   camera.stop();
 }
 
-// A source whose every read delivers the same JPEG, as a webcam's MJPEG buffers arrive.
-class RepeatedJpegSource final : public FrameSource {
- public:
-  RepeatedJpegSource(std::vector<std::uint8_t> jpeg, cv::Size size)
-      : jpeg_(std::move(jpeg)), size_(size) {}
-  Expected<SourceInfo> open() override {
-    return SourceInfo{size_.width, size_.height, 100, "MJPG", "jpeg", "libjpeg, on demand", ""};
-  }
-  Expected<void> read(Frame& frame, std::chrono::milliseconds) override {
-    std::this_thread::sleep_for(2ms);
-    frame.picture.setJpeg(jpeg_, size_);
-    frame.captureTime = SteadyClock::now();
-    return {};
-  }
-  void close() override {}
-
- private:
-  std::vector<std::uint8_t> jpeg_;
-  cv::Size size_;
-};
-
 // Pictures that arrive whole but all decode damaged (decoded on another thread, as the detector
 // does) are nothing usable: the camera is lost after the stall limit and reconnected; pictures
 // with a harmless warning keep it streaming.
@@ -252,18 +248,14 @@ TEST(CameraTest, PicturesThatAllDecodeDamagedForTheStallLimitAreALostSource) {
   cv::randu(picture, 0, 256);
   std::vector<std::uint8_t> good;
   cv::imencode(".jpg", picture, good);
-  std::vector<std::uint8_t> cut(good.begin(), good.begin() + good.size() / 2);
-  cut.insert(cut.end(), {0xFF, 0xD9});  // the scan cut short: "premature end of data segment"
-  std::vector<std::uint8_t> padded = good;
-  padded.insert(padded.end() - 2, 8, std::uint8_t{0x5A});  // "8 extraneous bytes": harmless
+  const std::vector<std::uint8_t> cut = testing::truncatedJpeg(good);  // "premature end ..."
+  const std::vector<std::uint8_t> padded = testing::extraneousBytesJpeg(good, 8);  // harmless
   for (const bool damaged : {true, false}) {
+    auto script = std::make_shared<Script>();
+    script->jpeg = damaged ? cut : padded;
+    script->jpegSize = cv::Size(64, 48);
     Scheduler scheduler;
-    Camera camera(
-        config(), feed(scheduler),
-        [&](const CameraConfig&) {
-          return std::make_unique<RepeatedJpegSource>(damaged ? cut : padded, cv::Size(64, 48));
-        },
-        fastBackoff());
+    Camera camera(config(), feed(scheduler), scripted(script), fastBackoff());
     testing::LogCapture log("capture");  // before the capture thread, removed after it ends
     std::atomic<bool> decoding{true};
     std::thread detector([&] {
