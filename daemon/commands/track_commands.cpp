@@ -8,7 +8,6 @@
 #include <opencv2/videoio.hpp>
 #include <ostream>
 #include <unordered_map>
-#include <unordered_set>
 #include <variant>
 
 #include "daemon/base/log.h"
@@ -120,7 +119,7 @@ Expected<std::unique_ptr<TrackLineWriter>> lineWriterFor(const TrackCommandOptio
 }
 
 // --confirm-score: the tracks that are persons under the daemon's confirmation rule, each from
-// the frame its scores confirm it (confirmedByScores, as PersonTracks applies it).
+// the frame its scores confirm it (ScoreConfirmation, as PersonTracks applies it).
 class ConfirmedTracks {
  public:
   explicit ConfirmedTracks(float threshold) : threshold_(threshold) {}
@@ -129,20 +128,16 @@ class ConfirmedTracks {
     if (threshold_ <= 0) return tracks;
     kept_.clear();
     for (const Track& t : tracks) {
-      if (t.matched && !persons_.contains(t.id)) {
-        std::vector<float>& scores = scores_[t.id];
-        scores.push_back(t.score);
-        if (confirmedByScores(scores, threshold_)) persons_.insert(t.id);
-      }
-      if (persons_.contains(t.id)) kept_.push_back(t);
+      ScoreConfirmation& confirmation = tracks_[t.id];
+      if (t.matched) confirmation.observe(t.score, threshold_);
+      if (confirmation.confirmed()) kept_.push_back(t);
     }
     return kept_;
   }
 
  private:
   float threshold_;
-  std::unordered_map<std::uint64_t, std::vector<float>> scores_;
-  std::unordered_set<std::uint64_t> persons_;
+  std::unordered_map<std::uint64_t, ScoreConfirmation> tracks_;
   std::vector<Track> kept_;
 };
 

@@ -28,6 +28,15 @@ bool confirmedByScores(std::span<const float> scores, float threshold) {
   return median >= threshold;
 }
 
+bool ScoreConfirmation::observe(float score, float threshold) {
+  if (confirmed_) return true;
+  if (scores_.size() == kConfirmationScores) scores_.erase(scores_.begin());
+  scores_.push_back(score);
+  confirmed_ = confirmedByScores(scores_, threshold);
+  if (confirmed_) scores_ = {};  // not needed again
+  return confirmed_;
+}
+
 PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking,
                                               const PresenceSettings& presence) {
   const float minScore = presence.minScore;
@@ -127,11 +136,7 @@ void PersonTracks::update(double time, int width, int height, const std::vector<
 
 bool PersonTracks::becomesPerson(State& s, const Track& t) const {
   if (settings_.confirmScore <= 0) return t.score >= settings_.minScore;
-  if (s.scores.size() == kConfirmationScores) s.scores.erase(s.scores.begin());
-  s.scores.push_back(t.score);
-  if (!confirmedByScores(s.scores, settings_.confirmScore)) return false;
-  s.scores = {};  // a person for the rest of its track: the scores are not needed again
-  return true;
+  return s.confirmation.observe(t.score, settings_.confirmScore);
 }
 
 PersonTracks::State& PersonTracks::stateOf(const Track& t) {

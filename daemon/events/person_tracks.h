@@ -51,6 +51,19 @@ inline constexpr std::size_t kConfirmationScores = 10;
 // enough) at least `threshold`. The median of an even count is the mean of its middle two.
 bool confirmedByScores(std::span<const float> scores, float threshold);
 
+// One track on its way to confirmation: its detected scores, the newest kConfirmationScores,
+// until they confirm it (confirmedByScores); confirmed, it stays so and keeps none.
+class ScoreConfirmation {
+ public:
+  // Adds a detected score; whether the track is confirmed now.
+  bool observe(float score, float threshold);
+  bool confirmed() const { return confirmed_; }
+
+ private:
+  std::vector<float> scores_;
+  bool confirmed_ = false;
+};
+
 // The camera's settings as the tracker takes them: ByteTrack's tuned defaults with the camera's
 // lost time, its stationary rule, and presence's min_score and confirm_score for what counts as
 // a person.
@@ -138,7 +151,7 @@ class PersonTracks {
     bool stationary = false;
     std::vector<Visit> visits;               // one per zone
     std::vector<LineTrackState> lineStates;  // one per line
-    std::vector<float> scores;  // its detected scores, the newest kConfirmationScores, until person
+    ScoreConfirmation confirmation;          // with confirmScore
   };
 
   // Whether a track detected on this frame is a person from now on.
