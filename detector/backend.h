@@ -39,6 +39,10 @@ class InferenceBackend {
   // `input` is the first stage's input; `output` receives the last stage's first output and is
   // resized on first use only.
   virtual Expected<void> infer(const Tensor& input, Tensor& output) = 0;
+  // Whether infer() takes an input smaller than the manifest's: [1, 3, H, W] with H and W
+  // multiples of the largest stride up to the manifest's size, its output then as many anchors
+  // as that size has (a model whose input.any_size is set, on a runtime that can run it so).
+  virtual bool takesAnySize() const { return false; }
   // The end of this backend's use (its owner stops): cuts the inference in flight, if the
   // runtime can, and every later one fails at once. The one call any thread may make while
   // infer() runs. Default: nothing to cut, the inference in flight ends on its own.

@@ -1,5 +1,6 @@
 #include "detector/detector.h"
 
+#include <algorithm>
 #include <chrono>
 #include <opencv2/core/utility.hpp>
 
@@ -79,6 +80,17 @@ Detector::Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> bac
       nmsIou_(options.nmsIou.value_or(manifest_.postprocess.defaultNmsIou)),
       maxDetections_(options.maxDetections) {
   candidates_.reserve(static_cast<std::size_t>(decoder_.anchorCount()));
+  const std::vector<int>& strides = manifest_.postprocess.strides;
+  if (options.fitInput && manifest_.input.anySize && backend_->takesAnySize() && !strides.empty()) {
+    letterbox_.setFit(*std::max_element(strides.begin(), strides.end()));
+    inputFitted_ = true;
+  }
+}
+
+std::string Detector::inputDescription() const {
+  const InputSpec& input = manifest_.input;
+  return fmt::format("{}{}x{}", inputFitted_ ? "fitted to each picture, up to " : "", input.width,
+                     input.height);
 }
 
 const std::string& Detector::className(int classId) const {
@@ -111,10 +123,12 @@ Expected<void> Detector::detect(const cv::Mat& bgr, DetectionResult& result) {
 
   auto t2 = Clock::now();
   if (auto ok = checkFinite(output_.values(), backend_->device()); !ok) return ok;
-  if (output_.data.size() != static_cast<std::size_t>(decoder_.anchorCount()) *
-                                 static_cast<std::size_t>(decoder_.channelCount())) {
+  const int anchors =
+      decoder_.anchorCount(static_cast<int>(input_.shape[3]), static_cast<int>(input_.shape[2]));
+  if (output_.data.size() !=
+      static_cast<std::size_t>(anchors) * static_cast<std::size_t>(decoder_.channelCount())) {
     return makeError(ErrorCode::kInvalidOutput, "output has {} values, expected {} x {}",
-                     output_.data.size(), decoder_.anchorCount(), decoder_.channelCount());
+                     output_.data.size(), anchors, decoder_.channelCount());
   }
   decoder_.decode(output_, letterbox, minScore_, wantedClasses_, candidates_);
   nonMaximumSuppression(candidates_, nmsIou_, maxDetections_, order_, result.detections);

@@ -29,7 +29,11 @@ struct DetectorOptions {
   bool allowUnverifiedModel = false;  // run weights whose sha256 the manifest does not list
   bool compareWithReference = false;  // see BackendOptions (vigil bench)
   bool denoise = false;               // a 3x3 median in the letterbox (preprocess.h)
-  VitisAiSettings vitisai;            // see BackendOptions
+  // With a model whose input.any_size is set and a backend that takes it (cpu-ort): pictures
+  // padded only to the model's largest stride, not to its square (Letterbox's fitted input).
+  // false: every input at the manifest's size (--square-input, to compare).
+  bool fitInput = true;
+  VitisAiSettings vitisai;  // see BackendOptions
 };
 
 struct StageTimings {
@@ -80,6 +84,11 @@ class Detector {
   // With backend "auto": why backends preferred to the one in use did not load (empty if none).
   const std::string& autoFallback() const { return autoFallback_; }
   const std::string& className(int classId) const;
+  // Whether inputs are fitted to each picture (DetectorOptions::fitInput, when the model and
+  // the backend allow it).
+  bool inputFitted() const { return inputFitted_; }
+  // For logs: "416x416", or "fitted to each picture, up to 416x416".
+  std::string inputDescription() const;
   float minScore() const { return minScore_; }
   float nmsIou() const { return nmsIou_; }
 
@@ -97,6 +106,7 @@ class Detector {
   float minScore_;
   float nmsIou_;
   int maxDetections_;
+  bool inputFitted_ = false;
   Tensor input_;
   Tensor output_;
   std::vector<Detection> candidates_;

@@ -68,8 +68,6 @@ const ModelFile* ModelManifest::findFile(std::string_view fileName) const {
 
 namespace {
 
-constexpr std::int64_t kMaxDim = 1 << 20;
-
 bool isLowerHex(const std::string& s) {
   for (char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
@@ -90,7 +88,7 @@ TensorSpec readTensor(const YamlReader& r, const YAML::Node& node, const std::st
   r.rejectUnknownKeys(node, path, {"name", "shape", "layout", "dtype"});
   TensorSpec t;
   t.name = r.getString(node, path, "name");
-  t.shape = r.getIntList(node, path, "shape", 1, kMaxDim);
+  t.shape = r.getIntList(node, path, "shape", 1, kMaxTensorDim);
   if (t.shape.empty()) r.fail(node["shape"], YamlReader::join(path, "shape"), "must not be empty");
   t.layout = r.getString(node, path, "layout");
   t.dtype = r.getString(node, path, "dtype");
@@ -147,7 +145,7 @@ void readFiles(const YamlReader& r, ModelManifest& m) {
 void readInput(const YamlReader& r, ModelManifest& m) {
   YAML::Node in = r.child(r.root(), "", "input");
   r.rejectUnknownKeys(in, "input",
-                      {"width", "height", "channel_order", "value_range", "letterbox"});
+                      {"width", "height", "channel_order", "value_range", "letterbox", "any_size"});
   m.input.width = static_cast<int>(r.getInt(in, "input", "width", 32, 8192));
   m.input.height = static_cast<int>(r.getInt(in, "input", "height", 32, 8192));
   std::string order = r.getString(in, "input", "channel_order");
@@ -173,6 +171,7 @@ void readInput(const YamlReader& r, ModelManifest& m) {
            fmt::format("only top-left is supported (the YOLOX rule), got '{}'", anchor));
   }
   m.input.padValue = static_cast<int>(r.getInt(lb, "input.letterbox", "pad_value", 0, 255));
+  m.input.anySize = r.getBool(in, "input", "any_size", false);
 }
 
 void readStages(const YamlReader& r, ModelManifest& m) {

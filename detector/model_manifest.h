@@ -25,6 +25,9 @@ struct ModelFile {
   std::vector<AcceptedVariant> accepted;
 };
 
+// The largest dimension a manifest's tensor shape may have (beyond it: a typing error).
+constexpr std::int64_t kMaxTensorDim = 1 << 20;
+
 struct TensorSpec {
   std::string name;
   std::vector<std::int64_t> shape;
@@ -140,6 +143,10 @@ struct InputSpec {
   float valueMin = 0;
   float valueMax = 255;
   int padValue = 114;  // letterbox: top-left anchor, the only rule YOLOX uses
+  // The graph runs at any size that is a multiple of the largest stride, up to width x height
+  // (YOLOX's: its Resize takes scales, its Reshapes -1): a backend that can feed it so
+  // (InferenceBackend::takesAnySize) pads a picture only to that multiple, not to the square.
+  bool anySize = false;
 };
 
 struct PostprocessSpec {

@@ -20,7 +20,7 @@ DeviceTensorSpec readDeviceTensor(const YamlReader& r, const YAML::Node& node,
   r.rejectUnknownKeys(node, path, {"name", "shape", "layout", "dtype", "scale", "zero_point"});
   DeviceTensorSpec t;
   t.name = r.getString(node, path, "name");
-  t.shape = r.getIntList(node, path, "shape", 1, kMaxDim);
+  t.shape = r.getIntList(node, path, "shape", 1, kMaxTensorDim);
   t.layout = r.getString(node, path, "layout");
   t.dtype = r.getString(node, path, "dtype");
   const TensorSpec* ref = nullptr;

@@ -11,18 +11,27 @@ Letterbox::Letterbox(const InputSpec& spec, bool denoise) : spec_(spec), denoise
 
 LetterboxInfo Letterbox::run(const cv::Mat& bgr, Tensor& out) {
   CV_Assert(bgr.type() == CV_8UC3 && !bgr.empty());
-  const int w = spec_.width;
-  const int h = spec_.height;
-  if (out.shape != std::vector<std::int64_t>{1, 3, h, w}) out.resize({1, 3, h, w});
-
   LetterboxInfo info;
   info.sourceWidth = bgr.cols;
   info.sourceHeight = bgr.rows;
-  info.scale = std::min(static_cast<float>(h) / static_cast<float>(bgr.rows),
-                        static_cast<float>(w) / static_cast<float>(bgr.cols));
+  info.scale = std::min(static_cast<float>(spec_.height) / static_cast<float>(bgr.rows),
+                        static_cast<float>(spec_.width) / static_cast<float>(bgr.cols));
   // Truncation, as YOLOX's preproc does with int(); at least one pixel either way.
-  int rw = std::clamp(static_cast<int>(static_cast<float>(bgr.cols) * info.scale), 1, w);
-  int rh = std::clamp(static_cast<int>(static_cast<float>(bgr.rows) * info.scale), 1, h);
+  const int rw =
+      std::clamp(static_cast<int>(static_cast<float>(bgr.cols) * info.scale), 1, spec_.width);
+  const int rh =
+      std::clamp(static_cast<int>(static_cast<float>(bgr.rows) * info.scale), 1, spec_.height);
+  auto fitted = [this](int size, int declared) {
+    return fit_ > 0 ? std::min(declared, (size + fit_ - 1) / fit_ * fit_) : declared;
+  };
+  const int w = fitted(rw, spec_.width);
+  const int h = fitted(rh, spec_.height);
+  if (fit_ > 0) {
+    info.inputWidth = w;
+    info.inputHeight = h;
+  }
+  if (out.shape != std::vector<std::int64_t>{1, 3, h, w}) out.resize({1, 3, h, w});
+  canvas_.create(h, w, CV_8UC3);
 
   canvas_.setTo(cv::Scalar::all(spec_.padValue));
   cv::Mat target = canvas_(cv::Rect(0, 0, rw, rh));

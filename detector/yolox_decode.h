@@ -11,12 +11,16 @@ namespace vigil {
 
 // Turns YOLOX's raw head output [1, anchors, 5 + classes] into candidate detections in source
 // pixels, with YOLOX's own rule: per anchor the best class, score = objectness * class score,
-// kept when score >= minScore and the class is wanted. Grids are computed once.
+// kept when score >= minScore and the class is wanted. The grids are those of the network input
+// the letterbox made (LetterboxInfo::inputWidth/inputHeight; the manifest's size when unset):
+// row-major cells of each stride in turn.
 class YoloxDecoder {
  public:
   YoloxDecoder(const InputSpec& input, const PostprocessSpec& postprocess);
 
-  int anchorCount() const { return static_cast<int>(grid_.size()); }
+  // Anchors of the manifest's input size, or of a width x height input.
+  int anchorCount() const { return anchorCount(width_, height_); }
+  int anchorCount(int width, int height) const;
   int channelCount() const { return channels_; }
 
   // wantedClasses[c] says whether class c is kept; its size is the class count.
@@ -25,12 +29,9 @@ class YoloxDecoder {
               const std::vector<bool>& wantedClasses, std::vector<Detection>& out) const;
 
  private:
-  struct Cell {
-    float x;
-    float y;
-    float stride;
-  };
-  std::vector<Cell> grid_;
+  std::vector<int> strides_;
+  int width_ = 0;
+  int height_ = 0;
   int channels_ = 0;
   bool scoresActivated_ = true;
 };

@@ -34,6 +34,10 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
   command.add_flag("--denoise", options.denoise,
                    "A 3x3 median on the letterboxed pictures before inference, as the daemon's "
                    "detector.denoise: true");
+  command.add_flag("--square-input", options.squareInput,
+                   "Every picture padded to the model's full input size, also where the model "
+                   "and backend take a smaller one (cpu-ort pads only to a multiple of 32): to "
+                   "compare the two");
   command.add_flag("--allow-unverified-model", options.allowUnverifiedModel,
                    "Run weights whose sha256 the manifest does not list");
 }
@@ -52,6 +56,7 @@ DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {
   d.nmsIou = options.nmsIou;
   d.allowUnverifiedModel = options.allowUnverifiedModel;
   d.denoise = options.denoise;
+  d.fitInput = !options.squareInput;
   d.vitisai.onnxRuntime = options.onnxRuntime;
   std::stringstream list(options.classes);
   for (std::string name; std::getline(list, name, ',');) {
@@ -76,9 +81,9 @@ Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& 
     }
   }
   if (!d.autoFallback().empty()) log->warn("backend auto fell back: {}", d.autoFallback());
-  log->info("model {} on backend '{}': {}; min score {}, NMS IoU {}, denoise {}", d.manifest().name,
-            d.backend().name(), d.backend().device(), d.minScore(), d.nmsIou(),
-            options.denoise ? "on" : "off");
+  log->info("model {} on backend '{}': {}; input {}; min score {}, NMS IoU {}, denoise {}",
+            d.manifest().name, d.backend().name(), d.backend().device(), d.inputDescription(),
+            d.minScore(), d.nmsIou(), options.denoise ? "on" : "off");
   return detector;
 }
 

@@ -19,8 +19,9 @@ struct DetectorCliOptions {
   std::optional<float> nmsIou;
   std::string classes;  // comma-separated names
   bool allowUnverifiedModel = false;
-  bool denoise = false;     // as the daemon's detector.denoise
-  std::string onnxRuntime;  // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
+  bool denoise = false;      // as the daemon's detector.denoise
+  bool squareInput = false;  // DetectorOptions::fitInput off
+  std::string onnxRuntime;   // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
 };
 
 // `defaultMinScore`/`defaultNmsIou` override the manifest's defaults for this command (eval

@@ -95,8 +95,9 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
   out << fmt::format("person AP@[.50:.95] {:.3f}  AP50 {:.3f}  AP75 {:.3f}  AR@100 {:.3f}\n", m.ap,
                      m.ap50, m.ap75, m.ar);
   out << fmt::format(
-      "{} images ({} failed), {} positives, backend {}, mean inference {:.1f} ms\n", m.images,
-      failures, m.positives, (*detector)->backend().device(),
+      "{} images ({} failed), {} positives, backend {}, input {}, mean inference {:.1f} ms\n",
+      m.images, failures, m.positives, (*detector)->backend().device(),
+      (*detector)->inputDescription(),
       dataset->images.empty() ? 0.0 : inferenceMs / static_cast<double>(dataset->images.size()));
   if (options.json) {
     nlohmann::json line = {{"AP", m.ap}, {"AP50", m.ap50},     {"AP75", m.ap75},

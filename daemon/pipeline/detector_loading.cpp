@@ -69,10 +69,10 @@ Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {
   auto log = logger("daemon");
   const Detector& d = **detector;
   log->info(
-      "detector: model {} on backend '{}' ({}), min score {} (persons from {} for tracking), NMS "
-      "IoU {}",
-      d.manifest().name, d.backend().name(), d.backend().device(), config.minScore, d.minScore(),
-      d.nmsIou());
+      "detector: model {} on backend '{}' ({}), input {}, min score {} (persons from {} for "
+      "tracking), NMS IoU {}",
+      d.manifest().name, d.backend().name(), d.backend().device(), d.inputDescription(),
+      config.minScore, d.minScore(), d.nmsIou());
   LoadedDetector out{std::move(*detector), backendReason(config, d)};
   const bool substituted = config.backend != d.backend().name() && config.backend != "auto";
   if (substituted || !d.autoFallback().empty()) log->warn("detector: {}", out.reason);

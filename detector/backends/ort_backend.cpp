@@ -6,9 +6,14 @@
 #include <onnxruntime_session_options_config_keys.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
+#include "detector/backends/onnx_free_size.h"
 #include "detector/backends/ort_session_options.h"
 #include "detector/npu/ort_log.h"
 
@@ -108,6 +113,16 @@ Expected<void> checkTensors(const Ort::Session& session, bool inputs,
   return {};
 }
 
+// The model file's bytes with its spatial size left free (onnx_free_size.h).
+Expected<std::string> readFreeSize(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (!file && !file.eof()) {
+    return makeError(ErrorCode::kNotFound, "{}: cannot read: {}", path, std::strerror(errno));
+  }
+  return freeSpatialSize(bytes, path);
+}
+
 struct Stage {
   const StageSpec* spec = nullptr;  // into specs_ of the backend, which owns a copy
   std::unique_ptr<Ort::Session> session;
@@ -122,12 +137,13 @@ struct Stage {
 class OrtBackend final : public InferenceBackend {
  public:
   OrtBackend(std::shared_ptr<Ort::Env> env, std::vector<StageSpec> specs, std::vector<Stage> stages,
-             int threads, bool spinning)
+             int threads, bool spinning, int sizeMultiple)
       : env_(std::move(env)),
         specs_(std::move(specs)),
         stages_(std::move(stages)),
         threads_(threads),
         spinning_(spinning),
+        sizeMultiple_(sizeMultiple),
         memory_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
     // Names point into specs_, whose strings no longer move: taken here, not before.
     for (std::size_t s = 0; s < stages_.size(); ++s) {
@@ -150,6 +166,8 @@ class OrtBackend final : public InferenceBackend {
                        threads_, threads_ == 1 ? "" : "s", spinning_ ? ", spinning" : "");
   }
 
+  bool takesAnySize() const override { return sizeMultiple_ > 0; }
+
   // ONNX Runtime checks the flag between the graph's nodes: a stop waits for one node, not for
   // a whole inference (seconds of it on a slow or emulated CPU).
   void interrupt() override { runOptions_.SetTerminate(); }
@@ -160,6 +178,10 @@ class OrtBackend final : public InferenceBackend {
       Stage& last = stages_.back();
       const TensorSpec& inSpec = first.spec->inputs.front();
       const TensorSpec& outSpec = last.spec->outputs.front();
+      if (sizeMultiple_ > 0 && input.shape != inSpec.shape &&
+          fitsWithin(input.shape, inSpec.shape)) {
+        return inferAnySize(input, output);
+      }
       if (input.data.size() != static_cast<std::size_t>(inSpec.elementCount())) {
         return makeError(ErrorCode::kInvalidArgument,
                          "cpu-ort: input has {} values, stage '{}' input '{}' takes {}",
@@ -190,6 +212,36 @@ class OrtBackend final : public InferenceBackend {
   }
 
  private:
+  // An input smaller than the declared one (takesAnySize: one stage): the output's size follows
+  // the input's, so ONNX Runtime allocates it and it is copied out (0.7 MB for YOLOX at 416x256,
+  // a small part of the inference it follows).
+  Expected<void> inferAnySize(const Tensor& input, Tensor& output) {
+    Stage& stage = stages_.front();
+    Ort::Value in = wrap(const_cast<float*>(input.data.data()), input.data.size(), input.shape);
+    Ort::Value out{nullptr};
+    stage.session->Run(runOptions_, stage.inputNames.data(), &in, 1, stage.outputNames.data(), &out,
+                       1);
+    std::vector<std::int64_t> shape = out.GetTensorTypeAndShapeInfo().GetShape();
+    if (output.shape != shape) output.resize(std::move(shape));
+    output.name = stage.spec->outputs.front().name;
+    const float* data = out.GetTensorData<float>();
+    std::copy(data, data + output.data.size(), output.data.begin());
+    return {};
+  }
+
+  // [1, 3, H, W] within the declared [1, 3, H', W'], H and W multiples of sizeMultiple_.
+  bool fitsWithin(const std::vector<std::int64_t>& shape,
+                  const std::vector<std::int64_t>& declared) const {
+    if (shape.size() != 4 || declared.size() != 4 || shape[0] != declared[0] ||
+        shape[1] != declared[1]) {
+      return false;
+    }
+    for (std::size_t i = 2; i < 4; ++i) {
+      if (shape[i] < 1 || shape[i] > declared[i] || shape[i] % sizeMultiple_ != 0) return false;
+    }
+    return true;
+  }
+
   Ort::Value wrap(float* data, std::size_t count, const std::vector<std::int64_t>& shape) {
     return Ort::Value::CreateTensor<float>(memory_, data, count, shape.data(), shape.size());
   }
@@ -225,6 +277,7 @@ class OrtBackend final : public InferenceBackend {
   std::vector<Stage> stages_;
   int threads_;
   bool spinning_;
+  int sizeMultiple_;  // > 0: smaller inputs taken (takesAnySize), height and width multiples of it
   Ort::MemoryInfo memory_;
   Ort::RunOptions runOptions_;
   const float* boundInput_ = nullptr;
@@ -310,6 +363,12 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<Stage> stages;
+  // A graph that runs at any size, given pictures smaller than its declared input: one stage
+  // only (a later stage's buffers are sized by the manifest).
+  const std::vector<int>& strides = manifest.postprocess.strides;
+  const int sizeMultiple = manifest.input.anySize && manifest.stages.size() == 1 && !strides.empty()
+                               ? *std::max_element(strides.begin(), strides.end())
+                               : 0;
   for (const StageSpec& spec : manifest.stages) {
     if (spec.runtime != "onnx") {
       return makeError(ErrorCode::kUnsupported,
@@ -320,8 +379,15 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     Stage stage;
     stage.spec = &spec;
     try {
-      stage.session = std::make_unique<Ort::Session>(**env, path.c_str(),
-                                                     ortSessionOptions(threads, options.spinning));
+      const Ort::SessionOptions sessionOptions = ortSessionOptions(threads, options.spinning);
+      if (sizeMultiple > 0) {
+        auto model = readFreeSize(path);
+        if (!model) return tl::unexpected(model.error());
+        stage.session =
+            std::make_unique<Ort::Session>(**env, model->data(), model->size(), sessionOptions);
+      } else {
+        stage.session = std::make_unique<Ort::Session>(**env, path.c_str(), sessionOptions);
+      }
     } catch (const Ort::Exception& e) {
       return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
                        e.what());
@@ -360,7 +426,7 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     }
   }
   return std::make_unique<OrtBackend>(std::move(*env), manifest.stages, std::move(stages), threads,
-                                      options.spinning);
+                                      options.spinning, sizeMultiple);
 }
 
 Ort::SessionOptions ortSessionOptions(int threads, bool spinning) {

@@ -17,6 +17,7 @@
 
 #include "daemon/commands/bench_command.h"
 #include "detector/backend.h"
+#include "detector/backends/onnx_free_size.h"
 #include "detector/detector.h"
 #include "detector/preprocess.h"
 #include "tests/model_paths.h"
@@ -135,6 +136,9 @@ TEST_P(BackendConformanceTest, SameDetectionsAsTheReference) {
   auto manifest = loadModelManifest(modelDir());
   ASSERT_TRUE(manifest.has_value());
   options.classes = manifest->postprocess.classNames;  // all 80: more boxes to compare
+  // The same input for every backend (cpu-ort fits its input to the picture by default; that is
+  // compared in DetectorAccuracyTest.AFittedInputFindsThePersonsTheSquareOneDoes).
+  options.fitInput = false;
   auto reference = Detector::create(options);
   ASSERT_TRUE(reference.has_value()) << reference.error().message;
   options.backend = GetParam();
@@ -234,6 +238,7 @@ TEST_F(OrtBackendTest, DeviceSaysRuntimeVersionAndThreads) {
 }
 
 TEST_F(OrtBackendTest, InputShapeOtherThanTheManifestIsAClearError) {
+  manifest_.input.anySize = false;  // the file's declared shapes, as ONNX Runtime reads them
   manifest_.stages.front().inputs.front().shape = {1, 3, 320, 320};
   auto backend = createBackend("cpu-ort", manifest_, BackendOptions{});
   ASSERT_FALSE(backend.has_value());
@@ -246,6 +251,7 @@ TEST_F(OrtBackendTest, InputShapeOtherThanTheManifestIsAClearError) {
 }
 
 TEST_F(OrtBackendTest, OutputShapeOtherThanTheManifestIsAClearError) {
+  manifest_.input.anySize = false;
   manifest_.stages.front().outputs.front().shape = {1, 8400, 85};
   auto backend = createBackend("cpu-ort", manifest_, BackendOptions{});
   ASSERT_FALSE(backend.has_value());
@@ -269,6 +275,12 @@ TEST_F(OrtBackendTest, FileThatIsNotAModelIsAClearError) {
   manifest_.manifestPath = std::filesystem::path(VIGIL_TEST_DATA_DIR) / "model.yaml";
   manifest_.stages.front().file = "no-such-model.onnx";
   auto backend = createBackend("cpu-ort", manifest_, BackendOptions{});
+  ASSERT_FALSE(backend.has_value());
+  EXPECT_NE(backend.error().message.find("no-such-model.onnx: cannot read: No such file"),
+            std::string::npos)
+      << backend.error().message;
+  manifest_.input.anySize = false;  // ONNX Runtime reads the file itself
+  backend = createBackend("cpu-ort", manifest_, BackendOptions{});
   ASSERT_FALSE(backend.has_value());
   EXPECT_NE(backend.error().message.find("no-such-model.onnx: ONNX Runtime cannot load this model"),
             std::string::npos)
@@ -300,6 +312,58 @@ TEST_F(OrtBackendTest, TheCallerMovingItsBuffersIsFollowed) {
   auto bad = (*backend)->infer(wrong, out);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+}
+
+// yolox-nano's manifest says input.any_size: the file's declared size is freed in memory, and a
+// picture fitted to a multiple of 32 runs at its own size. At the declared size the outputs are
+// the file's own, bit for bit: only declarations changed, no node and no weight.
+TEST_F(OrtBackendTest, AModelThatTakesAnySizeRunsAFittedInputAndIsTheFileAtItsOwnSize) {
+  ASSERT_TRUE(manifest_.input.anySize) << "models/yolox-nano/model.yaml sets input.any_size";
+  BackendOptions oneThread;
+  oneThread.threads = 1;
+  auto fitted = createBackend("cpu-ort", manifest_, oneThread);
+  ASSERT_TRUE(fitted.has_value()) << fitted.error().message;
+  EXPECT_TRUE((*fitted)->takesAnySize());
+  ModelManifest declared = manifest_;
+  declared.input.anySize = false;
+  auto file = createBackend("cpu-ort", declared, oneThread);
+  ASSERT_TRUE(file.has_value()) << file.error().message;
+  EXPECT_FALSE((*file)->takesAnySize());
+
+  cv::Mat photo = cv::imread((testing::cocoDir() / "images/000000000139.jpg").string());
+  ASSERT_FALSE(photo.empty());
+  Letterbox square(manifest_.input);
+  Tensor input;
+  square.run(photo, input);
+  Tensor fromFitted;
+  Tensor fromFile;
+  ASSERT_TRUE((*fitted)->infer(input, fromFitted).has_value());
+  ASSERT_TRUE((*file)->infer(input, fromFile).has_value());
+  EXPECT_EQ(fromFitted.shape, (std::vector<std::int64_t>{1, 3549, 85}));
+  EXPECT_EQ(fromFitted.data, fromFile.data);
+
+  Letterbox fit(manifest_.input);
+  fit.setFit(32);
+  fit.run(photo, input);  // 640x427: 416x277, rounded up to 416x288
+  ASSERT_EQ(input.shape, (std::vector<std::int64_t>{1, 3, 288, 416}));
+  ASSERT_TRUE((*fitted)->infer(input, fromFitted).has_value());
+  EXPECT_EQ(fromFitted.shape, (std::vector<std::int64_t>{1, 52 * 36 + 26 * 18 + 13 * 9, 85}));
+  // The file as declared refuses it; so does the fitted one a size that is not a multiple of 32.
+  EXPECT_FALSE((*file)->infer(input, fromFile).has_value());
+  Tensor odd;
+  odd.resize({1, 3, 250, 416});
+  auto refused = (*fitted)->infer(odd, fromFitted);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(OnnxFreeSizeTest, BytesThatAreNotAModelAreAClearError) {
+  auto freed = freeSpatialSize("\x0a\xff\xff\xff\xff\xff", "broken.onnx");
+  ASSERT_FALSE(freed.has_value());
+  EXPECT_EQ(freed.error().code, ErrorCode::kInvalidData);
+  EXPECT_EQ(freed.error().message,
+            "broken.onnx: not an ONNX model (its protobuf has no readable graph)");
+  EXPECT_FALSE(freeSpatialSize("plain text, no graph", "text.onnx").has_value());
 }
 
 TEST_F(OrtBackendTest, AnInterruptEndsTheRunsAndEveryLaterOneFailsAtOnce) {

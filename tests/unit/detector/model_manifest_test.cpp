@@ -37,6 +37,7 @@ TEST(ModelManifestTest, ShippedManifestDescribesYoloxNano) {
   EXPECT_EQ(m->input.height, 416);
   EXPECT_EQ(m->input.channelOrder, ChannelOrder::kBgr);
   EXPECT_EQ(m->input.padValue, 114);
+  EXPECT_TRUE(m->input.anySize) << "its graph runs at any multiple of 32 (Resize by scales)";
   EXPECT_FLOAT_EQ(m->input.valueMax, 255);
   ASSERT_EQ(m->stages.size(), 1U);
   EXPECT_EQ(m->stages[0].inputs[0].name, "images");

@@ -121,5 +121,47 @@ TEST(LetterboxTest, DenoiseTakesSpecklesOutWithAThreeByThreeMedian) {
   EXPECT_FLOAT_EQ(at(t, 0, 20, 40), 114);
 }
 
+// Fitted (a backend that takes any size): the canvas is the resized picture rounded up to the
+// stride, within the declared size; the picture placed and scaled exactly as in the square.
+TEST(LetterboxTest, AFittedInputIsThePictureRoundedUpToTheStride) {
+  struct Case {
+    int cols, rows;     // the picture
+    int width, height;  // the input made
+  };
+  const Case cases[] = {
+      {640, 360, 416, 256},    // 16:9: 416x234 rounded up
+      {640, 480, 416, 320},    // 4:3: 416x312
+      {360, 640, 256, 416},    // portrait 9:16
+      {500, 500, 416, 416},    // square: nothing to leave out
+      {1000, 10, 416, 32},     // a strip: 416x4, one stride high
+      {1920, 1080, 416, 256},  // 1080p
+  };
+  for (const Case& c : cases) {
+    Letterbox fitted(spec(416, 416));
+    fitted.setFit(32);
+    Letterbox square(spec(416, 416));
+    cv::Mat img(c.rows, c.cols, CV_8UC3);
+    cv::randu(img, cv::Scalar::all(0), cv::Scalar::all(255));
+    Tensor t;
+    Tensor full;
+    const LetterboxInfo info = fitted.run(img, t);
+    const LetterboxInfo squareInfo = square.run(img, full);
+    const std::string name = std::to_string(c.cols) + "x" + std::to_string(c.rows);
+    ASSERT_EQ(t.shape, (std::vector<std::int64_t>{1, 3, c.height, c.width})) << name;
+    EXPECT_EQ(info.inputWidth, c.width) << name;
+    EXPECT_EQ(info.inputHeight, c.height) << name;
+    EXPECT_FLOAT_EQ(info.scale, squareInfo.scale) << name;
+    EXPECT_EQ(squareInfo.inputWidth, 0) << name << ": the square input is the declared size";
+    // Every pixel of the fitted input is the square input's pixel at the same place.
+    for (int ch = 0; ch < 3; ++ch) {
+      for (int y = 0; y < c.height; ++y) {
+        for (int x = 0; x < c.width; ++x) {
+          ASSERT_EQ(at(t, ch, y, x), at(full, ch, y, x)) << name << " at " << x << "," << y;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vigil

@@ -57,6 +57,28 @@ TEST(YoloxDecoderTest, GridOrderAndBoxMathOnExactNumbers) {
   EXPECT_FLOAT_EQ(out[1].score, 0.3F);
 }
 
+// A fitted input (LetterboxInfo's input size, smaller than the manifest's): the grids are that
+// size's, the boxes placed by its cells.
+TEST(YoloxDecoderTest, AFittedInputHasItsOwnGrids) {
+  Fixture f;
+  YoloxDecoder decoder(f.input, f.post);
+  // 32x32 of the declared 64x32: stride 16 grid 2x2 (4 cells), then stride 32 1x1.
+  ASSERT_EQ(decoder.anchorCount(32, 32), 5);
+  Tensor raw = zeros(5, 8);
+  // Anchor 3 = stride 16, cell (x=1, y=1) of the 2x2 grid (of the 4x2 one it would be x=3, y=0).
+  setRow(raw, 3, {0.5F, 0.5F, 0.0F, 0.0F, 0.9F, 0.9F, 0.0F, 0.0F});
+  // Anchor 4 = stride 32, cell (0, 0).
+  setRow(raw, 4, {0.5F, 0.5F, 0.0F, 0.0F, 0.8F, 0.8F, 0.0F, 0.0F});
+  LetterboxInfo lb{1.0F, 32, 32, 32, 32};
+  std::vector<Detection> out;
+  decoder.decode(raw, lb, 0.25F, {true, true, true}, out);
+  ASSERT_EQ(out.size(), 2U);
+  EXPECT_FLOAT_EQ(out[0].box.x, 1.5F * 16 - 8);
+  EXPECT_FLOAT_EQ(out[0].box.y, 1.5F * 16 - 8);
+  EXPECT_FLOAT_EQ(out[1].box.x, 0.5F * 32 - 16);
+  EXPECT_FLOAT_EQ(out[1].box.y, 0.5F * 32 - 16);
+}
+
 TEST(YoloxDecoderTest, ScoreThresholdIsObjectnessTimesClass) {
   Fixture f;
   YoloxDecoder decoder(f.input, f.post);
