@@ -82,7 +82,27 @@ Detector::Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> bac
   candidates_.reserve(static_cast<std::size_t>(decoder_.anchorCount()));
   const std::vector<int>& strides = manifest_.postprocess.strides;
   if (options.fitInput && manifest_.input.anySize && backend_->takesAnySize() && !strides.empty()) {
-    letterbox_.setFit(*std::max_element(strides.begin(), strides.end()));
+    fitInput(*std::max_element(strides.begin(), strides.end()));
+  }
+}
+
+// A model whose manifest says any_size but whose graph does not run at another size (a Reshape
+// to fixed sizes) would fail every frame: one run at the smallest fitted size (one stride
+// square, a few microseconds) says so first, and the detector keeps the declared size.
+void Detector::fitInput(int multiple) {
+  Tensor probe;
+  probe.resize({1, 3, multiple, multiple});
+  std::fill(probe.data.begin(), probe.data.end(), static_cast<float>(manifest_.input.padValue));
+  Tensor out;
+  const std::size_t expected = static_cast<std::size_t>(decoder_.anchorCount(multiple, multiple)) *
+                               static_cast<std::size_t>(decoder_.channelCount());
+  if (auto ok = backend_->infer(probe, out); !ok) {
+    fitRefused_ = ok.error().message;
+  } else if (out.data.size() != expected) {
+    fitRefused_ = fmt::format("a {}x{} input gave {} output values, not {}", multiple, multiple,
+                              out.data.size(), expected);
+  } else {
+    letterbox_.setFit(multiple);
     inputFitted_ = true;
   }
 }

@@ -89,6 +89,9 @@ class Detector {
   bool inputFitted() const { return inputFitted_; }
   // For logs: "416x416", or "fitted to each picture, up to 416x416".
   std::string inputDescription() const;
+  // Why an input that could be fitted is not (the model did not run at a smaller size, for the
+  // caller to warn of); empty otherwise.
+  const std::string& fitRefused() const { return fitRefused_; }
   float minScore() const { return minScore_; }
   float nmsIou() const { return nmsIou_; }
 
@@ -106,7 +109,10 @@ class Detector {
   float minScore_;
   float nmsIou_;
   int maxDetections_;
+  void fitInput(int multiple);
+
   bool inputFitted_ = false;
+  std::string fitRefused_;
   Tensor input_;
   Tensor output_;
   std::vector<Detection> candidates_;

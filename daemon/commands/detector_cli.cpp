@@ -33,7 +33,7 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
                      "or its directory (default: $VIGIL_ORT_ROOT)");
   command.add_flag("--denoise", options.denoise,
                    "A 3x3 median on the letterboxed pictures before inference, as the daemon's "
-                   "detector.denoise: true");
+                   "camera's denoise: true");
   command.add_flag("--square-input", options.squareInput,
                    "Every picture padded to the model's full input size, also where the model "
                    "and backend take a smaller one (cpu-ort pads only to a multiple of 32): to "
@@ -81,6 +81,10 @@ Expected<std::unique_ptr<Detector>> createDetectorLogged(const DetectorOptions& 
     }
   }
   if (!d.autoFallback().empty()) log->warn("backend auto fell back: {}", d.autoFallback());
+  if (!d.fitRefused().empty()) {
+    log->warn("the model's input.any_size is not taken, every input is {}: {}",
+              d.inputDescription(), d.fitRefused());
+  }
   log->info("model {} on backend '{}': {}; input {}; min score {}, NMS IoU {}, denoise {}",
             d.manifest().name, d.backend().name(), d.backend().device(), d.inputDescription(),
             d.minScore(), d.nmsIou(), options.denoise ? "on" : "off");

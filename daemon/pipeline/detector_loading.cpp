@@ -41,6 +41,7 @@ DetectorOptions detectorOptions(const DetectorConfig& c) {
   o.minScore = std::min(c.minScore, kTrackingLowScore);
   o.nmsIou = c.nms;
   o.classes = c.classes;
+  o.fitInput = !c.squareInput;
   o.vitisai = c.vitisai;
   return o;
 }
@@ -73,6 +74,10 @@ Expected<LoadedDetector> loadDetector(const DetectorConfig& config) {
       "tracking), NMS IoU {}",
       d.manifest().name, d.backend().name(), d.backend().device(), d.inputDescription(),
       config.minScore, d.minScore(), d.nmsIou());
+  if (!d.fitRefused().empty()) {
+    log->warn("detector: the model's input.any_size is not taken, every input is {}: {}",
+              d.inputDescription(), d.fitRefused());
+  }
   LoadedDetector out{std::move(*detector), backendReason(config, d)};
   const bool substituted = config.backend != d.backend().name() && config.backend != "auto";
   if (substituted || !d.autoFallback().empty()) log->warn("detector: {}", out.reason);

@@ -110,6 +110,38 @@ TEST(DetectorAccuracyTest, AFittedInputFindsThePersonsTheSquareOneDoes) {
   EXPECT_EQ(fitted["positives"], square["positives"]);
 }
 
+// A manifest that says input.any_size over a graph that runs at its declared size only (its
+// head's Reshapes fixed, tests/tools/make_fixed_size_model.py): one probe at load finds out, the
+// detector keeps the square and says why, and detects as the square does (rather than failing
+// every frame).
+TEST(DetectorAccuracyTest, AModelThatRunsAtItsDeclaredSizeOnlyKeepsTheSquare) {
+  VIGIL_REQUIRE_MODEL();
+  VIGIL_REQUIRE_COCO();
+  cv::Mat image = cv::imread((cocoDir() / "images/000000000139.jpg").string());
+  ASSERT_FALSE(image.empty());
+  DetectorOptions options;
+  options.model = VIGIL_FIXED_SIZE_MODEL;
+  options.backend = "cpu-ort";
+  options.threads = 1;
+  auto fixed = Detector::create(options);
+  ASSERT_TRUE(fixed.has_value()) << fixed.error().message;
+  EXPECT_FALSE((*fixed)->inputFitted());
+  EXPECT_EQ((*fixed)->inputDescription(), "416x416");
+  EXPECT_NE((*fixed)->fitRefused().find("ONNX Runtime"), std::string::npos)
+      << (*fixed)->fitRefused();
+  options.model = modelDir();
+  options.fitInput = false;
+  auto square = Detector::create(options);
+  ASSERT_TRUE(square.has_value()) << square.error().message;
+  DetectionResult expected;
+  DetectionResult actual;
+  ASSERT_TRUE((*square)->detect(image, expected).has_value());
+  ASSERT_TRUE((*fixed)->detect(image, actual).has_value());
+  ASSERT_FALSE(actual.detections.empty());
+  ASSERT_EQ(actual.detections.size(), expected.detections.size());
+  EXPECT_FLOAT_EQ(actual.detections.front().score, expected.detections.front().score);
+}
+
 TEST(DetectorAccuracyTest, FindsTheWomanInTheLivingRoom) {
   VIGIL_REQUIRE_MODEL();
   VIGIL_REQUIRE_COCO();
