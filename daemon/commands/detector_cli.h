@@ -19,8 +19,8 @@ struct DetectorCliOptions {
   std::optional<float> nmsIou;
   std::string classes;  // comma-separated names
   bool allowUnverifiedModel = false;
-  bool denoise = false;      // as the daemon's detector.denoise
-  bool squareInput = false;  // DetectorOptions::fitInput off
+  bool denoise = false;      // as a camera's denoise in the daemon
+  bool squareInput = false;  // as the daemon's detector.square_input
   std::string onnxRuntime;   // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
 };
 

@@ -41,7 +41,11 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   const std::string path = "detector";
   r.rejectUnknownKeys(node, path,
                       {"model", "backend", "threads", "min_score", "nms", "denoise", "classes",
-                       "onnxruntime", "vitisai"});
+                       "square_input", "onnxruntime", "vitisai"});
+  if (node["denoise"].IsDefined()) {
+    r.fail(node["denoise"], "detector.denoise",
+           "denoise is a camera's setting: write `denoise: true` in the cameras that need it");
+  }
   d.model = r.getString(node, path, "model", "");
   if (!d.model.empty()) d.model = resolve(base, d.model).string();
   d.backend = r.getString(node, path, "backend", d.backend);
@@ -52,6 +56,7 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
   d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, d.threads));
   d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
   d.nms = static_cast<float>(r.getDouble(node, path, "nms", 0.05, 1, 0.45));
+  d.squareInput = r.getBool(node, path, "square_input", false);
   if (node["classes"].IsDefined()) {
     d.classes = r.getStringList(node, path, "classes");
     if (d.classes.empty()) r.fail(node["classes"], "detector.classes", "must name at least one");

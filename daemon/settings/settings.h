@@ -100,6 +100,9 @@ struct DetectorConfig {
   float minScore = 0.5F;
   float nms = 0.45F;
   std::vector<std::string> classes{"person"};
+  // Every picture padded to the model's square, also where cpu-ort fits it to the picture
+  // (DetectorOptions::fitInput).
+  bool squareInput = false;
   // `onnxruntime` (the ONNX Runtime with the Vitis AI EP) and `vitisai: {target, xclbin,
   // cache_dir}`, for bundles whose NPU stage runs on ONNX Runtime's Vitis AI EP.
   VitisAiSettings vitisai;

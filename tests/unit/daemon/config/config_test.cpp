@@ -624,6 +624,21 @@ TEST(ConfigTest, TheVitisAiRuntimeSettingsAreReadRelativeToTheFile) {
             std::string::npos);
 }
 
+TEST(ConfigTest, SquareInputIsOffByDefaultAndDenoiseIsACameraSetting) {
+  auto defaults = parse(kMinimal);
+  ASSERT_TRUE(defaults.has_value()) << defaults.error().message;
+  EXPECT_FALSE(defaults->detector.squareInput);
+  auto square = parse(
+      "version: 1\ndetector: {square_input: true}\ncameras:\n  - {name: f, source: /dev/video0}\n");
+  ASSERT_TRUE(square.has_value()) << square.error().message;
+  EXPECT_TRUE(square->detector.squareInput);
+  // `denoise` is a camera's (the detector's section took it once and did nothing with it).
+  const std::string error = errorOf(
+      "version: 1\ndetector: {denoise: true}\ncameras:\n  - {name: f, source: /dev/video0}\n");
+  EXPECT_NE(error.find("detector.denoise: denoise is a camera's setting"), std::string::npos)
+      << error;
+}
+
 TEST(ConfigTest, ShippedExamplesAreValid) {
   for (const char* name : {"cameras.yaml", "demo.yaml"}) {
     auto c = loadConfig(std::filesystem::path(VIGIL_SOURCE_DIR) / "config" / name);
