@@ -18,7 +18,8 @@
 # "skip_loop_filter: false").
 #   scripts/bench-capture.sh [--before BIN | --before-capture YAML] [--rounds 3] [--seconds 40] [--out DIR]
 #                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
-#                                      idle-h264-http h264-bframes-http substream-h264"]
+#                                      idle-h264-http h264-bframes-http substream-h264
+#                                      h264-file-watched substream-h264-watched"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
 # stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
 # four-h264 (four H.264 file cameras at once), idle-mjpeg, idle-h264 and idle-h264-http (an empty
@@ -27,7 +28,9 @@
 # h264-bframes-http (H.264 with libx264's default B-frames over HTTP: a network camera skips the
 # pictures nothing refers to; no floor is given, the floors' decode being of the clip without
 # B-frames), substream-h264 (the H.264 file's scene as a 640x360 30 fps detect stream, the 1080p
-# file as its picture_source, nobody watching; compared with h264-file round by round).
+# file as its picture_source, nobody watching; compared with h264-file round by round),
+# h264-file-watched and substream-h264-watched (the same two with somebody watching the camera's
+# MJPEG stream, /api/cameras/cam0/stream.mjpeg, for the whole run; the viewer's CPU not counted).
 # Needs ffmpeg (Debian's package) for making the clips and serving the streams, and Debian's
 # python3-opencv (/usr/bin/python3) for the JPEG floor; the clips are
 # made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
@@ -39,6 +42,7 @@ source scripts/lib/options.sh
 
 before="" before_capture="" rounds=3 seconds=40 out=""
 cases="h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264 idle-h264-http h264-bframes-http substream-h264"
+cases+=" h264-file-watched substream-h264-watched"
 parse_options bench-capture "before before_capture rounds seconds out cases" "$@"
 command -v ffmpeg > /dev/null || { echo "bench-capture: needs ffmpeg (apt-get install ffmpeg)" >&2; exit 2; }
 build=${VIGIL_BUILD_DIR:-build}
@@ -109,8 +113,12 @@ serve() {
 # DIR/summary.json and DIR/vigil.log.
 run_case() {
   local bin=$1 case=$2 dir=$3 capture=${4:-} server="" port="" cameras="" motion="" i
-  local rate="detect_fps: 5"
+  local rate="detect_fps: 5" viewer="" http_port=""
   mkdir -p "$dir"
+  if [[ $case == *-watched ]]; then
+    http_port=$(scripts/free-port.sh)
+    case=${case%-watched}
+  fi
   case $case in
     h264-file) cameras="  - {name: cam0, source: 'file:$(realpath "$media/h264.mp4")', loop: true, $rate}" ;;
     substream-h264)
@@ -141,12 +149,21 @@ run_case() {
     echo "version: 1"
     echo "detector: {model: '$model', backend: cpu-ort, threads: 1, min_score: 0.5}"
     [[ -z $capture ]] || echo "capture: {$capture}"
+    [[ -z $http_port ]] || echo "http: {listen: '127.0.0.1:$http_port'}"
     echo "cameras:"
     echo "${cameras%$'\n'}"
   } > "$dir/cameras.yaml"
   "$bin" run --config "$dir/cameras.yaml" --duration "$seconds" \
     --summary-json "$dir/summary.json" > "$dir/vigil.log" 2>&1 &
   local pid=$! first last
+  if [[ -n $http_port ]]; then
+    # The viewer: connects as soon as the daemon listens (curl retries a refused connection) and
+    # reads the stream until the daemon ends it; the bytes it read are kept.
+    curl -sN --retry 60 --retry-connrefused --retry-delay 1 --max-time $((seconds + 30)) \
+      -o /dev/null -w '%{size_download}\n' \
+      "http://127.0.0.1:$http_port/api/cameras/cam0/stream.mjpeg" > "$dir/viewed-bytes.txt" &
+    viewer=$!
+  fi
   # Settled: the daemon's CPU from $settle s after the start (model loaded, an idle camera idle)
   # to 3 s before its end, from /proc (every thread), beside the summary's whole run.
   sleep "$settle"
@@ -156,6 +173,11 @@ run_case() {
   wait "$pid" ||
     { echo "bench-capture: run failed, see $dir/vigil.log" >&2; [[ -z $server ]] || kill "$server"; exit 1; }
   echo "$first $last" > "$dir/settled.txt"
+  if [[ -n $viewer ]]; then
+    wait "$viewer" || true
+    (($(cat "$dir/viewed-bytes.txt" 2> /dev/null || echo 0) > 0)) ||
+      { echo "bench-capture: the viewer of $dir read nothing" >&2; exit 1; }
+  fi
   [[ -z $server ]] || { kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; }
 }
 

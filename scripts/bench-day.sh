@@ -9,7 +9,9 @@
 #              (decoded keyframes only: nobody watches, MQTT snapshots off);
 #   mjpeg      the 1080p scene as MJPEG files (a camera without a substream), gating on;
 #   substream-keyframes  substream, its detect stream decoding keyframes only while idle
-#              (motion.idle_keyframes_only: true; off by default, bench/gating-default.md).
+#              (motion.idle_keyframes_only: true; off by default, bench/gating-default.md);
+#   NAME-square  any of them with `detector: {square_input: true}`: every picture padded to
+#              the 416x416 square, as before cpu-ort fitted its input (bench/fitted-input.md).
 # Per run: the whole process's CPU as a user's `top` counts it (/usr/bin/time: every thread,
 # start-up and the model's loading included) per second of the run, per camera, and cameras per
 # core (1000 ms/s over the per-camera figure); beside it the settled CPU (10 s after the start
@@ -64,11 +66,15 @@ fi
 
 # run CONFIG DIR: one daemon with the cameras of CONFIG; writes DIR/{summary.json,time.txt,settled.txt}.
 run() {
-  local config=$1 dir=$2 i source
+  local config=$1 dir=$2 i source square=""
   mkdir -p "$dir"
+  if [[ $config == *-square ]]; then
+    config=${config%-square}
+    square=", square_input: true"
+  fi
   {
     echo "version: 1"
-    echo "detector: {model: '$model', backend: cpu-ort, threads: 1, min_score: 0.5}"
+    echo "detector: {model: '$model', backend: cpu-ort, threads: 1, min_score: 0.5$square}"
     echo "cameras:"
     for ((i = 0; i < cameras; i++)); do
       case $config in

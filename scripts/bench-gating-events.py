@@ -56,10 +56,11 @@ def make_variant(clip, variant, work):
     return out
 
 
-def launch(vigil, camera, model, duration, folder, reuse):
+def launch(vigil, camera, model, duration, folder, reuse, options=()):
     """`vigil run` for `duration` seconds on one file camera (`camera`: its flow mapping's keys
-    after the name), cpu-ort on one thread, in `folder` (cameras.yaml, log, summary.json);
-    (process, folder), the process None when `reuse` and the folder has its summary already."""
+    after the name), cpu-ort on one thread, in `folder` (cameras.yaml, log, summary.json), with
+    `vigil run`'s further `options`; (process, folder), the process None when `reuse` and the
+    folder has its summary already."""
     if reuse and (folder / "summary.json").exists():
         return None, folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -72,7 +73,8 @@ def launch(vigil, camera, model, duration, folder, reuse):
         f"  - {{name: cam, {camera}}}\n")
     log = open(folder / "log", "w")
     proc = subprocess.Popen([str(vigil), "run", "--config", str(config), "--duration",
-                             str(duration), "--summary-json", str(folder / "summary.json")],
+                             str(duration), "--summary-json", str(folder / "summary.json"),
+                             *options],
                             stdout=log, stderr=subprocess.STDOUT)
     return proc, folder
 

@@ -33,7 +33,7 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
     cap = statistics.median(r[2] for r in rs)
     settled = statistics.median(r[4] for r in rs)
     n = rs[0][3]
-    if "bframes" in case or "substream" in case:
+    if "bframes" in case or "substream" in case or "watched" in case:
         print(f"| {case} | {side} | {n} | {cap:.1f} | {det:.2f} | {cpu:.0f} | {cpu / n:.0f} | - | - | "
               f"{settled:.0f} |")
         continue
@@ -45,11 +45,12 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
           f"{floor:.0f} | {cpu / floor:.2f}x | {settled:.0f} |")
 # The detect stream beside the picture stream against detecting on the picture stream itself,
 # round by round (the two ran one after the other).
-ratios = [r["substream-h264"] / r["h264-file"] for r in by_round.values()
-          if "substream-h264" in r and "h264-file" in r]
-if ratios:
-    print()
-    print(f"substream-h264 / h264-file, whole daemon CPU, round by round: "
-          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
+for a, b in (("substream-h264", "h264-file"), ("substream-h264-watched", "h264-file-watched"),
+             ("h264-file-watched", "h264-file"), ("substream-h264-watched", "substream-h264")):
+    ratios = [r[a] / r[b] for r in by_round.values() if a in r and b in r]
+    if ratios:
+        print()
+        print(f"{a} / {b}, whole daemon CPU, round by round: "
+              f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
 print()
 print("runs per configuration:", {f"{k[0]}/{k[1]}": len(v) for k, v in runs.items()})

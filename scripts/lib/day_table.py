@@ -37,5 +37,13 @@ for config in order:
     events = "; ".join(",".join(map(str, r[3])) for r in rs)
     print(f"| {config} | {n} | {whole:.0f} | {whole / n:.1f} | {1000 * n / whole:.0f} | "
           f"{settled / n:.1f} | {events} |")
+# A configuration against its square-input twin (NAME-square), round by round: the two ran one
+# after the other, so the ratio holds better than the medians of runs minutes apart.
+for config in order:
+    twin = runs.get(config + "-square")
+    if twin:
+        ratios = [a[0] / b[0] for a, b in zip(runs[config], twin)]
+        print(f"\n{config} / {config}-square, whole process CPU, round by round: "
+              f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
 print()
 print("runs per configuration:", {k: len(v) for k, v in runs.items()})
