@@ -50,6 +50,21 @@ inline std::vector<std::uint8_t> damagedJpeg(const std::vector<std::uint8_t>& go
   return bytes;
 }
 
+// The first third of `good`, then only one-bits (FF bytes, each stuffed with its 00) to its
+// length, then the end marker: a code no Huffman table has ("Corrupt JPEG data: bad Huffman
+// code"), as a link that drops to ones gives it.
+inline std::vector<std::uint8_t> onesJpeg(const std::vector<std::uint8_t>& good) {
+  std::vector<std::uint8_t> bytes(good.begin(), good.begin() + good.size() / 3);
+  if (bytes.back() == 0xFF) bytes.back() = 0x00;
+  while (bytes.size() + 4 < good.size()) {
+    bytes.push_back(0xFF);
+    bytes.push_back(0x00);
+  }
+  bytes.push_back(0xFF);
+  bytes.push_back(0xD9);
+  return bytes;
+}
+
 // The first half of `good`, then the end marker: the scan cut short ("Corrupt JPEG data:
 // premature end of data segment").
 inline std::vector<std::uint8_t> truncatedJpeg(const std::vector<std::uint8_t>& good) {

@@ -131,6 +131,22 @@ TEST_F(JpegFrameTest, ACutShortPictureIsACorruptFrameSaidTruncated) {
   }
 }
 
+TEST_F(JpegFrameTest, AScanOfOnesIsACorruptFrameSaidDamagedData) {
+  const auto ones = testing::onesJpeg(good);
+  for (const JpegScale s : kJpegScales) {
+    cv::Mat out;
+    JpegMessages messages;
+    auto ok = decodeSilently(ones, s.reduction, s.grey, out, messages);
+    ASSERT_FALSE(ok.has_value()) << "1/" << s.reduction << " grey " << s.grey;
+    EXPECT_EQ(ok.error().message, "corrupt frame: Corrupt JPEG data: bad Huffman code");
+    EXPECT_TRUE(jpegSaid(messages, JpegMessageKind::kDamagedData));
+    EXPECT_EQ(messages.textOf(JpegMessageKind::kDamagedData),
+              "Corrupt JPEG data: bad Huffman code");
+    EXPECT_EQ(jpegMessageKindName(JpegMessageKind::kDamagedData), std::string("damaged_data"));
+    EXPECT_TRUE(out.empty());
+  }
+}
+
 TEST_F(JpegFrameTest, StrayBytesBeforeTheEndMarkerAreHarmlessAndThePictureIsUsed) {
   const auto padded = testing::extraneousBytesJpeg(good, 24);
   for (const JpegScale s : kJpegScales) {
