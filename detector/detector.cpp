@@ -80,9 +80,9 @@ Detector::Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> bac
       nmsIou_(options.nmsIou.value_or(manifest_.postprocess.defaultNmsIou)),
       maxDetections_(options.maxDetections) {
   candidates_.reserve(static_cast<std::size_t>(decoder_.anchorCount()));
-  const std::vector<int>& strides = manifest_.postprocess.strides;
-  if (options.fitInput && manifest_.input.anySize && backend_->takesAnySize() && !strides.empty()) {
-    fitInput(*std::max_element(strides.begin(), strides.end()));
+  const int stride = manifest_.postprocess.largestStride();
+  if (options.fitInput && manifest_.input.anySize && backend_->takesAnySize() && stride > 0) {
+    fitInput(stride);
   }
 }
 

@@ -21,6 +21,10 @@ std::int64_t TensorSpec::elementCount() const {
   return count;
 }
 
+int PostprocessSpec::largestStride() const {
+  return strides.empty() ? 0 : *std::max_element(strides.begin(), strides.end());
+}
+
 int PostprocessSpec::classIndex(std::string_view className) const {
   for (std::size_t i = 0; i < classNames.size(); ++i) {
     if (classNames[i] == className) return static_cast<int>(i);

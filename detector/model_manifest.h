@@ -160,6 +160,9 @@ struct PostprocessSpec {
 
   // Index of a class name, or -1.
   int classIndex(std::string_view name) const;
+  // The largest stride (YOLOX: 32): a graph that takes any size takes its multiples; 0 without
+  // strides.
+  int largestStride() const;
 };
 
 // How a model was made from a float one (model.yaml `quantization`, written by

@@ -5,9 +5,7 @@
 
 namespace vigil {
 
-Letterbox::Letterbox(const InputSpec& spec, bool denoise) : spec_(spec), denoise_(denoise) {
-  canvas_.create(spec_.height, spec_.width, CV_8UC3);
-}
+Letterbox::Letterbox(const InputSpec& spec, bool denoise) : spec_(spec), denoise_(denoise) {}
 
 LetterboxInfo Letterbox::run(const cv::Mat& bgr, Tensor& out) {
   CV_Assert(bgr.type() == CV_8UC3 && !bgr.empty());

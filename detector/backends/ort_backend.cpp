@@ -365,9 +365,8 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
   std::vector<Stage> stages;
   // A graph that runs at any size, given pictures smaller than its declared input: one stage
   // only (a later stage's buffers are sized by the manifest).
-  const std::vector<int>& strides = manifest.postprocess.strides;
-  const int sizeMultiple = manifest.input.anySize && manifest.stages.size() == 1 && !strides.empty()
-                               ? *std::max_element(strides.begin(), strides.end())
+  const int sizeMultiple = manifest.input.anySize && manifest.stages.size() == 1
+                               ? manifest.postprocess.largestStride()
                                : 0;
   for (const StageSpec& spec : manifest.stages) {
     if (spec.runtime != "onnx") {

@@ -115,36 +115,31 @@ TEST_F(JpegFrameTest, ADamagedPictureIsACorruptFrameAtEveryScaleAndNothingReache
   }
 }
 
-TEST_F(JpegFrameTest, ACutShortPictureIsACorruptFrameSaidTruncated) {
-  const auto cut = testing::truncatedJpeg(good);
+// `jpeg` refused at every scale as a corrupt frame with libjpeg's `text`, sorted into `kind`, and
+// no picture given.
+void expectRefusedAtEveryScale(const std::vector<std::uint8_t>& jpeg, JpegMessageKind kind,
+                               const std::string& text) {
   for (const JpegScale s : kJpegScales) {
     cv::Mat out;
     JpegMessages messages;
-    auto ok = decodeSilently(cut, s.reduction, s.grey, out, messages);
-    ASSERT_FALSE(ok.has_value());
-    EXPECT_EQ(ok.error().message,
-              "corrupt frame: Corrupt JPEG data: premature end of data segment");
-    EXPECT_TRUE(jpegSaid(messages, JpegMessageKind::kTruncated));
-    EXPECT_EQ(messages.textOf(JpegMessageKind::kTruncated),
-              "Corrupt JPEG data: premature end of data segment");
+    auto ok = decodeSilently(jpeg, s.reduction, s.grey, out, messages);
+    ASSERT_FALSE(ok.has_value()) << "1/" << s.reduction << " grey " << s.grey;
+    EXPECT_EQ(ok.error().message, "corrupt frame: " + text);
+    EXPECT_TRUE(jpegSaid(messages, kind));
+    EXPECT_EQ(messages.textOf(kind), text);
     EXPECT_TRUE(out.empty());
   }
 }
 
+TEST_F(JpegFrameTest, ACutShortPictureIsACorruptFrameSaidTruncated) {
+  expectRefusedAtEveryScale(testing::truncatedJpeg(good), JpegMessageKind::kTruncated,
+                            "Corrupt JPEG data: premature end of data segment");
+}
+
 TEST_F(JpegFrameTest, AScanOfOnesIsACorruptFrameSaidDamagedData) {
-  const auto ones = testing::onesJpeg(good);
-  for (const JpegScale s : kJpegScales) {
-    cv::Mat out;
-    JpegMessages messages;
-    auto ok = decodeSilently(ones, s.reduction, s.grey, out, messages);
-    ASSERT_FALSE(ok.has_value()) << "1/" << s.reduction << " grey " << s.grey;
-    EXPECT_EQ(ok.error().message, "corrupt frame: Corrupt JPEG data: bad Huffman code");
-    EXPECT_TRUE(jpegSaid(messages, JpegMessageKind::kDamagedData));
-    EXPECT_EQ(messages.textOf(JpegMessageKind::kDamagedData),
-              "Corrupt JPEG data: bad Huffman code");
-    EXPECT_EQ(jpegMessageKindName(JpegMessageKind::kDamagedData), std::string("damaged_data"));
-    EXPECT_TRUE(out.empty());
-  }
+  expectRefusedAtEveryScale(testing::onesJpeg(good), JpegMessageKind::kDamagedData,
+                            "Corrupt JPEG data: bad Huffman code");
+  EXPECT_EQ(jpegMessageKindName(JpegMessageKind::kDamagedData), std::string("damaged_data"));
 }
 
 TEST_F(JpegFrameTest, StrayBytesBeforeTheEndMarkerAreHarmlessAndThePictureIsUsed) {
