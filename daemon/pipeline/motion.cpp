@@ -95,6 +95,21 @@ MotionGate::Decision MotionGate::admit(const CapturedPicture& picture, Clock::ti
   // 10 fps source analysed at 5 fps would often wait for the third frame instead of the second.
   const nanoseconds slack = detectPeriod_ / 4;
   Decision d;
+  if (person == Person::kSeen && settings_.stillDetectInterval == nanoseconds::zero()) {
+    // Full rate whatever moves: the check is not paid for.
+    state_ = MotionState::kPerson;
+    fullRate_ = true;
+    resting_ = true;
+    d.offer = true;
+    return d;
+  }
+  if (resting_) {
+    // Start afresh, as on the first frame: the background is as old as the person's stay, and
+    // the idle timer starts now, as if they had moved until they were last seen.
+    resting_ = false;
+    lastAnalysis_.reset();
+    detector_.forget();
+  }
   if (!lastAnalysis_) lastMotion_ = now;  // start at the full rate until the scene is known
   if (lastAnalysis_ && now - *lastAnalysis_ < detectPeriod_ - slack) {
     d.offer = fullRate_;

@@ -37,6 +37,9 @@ class MotionDetector {
   // (empty, wrong type, OpenCV error).
   std::optional<Result> update(const cv::Mat& image, std::chrono::nanoseconds sinceLast);
 
+  // The next frame only sets the background again (after a stretch nothing was analysed).
+  void forget() { background_.release(); }
+
  private:
   void prepare(cv::Size small);
 
@@ -55,8 +58,10 @@ class MotionDetector {
 enum class MotionState {
   kOff,     // gating disabled: every frame the scheduler wants is offered
   kMotion,  // motion within idle_after (or just started): full detect_fps
-  kPerson,  // nothing moved for idle_after, a person present: still_detect_interval (or full)
-            // while the latest detection still shows them, full detect_fps otherwise
+  kPerson,  // the latest detection shows a person: full detect_fps without a motion check (it
+            // could not lower the rate); with still_detect_interval set, the check runs and
+            // this is the state once nothing moved for idle_after: that interval while the
+            // latest detection still shows them, full detect_fps otherwise
   kIdle,    // nothing moved for idle_after, nobody present: idle_detect_interval
 };
 std::string_view motionStateName(MotionState state);
@@ -66,7 +71,11 @@ std::string_view motionStateName(MotionState state);
 // image operations per detection, not per captured frame. Between analyses the last decision
 // holds for full-rate states (the scheduler keeps the freshest frame); in reduced states the
 // frames in between are not offered and not counted. An analysed frame that a reduced state
-// holds back is "gated": a detection that would have run without gating.
+// holds back is "gated": a detection that would have run without gating. While the latest
+// detection shows a person and still_detect_interval is 0, nothing motion says could lower the
+// rate: the frames are offered without a check (on an active MJPEG camera the check's own
+// decode was a seventh of the CPU), a seen person counts as motion, and the check starts again
+// from a new background when they are no longer seen.
 // Threads: one (the camera's capture thread); the clock is passed in, so tests replay time.
 class MotionGate {
  public:
@@ -100,6 +109,7 @@ class MotionGate {
   std::chrono::nanoseconds detectPeriod_;
   MotionState state_ = MotionState::kMotion;
   std::optional<Clock::time_point> lastAnalysis_;
+  bool resting_ = false;  // frames offered unchecked: a person is seen
   Clock::time_point lastMotion_{};
   std::optional<Clock::time_point> lastOffered_;
   bool fullRate_ = true;  // the last analysis chose the full rate

@@ -181,6 +181,7 @@ TEST(MotionGateTest, StillPersonKeepsTheFullRateUnlessAStillIntervalIsSet) {
     EXPECT_EQ(gate.state(), MotionState::kPerson) << still.count();
     if (still == 0ms) {
       EXPECT_EQ(seen.gated, 0) << "the issue's rule: a present person means the full rate";
+      EXPECT_EQ(seen.analysed, 0) << "motion could not lower the rate: not checked";
     } else {
       EXPECT_GT(seen.gated, 8) << "a still, seen person is checked once a second";
     }
@@ -188,6 +189,32 @@ TEST(MotionGateTest, StillPersonKeepsTheFullRateUnlessAStillIntervalIsSet) {
     auto missed = feed(gate, 150, kFramesNeeded, MotionGate::Person::kPresent, now);
     EXPECT_EQ(missed.gated, 0) << still.count();
   }
+}
+
+TEST(MotionGateTest, APersonNoLongerSeenKeepsTheFullRateForIdleAfterThenIdles) {
+  VIGIL_REQUIRE_CLIP();
+  MotionGate gate(gating(), {}, 200ms);
+  MotionGate::Clock::time_point now{};
+  feed(gate, 0, kFirstMotion, MotionGate::Person::kNone, now);
+  ASSERT_EQ(gate.state(), MotionState::kIdle);
+  // The detector sees her walk in and stand: every frame offered, none checked for motion.
+  auto seen = feed(gate, kFirstMotion, kStandsStill + 20, MotionGate::Person::kSeen, now);
+  EXPECT_EQ(seen.offered, kStandsStill + 20 - kFirstMotion);
+  EXPECT_EQ(seen.analysed, 0);
+  EXPECT_EQ(gate.state(), MotionState::kPerson);
+  // The detector no longer sees her (she stands still): idle_after (2 s) at the full rate from
+  // the last frame she was seen on, checked against a background of the scene as it is now ...
+  const int unseen = kStandsStill + 20;
+  auto after = feed(gate, unseen, unseen + 20, MotionGate::Person::kNone, now);
+  EXPECT_EQ(after.offered, 20);
+  EXPECT_EQ(after.analysed, 10);
+  EXPECT_EQ(gate.state(), MotionState::kMotion);
+  // ... then idle at once, as nothing moves: not motion against the empty room of before.
+  feed(gate, unseen + 20, unseen + 21, MotionGate::Person::kNone, now);
+  EXPECT_EQ(gate.state(), MotionState::kIdle);
+  auto idle = feed(gate, unseen + 21, kFramesNeeded, MotionGate::Person::kNone, now);
+  EXPECT_EQ(gate.state(), MotionState::kIdle);
+  EXPECT_GT(idle.gated, 0);
 }
 
 TEST(MotionGateTest, UnusableFrameCountsAsMotion) {
