@@ -19,7 +19,7 @@
 #   scripts/bench-capture.sh [--before BIN | --before-capture YAML] [--rounds 3] [--seconds 40] [--out DIR]
 #                            [--cases "h264-file h264-http mjpeg-http four-h264 idle-mjpeg idle-h264
 #                                      idle-h264-http h264-bframes-http substream-h264
-#                                      h264-file-watched substream-h264-watched"]
+#                                      h264-file-watched substream-h264-watched mjpeg-http-checked"]
 # Cases: h264-file (an H.264 file, no B-frames, GOP 2 s), h264-http (the same as an HTTP MPEG-TS
 # stream, served by ffmpeg -c copy), mjpeg-http (MJPEG over HTTP, ffmpeg -f mpjpeg -c copy),
 # four-h264 (four H.264 file cameras at once), idle-mjpeg, idle-h264 and idle-h264-http (an empty
@@ -30,7 +30,10 @@
 # B-frames), substream-h264 (the H.264 file's scene as a 640x360 30 fps detect stream, the 1080p
 # file as its picture_source, nobody watching; compared with h264-file round by round),
 # h264-file-watched and substream-h264-watched (the same two with somebody watching the camera's
-# MJPEG stream, /api/cameras/cam0/stream.mjpeg, for the whole run; the viewer's CPU not counted).
+# MJPEG stream, /api/cameras/cam0/stream.mjpeg, for the whole run; the viewer's CPU not counted),
+# mjpeg-http-checked (mjpeg-http with still_detect_interval 0.2, a detect period: the motion
+# check runs every period also while a person is seen, as before 5ce24c1 made it rest then;
+# compared with mjpeg-http round by round).
 # Needs ffmpeg (Debian's package) for making the clips and serving the streams, and Debian's
 # python3-opencv (/usr/bin/python3) for the JPEG floor; the clips are
 # made once from ../shared's TUD-Stadtmitte (people walking) and one-by-one (an empty first
@@ -133,10 +136,11 @@ run_case() {
       motion=", motion: {idle_after: 1, idle_detect_interval: 2, idle_keyframes_only: true}"
       cameras="  - {name: cam0, source: 'file:$(realpath "$media/still-h264.mp4")', loop: true, $rate$motion}"
       ;;
-    h264-http | mjpeg-http | idle-mjpeg | idle-h264-http | h264-bframes-http)
+    h264-http | mjpeg-http | mjpeg-http-checked | idle-mjpeg | idle-h264-http | h264-bframes-http)
       local kind=h264 file=$media/h264.mp4
       [[ $case == h264-bframes-http ]] && file=$media/h264-bframes.mp4
-      [[ $case == mjpeg-http ]] && kind=mjpeg file=$media/mjpeg.avi
+      [[ $case == mjpeg-http* ]] && kind=mjpeg file=$media/mjpeg.avi
+      [[ $case == mjpeg-http-checked ]] && motion=", motion: {still_detect_interval: 0.2}"
       [[ $case == idle-mjpeg ]] && kind=mjpeg file=$media/still-mjpeg.avi
       [[ $case == idle-h264-http ]] && file=$media/still-h264.mp4
       [[ $case == idle-* ]] && motion=", motion: {idle_after: 1, idle_detect_interval: 2, idle_keyframes_only: true}"

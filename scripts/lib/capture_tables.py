@@ -46,7 +46,8 @@ for (case, side), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1] 
 # The detect stream beside the picture stream against detecting on the picture stream itself,
 # round by round (the two ran one after the other).
 for a, b in (("substream-h264", "h264-file"), ("substream-h264-watched", "h264-file-watched"),
-             ("h264-file-watched", "h264-file"), ("substream-h264-watched", "substream-h264")):
+             ("h264-file-watched", "h264-file"), ("substream-h264-watched", "substream-h264"),
+             ("mjpeg-http", "mjpeg-http-checked")):
     ratios = [r[a] / r[b] for r in by_round.values() if a in r and b in r]
     if ratios:
         print()
