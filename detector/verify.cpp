@@ -1,16 +1,34 @@
 #include "detector/verify.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace vigil {
 
 Expected<void> checkFinite(std::span<const float> values, std::string_view what) {
-  // A branch-free pass first: x - x is 0 for finite x and NaN for NaN/Inf, so the sum is
-  // finite exactly when every element is; the slow search runs only on failure.
-  float acc = 0;
-  for (float v : values) acc += v - v;
-  if (acc == 0) return {};
+  // A branch-free pass first: a float is NaN or infinite exactly when its exponent bits are all
+  // ones, so every element is finite when the largest of their bits without the sign is below
+  // infinity's. Integer maxima in eight lanes, which the compiler vectorizes (a float sum, as
+  // before, is one chain of dependent additions: 0.15 ms on a 416x256 output); the slow search
+  // runs only on failure.
+  constexpr std::uint32_t kMagnitude = 0x7FFFFFFFU;
+  constexpr std::uint32_t kInfinity = 0x7F800000U;
+  constexpr std::size_t kLanes = 8;
+  std::array<std::uint32_t, kLanes> largest{};
+  const std::size_t whole = values.size() / kLanes * kLanes;
+  for (std::size_t i = 0; i < whole; i += kLanes) {
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      largest[k] = std::max(largest[k], std::bit_cast<std::uint32_t>(values[i + k]) & kMagnitude);
+    }
+  }
+  for (std::size_t i = whole; i < values.size(); ++i) {
+    largest[0] = std::max(largest[0], std::bit_cast<std::uint32_t>(values[i]) & kMagnitude);
+  }
+  if (*std::max_element(largest.begin(), largest.end()) < kInfinity) return {};
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) {
       return makeError(ErrorCode::kInvalidOutput, "{}: element {} of {} is {}", what, i,

@@ -1,5 +1,6 @@
 #include "detector/verify.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,6 +32,23 @@ TEST(CheckFiniteTest, RejectsInfinity) {
   auto r = checkFinite(v, "x");
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message.find("element 1"), std::string::npos);
+}
+
+// The check runs in lanes of eight and then the tail: a NaN or infinity of either sign is found
+// wherever it stands, beside the largest finite values.
+TEST(CheckFiniteTest, FindsANonFiniteValueAtEveryPosition) {
+  const float bad[] = {std::nanf(""), -std::nanf(""), std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity()};
+  for (float b : bad) {
+    for (std::size_t at = 0; at < 19; ++at) {
+      std::vector<float> v(19, -std::numeric_limits<float>::max());
+      v[at] = b;
+      auto r = checkFinite(v, "out");
+      ASSERT_FALSE(r.has_value()) << b << " at " << at;
+      EXPECT_NE(r.error().message.find(fmt::format("element {} of 19", at)), std::string::npos)
+          << r.error().message;
+    }
+  }
 }
 
 TEST(MaxAbsDiffTest, ReportsLargestDifferenceAndNaN) {
