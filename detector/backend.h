@@ -18,6 +18,9 @@ struct BackendOptions {
   // NPU backends also run the CPU reference of their NPU stage on every frame and record the
   // largest difference (npuStats().referenceMaxAbsDiff): `vigil bench` only, it doubles the work.
   bool compareWithReference = false;
+  // cpu-ort runs YOLOX's Focus stem as one convolution (onnx_focus_stem.h); false runs the file's
+  // graph node for node (tests and comparisons).
+  bool fuseStem = true;
   // Where the Vitis AI runtime finds ONNX Runtime and keeps compiled models (vitisai bundles).
   VitisAiSettings vitisai;
 };

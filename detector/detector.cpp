@@ -57,6 +57,7 @@ Expected<std::unique_ptr<Detector>> Detector::create(const DetectorOptions& opti
   BackendOptions backendOptions;
   backendOptions.threads = options.threads;
   backendOptions.compareWithReference = options.compareWithReference;
+  backendOptions.fuseStem = options.fuseStem;
   backendOptions.vitisai = options.vitisai;
   std::string autoFallback;
   auto backend = createBackend(options.backend, *manifest, backendOptions, &autoFallback);

@@ -33,6 +33,7 @@ struct DetectorOptions {
   // padded only to the model's largest stride, not to its square (Letterbox's fitted input).
   // false: every input at the manifest's size (--square-input, to compare).
   bool fitInput = true;
+  bool fuseStem = true;     // see BackendOptions; false: --file-graph, to compare
   VitisAiSettings vitisai;  // see BackendOptions
 };
 

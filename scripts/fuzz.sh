@@ -24,7 +24,7 @@ while (($#)); do
   esac
 done
 ((${#targets[@]})) || targets=(config_fuzzer manifest_fuzzer frame_decode_fuzzer http_request_fuzzer
-  tls_handshake_fuzzer onnx_free_size_fuzzer)
+  tls_handshake_fuzzer onnx_free_size_fuzzer onnx_focus_stem_fuzzer)
 
 source scripts/lib/sanitizer-tree.sh
 echo "=== fuzz: configure and build the fuzz targets (clang, libFuzzer, ASan+UBSan)"

@@ -38,6 +38,9 @@ void addDetectorOptions(CLI::App& command, DetectorCliOptions& options) {
                    "Every picture padded to the model's full input size, also where the model "
                    "and backend take a smaller one (cpu-ort pads only to a multiple of 32): to "
                    "compare the two");
+  command.add_flag("--file-graph", options.fileGraph,
+                   "Run the model file's graph node for node (cpu-ort otherwise runs YOLOX's "
+                   "Focus stem, its Slices and Concat, as one convolution): to compare the two");
   command.add_flag("--allow-unverified-model", options.allowUnverifiedModel,
                    "Run weights whose sha256 the manifest does not list");
 }
@@ -57,6 +60,7 @@ DetectorOptions toDetectorOptions(const DetectorCliOptions& options) {
   d.allowUnverifiedModel = options.allowUnverifiedModel;
   d.denoise = options.denoise;
   d.fitInput = !options.squareInput;
+  d.fuseStem = !options.fileGraph;
   d.vitisai.onnxRuntime = options.onnxRuntime;
   std::stringstream list(options.classes);
   for (std::string name; std::getline(list, name, ',');) {

@@ -21,6 +21,7 @@ struct DetectorCliOptions {
   bool allowUnverifiedModel = false;
   bool denoise = false;      // as a camera's denoise in the daemon
   bool squareInput = false;  // as the daemon's detector.square_input
+  bool fileGraph = false;    // the model file's graph node for node (DetectorOptions::fuseStem)
   std::string onnxRuntime;   // the ONNX Runtime of the Vitis AI EP (config: detector.onnxruntime)
 };
 

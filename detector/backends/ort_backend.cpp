@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "detector/backends/onnx_focus_stem.h"
 #include "detector/backends/onnx_free_size.h"
 #include "detector/backends/ort_session_options.h"
 #include "detector/npu/ort_log.h"
@@ -113,14 +114,34 @@ Expected<void> checkTensors(const Ort::Session& session, bool inputs,
   return {};
 }
 
-// The model file's bytes with its spatial size left free (onnx_free_size.h).
-Expected<std::string> readFreeSize(const std::string& path) {
+// The model file's bytes as cpu-ort runs them: the spatial size left free when the picture
+// may be smaller than the declared input (onnx_free_size.h), YOLOX's Focus stem as one
+// convolution (onnx_focus_stem.h); nullopt when neither applies and the file runs as it is.
+struct ModelBytes {
+  std::string bytes;
+  bool stemFused = false;
+};
+Expected<std::optional<ModelBytes>> readModel(const std::string& path, bool freeSize,
+                                              bool fuseStem) {
+  if (!freeSize && !fuseStem) return std::nullopt;
   std::ifstream file(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (!file && !file.eof()) {
     return makeError(ErrorCode::kNotFound, "{}: cannot read: {}", path, std::strerror(errno));
   }
-  return freeSpatialSize(bytes, path);
+  ModelBytes model;
+  if (freeSize) {
+    auto freed = freeSpatialSize(bytes, path);
+    if (!freed) return tl::unexpected(freed.error());
+    bytes = std::move(*freed);
+  }
+  if (auto fused = fuseStem ? fuseFocusStem(bytes) : std::nullopt) {
+    bytes = std::move(*fused);
+    model.stemFused = true;
+  }
+  if (!freeSize && !model.stemFused) return std::nullopt;
+  model.bytes = std::move(bytes);
+  return model;
 }
 
 struct Stage {
@@ -137,13 +158,14 @@ struct Stage {
 class OrtBackend final : public InferenceBackend {
  public:
   OrtBackend(std::shared_ptr<Ort::Env> env, std::vector<StageSpec> specs, std::vector<Stage> stages,
-             int threads, bool spinning, int sizeMultiple)
+             int threads, bool spinning, int sizeMultiple, bool stemFused)
       : env_(std::move(env)),
         specs_(std::move(specs)),
         stages_(std::move(stages)),
         threads_(threads),
         spinning_(spinning),
         sizeMultiple_(sizeMultiple),
+        stemFused_(stemFused),
         memory_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
     // Names point into specs_, whose strings no longer move: taken here, not before.
     for (std::size_t s = 0; s < stages_.size(); ++s) {
@@ -162,8 +184,10 @@ class OrtBackend final : public InferenceBackend {
   std::string_view name() const override { return "cpu-ort"; }
 
   std::string device() const override {
-    return fmt::format("ONNX Runtime {} on CPU, {} thread{}{}", OrtGetApiBase()->GetVersionString(),
-                       threads_, threads_ == 1 ? "" : "s", spinning_ ? ", spinning" : "");
+    return fmt::format("ONNX Runtime {} on CPU, {} thread{}{}{}",
+                       OrtGetApiBase()->GetVersionString(), threads_, threads_ == 1 ? "" : "s",
+                       spinning_ ? ", spinning" : "",
+                       stemFused_ ? ", the Focus stem as one convolution" : "");
   }
 
   bool takesAnySize() const override { return sizeMultiple_ > 0; }
@@ -278,6 +302,7 @@ class OrtBackend final : public InferenceBackend {
   int threads_;
   bool spinning_;
   int sizeMultiple_;  // > 0: smaller inputs taken (takesAnySize), height and width multiples of it
+  bool stemFused_;    // YOLOX's Focus stem runs as one convolution (onnx_focus_stem.h)
   Ort::MemoryInfo memory_;
   Ort::RunOptions runOptions_;
   const float* boundInput_ = nullptr;
@@ -363,6 +388,7 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<Stage> stages;
+  bool stemFused = false;
   // A graph that runs at any size, given pictures smaller than its declared input: one stage
   // only (a later stage's buffers are sized by the manifest).
   const int sizeMultiple = manifest.input.anySize && manifest.stages.size() == 1
@@ -379,11 +405,12 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     stage.spec = &spec;
     try {
       const Ort::SessionOptions sessionOptions = ortSessionOptions(threads, options.spinning);
-      if (sizeMultiple > 0) {
-        auto model = readFreeSize(path);
-        if (!model) return tl::unexpected(model.error());
-        stage.session =
-            std::make_unique<Ort::Session>(**env, model->data(), model->size(), sessionOptions);
+      auto model = readModel(path, sizeMultiple > 0, options.fuseStem);
+      if (!model) return tl::unexpected(model.error());
+      if (*model) {
+        stemFused = stemFused || (*model)->stemFused;
+        stage.session = std::make_unique<Ort::Session>(**env, (*model)->bytes.data(),
+                                                       (*model)->bytes.size(), sessionOptions);
       } else {
         stage.session = std::make_unique<Ort::Session>(**env, path.c_str(), sessionOptions);
       }
@@ -425,7 +452,7 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
     }
   }
   return std::make_unique<OrtBackend>(std::move(*env), manifest.stages, std::move(stages), threads,
-                                      options.spinning, sizeMultiple);
+                                      options.spinning, sizeMultiple, stemFused);
 }
 
 Ort::SessionOptions ortSessionOptions(int threads, bool spinning) {
