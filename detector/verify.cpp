@@ -16,7 +16,7 @@ Expected<void> checkFinite(std::span<const float> values, std::string_view what)
   // before, is one chain of dependent additions: 0.15 ms on a 416x256 output); the slow search
   // runs only on failure.
   constexpr std::uint32_t kMagnitude = 0x7FFFFFFFU;
-  constexpr std::uint32_t kInfinity = 0x7F800000U;
+  constexpr std::uint32_t kInfinityBits = 0x7F800000U;
   constexpr std::size_t kLanes = 8;
   std::array<std::uint32_t, kLanes> largest{};
   const std::size_t whole = values.size() / kLanes * kLanes;
@@ -28,7 +28,7 @@ Expected<void> checkFinite(std::span<const float> values, std::string_view what)
   for (std::size_t i = whole; i < values.size(); ++i) {
     largest[0] = std::max(largest[0], std::bit_cast<std::uint32_t>(values[i]) & kMagnitude);
   }
-  if (*std::max_element(largest.begin(), largest.end()) < kInfinity) return {};
+  if (*std::max_element(largest.begin(), largest.end()) < kInfinityBits) return {};
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) {
       return makeError(ErrorCode::kInvalidOutput, "{}: element {} of {} is {}", what, i,
