@@ -13,8 +13,9 @@ namespace vigil {
 // arithmetic is one 6x6 convolution of stride 2 on the picture, padded by 2 (YOLOv5's version 6
 // made this change): output (i, j) of the 3x3 convolution reads phase (a, b) at half-size
 // offsets -1..1, that is picture row 2i - 2 + 2di + a and column 2j - 2 + 2dj + b. ONNX Runtime
-// runs the Slices and the Concat as copies: the fused graph takes 0.91x of the CPU a frame
-// (bench/fitted-input.md), and its outputs differ from the file's by float rounding only.
+// runs the Slices and the Concat as copies: the fused graph takes 0.88x of the CPU a frame
+// back to back, 0.91x at a camera's pace (bench/fitted-input.md), and its outputs differ from
+// the file's by float rounding only.
 //
 // The file on disk, verified by its sha256, is not touched; in memory the ten nodes become one
 // Conv with the weights rearranged, and the initializers and recorded shapes only they used

@@ -36,10 +36,7 @@ std::optional<std::string> freeDimensions(
 std::optional<std::string> freeValueInfo(std::string_view valueInfo, bool input) {
   auto fields = readFields(valueInfo);
   if (!fields) return std::nullopt;
-  std::string name;
-  for (const Field& f : *fields) {
-    if (f.number == kValueInfoName && f.wire == kLength) name = f.payload;
-  }
+  const std::string name(readString(*fields, kValueInfoName));
   auto symbol = [&](int index, int rank) -> std::string {
     if (input) {
       if (rank != 4 || index < 2) return {};
