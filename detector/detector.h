@@ -95,6 +95,7 @@ class Detector {
   const std::string& fitRefused() const { return fitRefused_; }
   float minScore() const { return minScore_; }
   float nmsIou() const { return nmsIou_; }
+  int maxDetections() const { return maxDetections_; }
 
  private:
   Detector(ModelManifest manifest, std::unique_ptr<InferenceBackend> backend,
