@@ -103,6 +103,8 @@ struct CapturedPicture::State {
   DecodedCopy grey;
   cv::Mat scratch;  // a YUYV picture's colour, on the way to a reduced size
   SwsContext* scaler = nullptr;
+  SwsContext* regionScaler = nullptr;  // regions' conversions, at sizes of their own
+  cv::Mat regionScratch;               // a JPEG region's whole iMCU columns
   std::uint64_t decodes = 0;
   std::shared_ptr<DecodeAccount> account;
   bool frameBilled = false;  // this frame (or the one it is a copy of) is in account->frames
@@ -140,6 +142,7 @@ struct CapturedPicture::State {
 
   ~State() {
     sws_freeContext(scaler);
+    sws_freeContext(regionScaler);
     av_frame_free(&ffmpeg);
     av_frame_free(&downloaded);
   }
@@ -186,6 +189,40 @@ struct CapturedPicture::State {
     std::uint8_t* planes[] = {out.data};
     const int strides[] = {static_cast<int>(out.step)};
     sws_scale(scaler, f->data, f->linesize, 0, f->height, planes, strides);
+    return {};
+  }
+
+  // The FFmpeg picture's `region` (even-aligned, inside it) converted to BGR at its own size.
+  Expected<void> convertFfmpegRegion(cv::Rect region, cv::Mat& out) {
+    auto frame = softwareFrame();
+    if (!frame) return tl::unexpected(frame.error());
+    AVFrame* cropped = av_frame_clone(*frame);
+    if (cropped == nullptr) return makeError(ErrorCode::kInvalidData, "out of memory");
+    cropped->crop_left = static_cast<std::size_t>(region.x);
+    cropped->crop_top = static_cast<std::size_t>(region.y);
+    cropped->crop_right = static_cast<std::size_t>(cropped->width - region.br().x);
+    cropped->crop_bottom = static_cast<std::size_t>(cropped->height - region.br().y);
+    const int rc = av_frame_apply_cropping(cropped, AV_FRAME_CROP_UNALIGNED);
+    const auto from = static_cast<AVPixelFormat>(cropped->format);
+    regionScaler = rc < 0
+                       ? nullptr
+                       : sws_getCachedContext(regionScaler, cropped->width, cropped->height, from,
+                                              region.width, region.height, AV_PIX_FMT_BGR24,
+                                              SWS_BILINEAR, nullptr, nullptr, nullptr);
+    if (regionScaler == nullptr) {
+      av_frame_free(&cropped);
+      return makeError(ErrorCode::kInvalidData, "corrupt frame: cannot convert a {}x{} region",
+                       region.width, region.height);
+    }
+    // swscale's SIMD converters write whole blocks of 8 or 16 pixels: a row as wide as the region
+    // would be overrun past its end (the last row past the buffer's). Padded, then cut.
+    constexpr int kBlock = 16;
+    cv::Mat padded(region.height, (region.width + 2 * kBlock - 1) / kBlock * kBlock, CV_8UC3);
+    std::uint8_t* planes[] = {padded.data};
+    const int strides[] = {static_cast<int>(padded.step)};
+    sws_scale(regionScaler, cropped->data, cropped->linesize, 0, cropped->height, planes, strides);
+    av_frame_free(&cropped);
+    out = padded(cv::Rect({}, region.size()));
     return {};
   }
 
@@ -379,6 +416,41 @@ Expected<cv::Mat> CapturedPicture::bgr(cv::Size atLeast) const {
   copy.valid = true;
   s.billDecode(cpuBefore);
   return copy.pixels;
+}
+
+Expected<cv::Mat> CapturedPicture::bgrRegion(cv::Rect region) const {
+  State& s = *state_;
+  if (s.form == PictureForm::kNone) return makeError(ErrorCode::kInvalidData, "no picture");
+  region &= cv::Rect({}, s.size);
+  if (region.empty()) return makeError(ErrorCode::kInvalidArgument, "region outside the picture");
+  if (s.form == PictureForm::kBgr) return s.pixels(region);
+  if (s.form == PictureForm::kYuyv) {
+    auto whole = bgr();
+    if (!whole) return whole;
+    return (*whole)(region);
+  }
+  std::lock_guard lock(s.mutex);
+  if (s.refused) return tl::unexpected(*s.refused);
+  const std::int64_t cpuBefore = threadCpuNanos();
+  cv::Mat out;
+  Expected<void> made;
+  if (s.form == PictureForm::kJpeg) {
+    made = s.judge(makeSafely([&] {
+      return decodeJpegRegion(s.bytes, s.size, region, out, s.regionScratch, s.jpegMessages);
+    }));
+  } else {
+    // Chroma is shared by 2x2 pixels: convert from even coordinates, then cut the region.
+    const cv::Rect even(region.x & ~1, region.y & ~1, 0, 0);
+    const cv::Rect aligned = cv::Rect(even.x, even.y, (region.br().x - even.x + 1) & ~1,
+                                      (region.br().y - even.y + 1) & ~1) &
+                             cv::Rect({}, s.size);
+    cv::Mat converted;
+    made = s.judge(makeSafely([&] { return s.convertFfmpegRegion(aligned, converted); }));
+    if (made) out = converted(region - aligned.tl());
+  }
+  if (!made) return tl::unexpected(made.error());
+  s.billDecode(cpuBefore);
+  return out;
 }
 
 Expected<cv::Mat> CapturedPicture::grey(int minWidth) const {

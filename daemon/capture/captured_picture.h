@@ -78,6 +78,12 @@ class CapturedPicture {
   // both at least `atLeast`'s (an empty `atLeast`: the full size). The aspect ratio is the full
   // picture's; the returned size may be larger than asked, never larger than the full size.
   Expected<cv::Mat> bgr(cv::Size atLeast = {}) const;
+  // 8-bit BGR of `region` of the picture (its full-size pixels, clipped to the picture), at full
+  // resolution, made for this call and not kept: a JPEG has only the region's rows and the
+  // columns around it decoded (decodeJpegRegion; the verdict still the whole picture's), an
+  // FFmpeg picture only the region converted; other forms the full picture's view. For
+  // detection regions (detector/regions.h).
+  Expected<cv::Mat> bgrRegion(cv::Rect region) const;
   // 8-bit grey at least `minWidth` wide (or the full width when that is smaller).
   Expected<cv::Mat> grey(int minWidth) const;
 

@@ -89,9 +89,14 @@ enum class Outcome { kDecoded, kRefused, kWrongSize };
 // libjpeg over `data` into `rows` (`expected`'s size, `step` bytes apart). C only between the
 // setjmp and the end: a longjmp skips destructors, so nothing here has one. `decoded` gets the
 // size libjpeg would have made, when it is not `expected`.
+// With `crop` (a rectangle of the output), only its rows are made and only the columns around
+// it (jpeg_crop_scanline widens them to whole iMCUs, from `cropX` on: `rows` must hold 64 more
+// columns than the crop, and one more row); the rows above and below are skipped
+// (jpeg_skip_scanlines: entropy decoded, so every message libjpeg has of the picture is still
+// said, but neither transformed nor converted).
 Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction, bool grey,
-                   std::uint8_t* rows, std::size_t step, JpegMessages& messages,
-                   cv::Size& decoded) {
+                   std::uint8_t* rows, std::size_t step, JpegMessages& messages, cv::Size& decoded,
+                   const cv::Rect* crop = nullptr, JDIMENSION* cropX = nullptr) {
   jpeg_decompress_struct cinfo{};
   ErrorManager manager{};
   manager.messages = &messages;
@@ -124,12 +129,33 @@ Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduct
     jpeg_destroy_decompress(&cinfo);
     return Outcome::kWrongSize;
   }
+  JDIMENSION first = 0;
+  JDIMENSION last = cinfo.output_height;
+  if (crop != nullptr) {
+    *cropX = static_cast<JDIMENSION>(crop->x);
+    auto width = static_cast<JDIMENSION>(crop->width);
+    jpeg_crop_scanline(&cinfo, cropX, &width);
+    first = static_cast<JDIMENSION>(crop->y);
+    last = first + static_cast<JDIMENSION>(crop->height);
+    jpeg_skip_scanlines(&cinfo, first);
+  }
   constexpr JDIMENSION kRowsAtOnce = 16;
   JSAMPROW at[kRowsAtOnce];
-  while (cinfo.output_scanline < cinfo.output_height) {
-    const JDIMENSION n = std::min(kRowsAtOnce, cinfo.output_height - cinfo.output_scanline);
-    for (JDIMENSION i = 0; i < n; ++i) at[i] = rows + (cinfo.output_scanline + i) * step;
+  while (cinfo.output_scanline < last) {
+    const JDIMENSION n = std::min(kRowsAtOnce, last - cinfo.output_scanline);
+    for (JDIMENSION i = 0; i < n; ++i) at[i] = rows + (cinfo.output_scanline - first + i) * step;
     if (jpeg_read_scanlines(&cinfo, at, n) == 0) {  // a memory source never suspends
+      jpeg_destroy_decompress(&cinfo);
+      return Outcome::kRefused;
+    }
+  }
+  // The rows below: skipped but the last, which is read (into the row after the crop's): a skip
+  // to the very end would not decode the rest at all (libjpeg-turbo marks the end reached), and
+  // damage there would go unsaid.
+  if (cinfo.output_scanline < cinfo.output_height) {
+    jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline - 1);
+    at[0] = rows + static_cast<std::size_t>(last - first) * step;
+    if (jpeg_read_scanlines(&cinfo, at, 1) == 0) {
       jpeg_destroy_decompress(&cinfo);
       return Outcome::kRefused;
     }
@@ -268,6 +294,46 @@ Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int
                      decoded.height, full.width, full.height);
   }
   return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
+}
+
+Expected<void> decodeJpegRegion(std::span<const std::uint8_t> data, cv::Size full,
+                                cv::Rect region, cv::Mat& out, cv::Mat& scratch,
+                                JpegMessages& messages) {
+  messages = {};
+  region &= cv::Rect({}, full);
+  if (region.empty()) {
+    return makeError(ErrorCode::kInvalidArgument, "JPEG region outside the picture");
+  }
+  // Decoded with a border: the chroma upsampling of a row or column reads its neighbours, and
+  // at the edge of what is decoded they are not there. The border's pixels are left out.
+  constexpr int kBorder = 16;
+  const cv::Rect decoded = cv::Rect(region.x - kBorder, region.y - kBorder,
+                                    region.width + 2 * kBorder, region.height + 2 * kBorder) &
+                           cv::Rect({}, full);
+  // jpeg_crop_scanline starts the columns at an iMCU (at most 32 pixels) to the left and ends
+  // them at one to the right.
+  constexpr int kWidest = 64;
+  try {
+    scratch.create(decoded.height + 1, std::min(full.width, decoded.width + kWidest), CV_8UC3);
+  } catch (const std::exception& e) {  // cv::Exception: out of memory
+    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", e.what());
+  }
+  cv::Size wrongSize;
+  JDIMENSION cropX = 0;
+  const Outcome outcome = runLibjpeg(data, full, 1, false, scratch.data, scratch.step, messages,
+                                     wrongSize, &decoded, &cropX);
+  if (outcome == Outcome::kWrongSize) {
+    return makeError(ErrorCode::kInvalidData,
+                     "corrupt frame: JPEG decodes to {}x{}, the stream is {}x{}", wrongSize.width,
+                     wrongSize.height, full.width, full.height);
+  }
+  if (outcome != Outcome::kDecoded) {
+    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
+  }
+  scratch(cv::Rect(region.x - static_cast<int>(cropX), region.y - decoded.y, region.width,
+                   region.height))
+      .copyTo(out);
+  return {};
 }
 
 }  // namespace vigil

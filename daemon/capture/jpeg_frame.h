@@ -72,4 +72,12 @@ struct JpegMessages {
 Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction,
                           bool grey, cv::Mat& out, JpegMessages& messages);
 
+// The BGR pixels of `region` of a checked JPEG of `full` size, at full resolution, into `out`:
+// only the rows of the region are transformed and converted, and only the columns around it
+// (libjpeg-turbo's jpeg_skip_scanlines and jpeg_crop_scanline); the rest is entropy decoded
+// only, so the verdict (`messages`, a refusal) is the whole picture's, as decodeJpeg's.
+// `scratch` is reused storage. The pixels are those of the full decode's region.
+Expected<void> decodeJpegRegion(std::span<const std::uint8_t> data, cv::Size full, cv::Rect region,
+                                cv::Mat& out, cv::Mat& scratch, JpegMessages& messages);
+
 }  // namespace vigil

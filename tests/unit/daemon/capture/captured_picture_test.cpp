@@ -253,6 +253,14 @@ TEST_F(FfmpegReaderTest, ClipPicturesConvertedOnDemandMatchOpenCvsDecode) {
     cv::Mat shrunk;
     cv::resize(expected, shrunk, small->size(), 0, 0, cv::INTER_AREA);
     EXPECT_LT(meanAbsDiff(*small, shrunk), 3.0) << "frame " << frames;
+    // A detection region: only its part converted, the full conversion's pixels there (chroma
+    // taken from even coordinates, as the full picture's). A region at odd coordinates.
+    for (const cv::Rect r : {cv::Rect(101, 37, 301, 299), cv::Rect(320, 240, 320, 240)}) {
+      auto region = picture.bgrRegion(r);
+      ASSERT_TRUE(region.has_value()) << region.error().message;
+      ASSERT_EQ(region->size(), r.size());
+      EXPECT_LT(meanAbsDiff(*region, (*full)(r)), 0.5) << "frame " << frames << " " << r;
+    }
   }
 }
 

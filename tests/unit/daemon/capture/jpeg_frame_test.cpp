@@ -115,6 +115,55 @@ TEST_F(JpegFrameTest, ADamagedPictureIsACorruptFrameAtEveryScaleAndNothingReache
   }
 }
 
+TEST_F(JpegFrameTest, ARegionDecodesToTheFullDecodesPixelsThereAndOnlyThem) {
+  // A 1080p camera's picture: regions at the corners, off the iMCU grid, and the whole.
+  const cv::Size size(1920, 1080);
+  const auto jpeg = testing::photographJpeg(size);
+  cv::Mat full;
+  JpegMessages messages;
+  ASSERT_TRUE(decodeJpeg(jpeg, size, 1, false, full, messages));
+  cv::Mat region;
+  cv::Mat scratch;
+  for (const cv::Rect r :
+       {cv::Rect(0, 0, 416, 416), cv::Rect(1001, 333, 417, 419), cv::Rect(1504, 664, 416, 416),
+        cv::Rect(7, 9, 640, 640), cv::Rect(0, 0, 1920, 1080)}) {
+    ::testing::internal::CaptureStderr();
+    auto ok = decodeJpegRegion(jpeg, size, r, region, scratch, messages);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    ASSERT_TRUE(ok.has_value()) << ok.error().message;
+    EXPECT_FALSE(messages.saidAny());
+    ASSERT_EQ(region.size(), r.size());
+    EXPECT_EQ(cv::norm(region, full(r), cv::NORM_INF), 0.0) << r;
+  }
+  // The picture's region, through the picture a camera keeps (CapturedPicture::bgrRegion).
+  CapturedPicture picture;
+  picture.setJpeg(jpeg, size);
+  auto taken = picture.bgrRegion(cv::Rect(1001, 333, 417, 419));
+  ASSERT_TRUE(taken.has_value()) << taken.error().message;
+  EXPECT_EQ(cv::norm(*taken, full(cv::Rect(1001, 333, 417, 419)), cv::NORM_INF), 0.0);
+  EXPECT_EQ(picture.decodes(), 1U);
+}
+
+TEST_F(JpegFrameTest, ARegionOfADamagedPictureIsRefusedAsTheWholePictureIs) {
+  // The damage is in the scan's last two thirds; the region is at the top, decoded before it.
+  const auto damaged = testing::damagedJpeg(good);
+  cv::Mat region;
+  cv::Mat scratch;
+  JpegMessages messages;
+  ::testing::internal::CaptureStderr();
+  auto ok =
+      decodeJpegRegion(damaged, kPhotoSize, cv::Rect(0, 0, 200, 64), region, scratch, messages);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ASSERT_FALSE(ok.has_value());
+  EXPECT_EQ(ok.error().message.rfind("corrupt frame: Corrupt JPEG data: ", 0), 0U)
+      << ok.error().message;
+  EXPECT_TRUE(jpegSaysDamage(messages));
+  auto cut = decodeJpegRegion(testing::truncatedJpeg(good), kPhotoSize, cv::Rect(0, 0, 200, 64),
+                              region, scratch, messages);
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_TRUE(jpegSaid(messages, JpegMessageKind::kTruncated));
+}
+
 // `jpeg` refused at every scale as a corrupt frame with libjpeg's `text`, sorted into `kind`, and
 // no picture given.
 void expectRefusedAtEveryScale(const std::vector<std::uint8_t>& jpeg, JpegMessageKind kind,
