@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -27,9 +28,19 @@ class RegionDetector {
  public:
   explicit RegionDetector(RegionSettings settings = {}) : settings_(settings) {}
 
-  // `bgr`: the whole picture at full resolution, 8-bit BGR. `regions`: planRegions' (none: the
-  // whole picture). `result` as Detector::detect's, the timings summed over the regions;
+  // Where a region's pixels come from: 8-bit BGR of exactly `rect` of the picture, at its full
+  // resolution or smaller but at least `atLeast` (what the letterbox needs of it); boxes found
+  // on it are scaled back to the rectangle. The daemon decodes each region on its own; a
+  // picture in memory gives views of itself.
+  using Pixels = std::function<Expected<cv::Mat>(const cv::Rect& rect, cv::Size atLeast)>;
+
+  // A `picture`-sized picture, each region's pixels from `pixels`. `regions`: planRegions' (none:
+  // the whole picture). `result` as Detector::detect's, the timings summed over the regions;
   // `counts` gains one per region run, by kind. A failure of any region is the detection's.
+  Expected<void> detect(Detector& detector, cv::Size picture, const Pixels& pixels,
+                        std::span<const Region> regions, DetectionResult& result,
+                        RegionCounts& counts);
+  // `bgr`: the whole picture at full resolution, 8-bit BGR, its regions views of it.
   Expected<void> detect(Detector& detector, const cv::Mat& bgr, std::span<const Region> regions,
                         DetectionResult& result, RegionCounts& counts);
 
@@ -41,8 +52,8 @@ class RegionDetector {
     std::size_t region = 0;  // index into ran_
     bool cut = false;
   };
-  Expected<void> run(Detector& detector, const cv::Mat& bgr, const Region& region,
-                     StageTimings& timings, RegionCounts& counts);
+  Expected<void> run(Detector& detector, cv::Size picture, const Pixels& pixels,
+                     const Region& region, StageTimings& timings, RegionCounts& counts);
   // Re-detection regions around the boxes every region cut.
   std::vector<Region> edgeRegions(cv::Size picture) const;
   bool heldWhole(const Box& box, const cv::Rect& rect, cv::Size picture) const;

@@ -33,28 +33,48 @@ RegionKind mergedKind(RegionKind a, RegionKind b) {
   return a == RegionKind::kTrack || b == RegionKind::kTrack ? RegionKind::kTrack : a;
 }
 
-// Merges, in place, the pair `regions` would lose least by merging: overlapping pairs whose
-// merged rectangle has no more pixels than the two (always), and, while more than `cap` remain,
-// the pair whose merged rectangle is smallest, when it is at most kMostMerged times the input's
-// side (a larger one would shrink its persons nearly as much as the whole picture does); else
-// the last region (the lowest priority: a small motion box) is dropped. False when nothing
-// changed.
-constexpr double kMostMerged = 2.0;
+// A region being planned, with the height of the smallest box it was made around (picture
+// pixels): how far it may be shrunk.
+struct Planned {
+  Region region;
+  double smallest = 0;
+};
 
-bool mergeOnce(std::vector<Region>& regions, std::size_t cap, cv::Size picture, cv::Size input) {
+// A merged region larger than this many times the input's side shrinks its persons nearly as
+// much as the whole picture does.
+constexpr double kMostMerged = 2.0;
+// How dear merging `a` and `b` into `m` is: 0 it costs no pixels (they overlap and `m` has no
+// more than the two), 1 every box in them stays comfortably tall in `m` (one inference instead
+// of two, nobody too small), 2 it shrinks somebody.
+int mergeTier(const Planned& a, const Planned& b, const cv::Rect& m, cv::Size input) {
+  const cv::Rect& ra = a.region.rect;
+  const cv::Rect& rb = b.region.rect;
+  if ((ra & rb).area() > 0 && area(m) <= area(ra) + area(rb)) return 0;
+  const double side = std::max(static_cast<double>(m.width) / input.width,
+                               static_cast<double>(m.height) / input.height);
+  if (side <= kMostMerged &&
+      std::min(a.smallest, b.smallest) * regionScale(m, input) >= kComfortablePersonPixels) {
+    return 1;
+  }
+  return 2;
+}
+
+// One step of planning, in place: the cheapest merge (tier 0, then 1, the smallest merged
+// rectangle first), and, while more than `cap` remain, the pair whose merged rectangle is
+// smallest when it is at most kMostMerged times the input's side; else the last region (the
+// lowest priority: a small motion box) is dropped. False when nothing changed.
+bool mergeOnce(std::vector<Planned>& regions, std::size_t cap, cv::Size picture, cv::Size input) {
   std::size_t bestI = 0;
   std::size_t bestJ = 0;
   cv::Rect best;
+  int bestTier = 3;
   double bestArea = std::numeric_limits<double>::max();
-  bool free = false;  // the best merge costs no pixels
   for (std::size_t i = 0; i < regions.size(); ++i) {
     for (std::size_t j = i + 1; j < regions.size(); ++j) {
-      const cv::Rect& a = regions[i].rect;
-      const cv::Rect& b = regions[j].rect;
-      const cv::Rect m = merged(a, b, picture, input);
-      const bool costsNothing = (a & b).area() > 0 && area(m) <= area(a) + area(b);
-      if ((costsNothing && !free) || (costsNothing == free && area(m) < bestArea)) {
-        free = costsNothing;
+      const cv::Rect m = merged(regions[i].region.rect, regions[j].region.rect, picture, input);
+      const int tier = mergeTier(regions[i], regions[j], m, input);
+      if (tier < bestTier || (tier == bestTier && area(m) < bestArea)) {
+        bestTier = tier;
         bestArea = area(m);
         best = m;
         bestI = i;
@@ -62,12 +82,14 @@ bool mergeOnce(std::vector<Region>& regions, std::size_t cap, cv::Size picture, 
       }
     }
   }
-  if (!free && regions.size() <= cap) return false;
-  if (!free && bestArea > kMostMerged * kMostMerged * area(cv::Rect({}, input))) {
+  if (bestTier > 1 && regions.size() <= cap) return false;
+  if (bestTier > 1 && bestArea > kMostMerged * kMostMerged * area(cv::Rect({}, input))) {
     regions.pop_back();
     return true;
   }
-  regions[bestI] = {best, mergedKind(regions[bestI].kind, regions[bestJ].kind)};
+  Planned& kept = regions[bestI];
+  kept.region = {best, mergedKind(kept.region.kind, regions[bestJ].region.kind)};
+  kept.smallest = std::min(kept.smallest, regions[bestJ].smallest);
   regions.erase(regions.begin() + static_cast<std::ptrdiff_t>(bestJ));
   return true;
 }
@@ -88,6 +110,11 @@ std::string_view regionKindName(RegionKind kind) {
   return "unknown";
 }
 
+double regionScale(const cv::Rect& region, cv::Size input) {
+  return std::min(static_cast<double>(input.width) / region.width,
+                  static_cast<double>(input.height) / region.height);
+}
+
 bool regionsHelp(cv::Size picture, cv::Size input) {
   return std::max(picture.width, picture.height) >= 2 * std::max(input.width, input.height);
 }
@@ -103,17 +130,19 @@ std::vector<Region> planRegions(cv::Size picture, std::span<const Box> motion,
                                 std::span<const Box> tracks, bool whole,
                                 const RegionSettings& settings) {
   const Region wholePicture{cv::Rect(0, 0, picture.width, picture.height), RegionKind::kWhole};
-  std::vector<Region> regions;
-  regions.reserve(tracks.size() + motion.size() + 1);
-  for (const Box& b : tracks) {
-    if (b.area() > 0) regions.push_back({regionAround(b, picture, settings), RegionKind::kTrack});
-  }
-  for (const Box& b : motion) {
-    if (b.area() > 0) regions.push_back({regionAround(b, picture, settings), RegionKind::kMotion});
-  }
+  std::vector<Planned> planned;
+  planned.reserve(tracks.size() + motion.size() + 1);
+  auto add = [&](const Box& b, RegionKind kind) {
+    if (b.area() > 0) planned.push_back({{regionAround(b, picture, settings), kind}, b.height});
+  };
+  for (const Box& b : tracks) add(b, RegionKind::kTrack);
+  for (const Box& b : motion) add(b, RegionKind::kMotion);
   const std::size_t cap = static_cast<std::size_t>(std::max(1, settings.maxRegions));
-  while (mergeOnce(regions, cap, picture, settings.input)) {
+  while (mergeOnce(planned, cap, picture, settings.input)) {
   }
+  std::vector<Region> regions;
+  regions.reserve(planned.size() + 1);
+  for (const Planned& p : planned) regions.push_back(p.region);
   double covered = 0;
   for (const Region& r : regions) covered += area(r.rect);
   if (regions.empty() || covered > settings.wholeAbove * area(wholePicture.rect)) {

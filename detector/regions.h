@@ -49,6 +49,15 @@ struct RegionSettings {
   double wholeEvery = 1.0;
 };
 
+// A person at least this tall in the input is found about as well as a taller one: the TUD
+// clips' smallest persons reach a 640x480 camera's input 39 pixels tall, and tracking there is
+// as good on regions as on the clip itself (bench/far.md). Regions may be merged, and a cut
+// person is seen whole, where nobody in them is shrunk below it.
+inline constexpr double kComfortablePersonPixels = 36;
+
+// Input pixels per picture pixel when `region` is letterboxed into `input`.
+double regionScale(const cv::Rect& region, cv::Size input);
+
 // Whether regions are worth having for a picture of `picture` pixels: its longer side is at
 // least twice the input's. Smaller pictures reach the detector nearly at their own size.
 bool regionsHelp(cv::Size picture, cv::Size input);

@@ -13,6 +13,7 @@
 #include "daemon/base/log.h"
 #include "daemon/commands/line_commands.h"
 #include "daemon/commands/progress_line.h"
+#include "daemon/commands/video_regions.h"
 #include "daemon/events/person_tracks.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_io.h"
@@ -95,6 +96,11 @@ void addTrackCommand(CLI::App& app, TrackCommandOptions& options) {
                   "Write a track only once the median of its recent scores reaches this, as the "
                   "daemon's presence.confirm_score (default 0: every track)")
       ->check(CLI::Range(0.0F, 1.0F));
+  cmd->add_option("--regions", options.regions,
+                  "Detect on regions around motion and tracks at the video's own resolution "
+                  "instead of the whole picture shrunk; auto: when the picture is at least twice "
+                  "the model's input, as the daemon")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_option("--line-band", options.lineBand,
                   "Pixels clear of a line, on both sides, for a crossing to count (the hysteresis)")
       ->check(CLI::NonNegativeNumber);
@@ -141,6 +147,13 @@ class ConfirmedTracks {
   std::vector<Track> kept_;
 };
 
+// `file` opened for writing at `path` (the command line's `option`), or false and why logged.
+bool openOutput(const std::string& path, std::string_view option, std::ofstream& file) {
+  file.open(path);
+  if (!file) logger("track")->error("{} {}: cannot write there", option, path);
+  return static_cast<bool>(file);
+}
+
 // `path` opened by FFmpeg, or why not.
 Expected<void> openVideo(cv::VideoCapture& video, const std::string& path) {
   try {
@@ -176,11 +189,8 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   const int stride = options.detectFps > 0 && videoFps > 0
                          ? std::max(1, static_cast<int>(std::lround(videoFps / options.detectFps)))
                          : 1;
-  std::ofstream file(options.out);
-  if (!file) {
-    log->error("--out {}: cannot write there", options.out);
-    return 2;
-  }
+  std::ofstream file;
+  if (!openOutput(options.out, "--out", file)) return 2;
   std::ofstream linesFile;
   auto lineWriter = lineWriterFor(options, linesFile);
   if (!lineWriter) {
@@ -188,15 +198,14 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     return 2;
   }
   std::ofstream detectionsFile;
-  if (!options.detectionsOut.empty()) {
-    detectionsFile.open(options.detectionsOut);
-    if (!detectionsFile) {
-      log->error("--detections-out {}: cannot write there", options.detectionsOut);
-      return 2;
-    }
+  if (!options.detectionsOut.empty() &&
+      !openOutput(options.detectionsOut, "--detections-out", detectionsFile)) {
+    return 2;
   }
   VideoTracker tracker = makeTracker(options);
   ConfirmedTracks confirmed(options.confirmScore);
+  VideoRegions regions(options.regions);
+  std::vector<Track> allTracks;  // after the previous tracked frame: they seed regions
   DetectionResult result;
   cv::Mat frame;
   int tracked = 0;
@@ -208,12 +217,13 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     if ((index - 1) % stride != 0) continue;
     double time = video.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
     if (options.clock == "frames") time = tracked / BoxKalman::kReferenceFps;
-    if (auto ok = (*detector)->detect(frame, result); !ok) {
+    if (auto ok = regions.detect(**detector, frame, time, allTracks, result); !ok) {
       log->error("{} frame {}: {}", options.video, index, ok.error().message);
       return 2;
     }
     if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
-    const std::vector<Track>& tracks = confirmed.filter(tracker.update(time, result.detections));
+    allTracks = tracker.update(time, result.detections);
+    const std::vector<Track>& tracks = confirmed.filter(allTracks);
     writeMotLines(file, index, previousIndex, tracks);
     if (*lineWriter) (*lineWriter)->observe(index, time, tracks);
     previousIndex = index;
@@ -228,6 +238,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       "{}: {} frame(s) tracked (every {} of a {:.2f} fps video), {} tracker, "
       "tracks in {}\n",
       options.video, tracked, stride, videoFps, options.tracker, options.out);
+  if (const std::string s = regions.summary(); !s.empty()) out << s << '\n';
   if (*lineWriter) {
     out << fmt::format("{} line crossing(s) in {}\n", (*lineWriter)->crossings(), options.linesOut);
   }

@@ -33,6 +33,8 @@ struct TrackCommandOptions {
   // --confirm-score S: write a track only from the frame the daemon's confirmation (presence.
   // confirm_score, PersonTracks) makes it a person; 0: every confirmed track, as before.
   float confirmScore = 0;
+  // --regions auto|on|off: detect on regions around motion and tracks (video_regions.h).
+  std::string regions = "auto";
 };
 
 // `vigil track VIDEO --out tracks.txt [--detect-fps F]`: the detector and the tracker on a

@@ -288,6 +288,28 @@ void readMotion(const YamlReader& r, const YAML::Node& camera, const std::string
   }
 }
 
+void readRegions(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
+                 RegionsConfig& regions) {
+  const YAML::Node node = camera["regions"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  const std::string path = YamlReader::join(cameraPath, "regions");
+  r.expectMap(node, path);
+  r.rejectUnknownKeys(node, path, {"mode", "whole_every", "max_regions"});
+  const std::string mode = r.getString(node, path, "mode", "auto");
+  if (mode == "auto") {
+    regions.mode = RegionsConfig::Mode::kAuto;
+  } else if (mode == "on") {
+    regions.mode = RegionsConfig::Mode::kOn;
+  } else if (mode == "off") {
+    regions.mode = RegionsConfig::Mode::kOff;
+  } else {
+    r.fail(node["mode"], YamlReader::join(path, "mode"),
+           fmt::format("must be auto, on or off, got '{}'", mode));
+  }
+  regions.wholeEvery = r.getDouble(node, path, "whole_every", 0, 3600, 1.0);
+  regions.maxRegions = static_cast<int>(r.getInt(node, path, "max_regions", 1, 16, 3));
+}
+
 // After motion: a person standing still is detected once per still_detect_interval, so a track
 // must outlive that gap, or each sighting would start a new one.
 void readTracking(const YamlReader& r, const YAML::Node& camera, const std::string& cameraPath,
@@ -374,7 +396,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
                                    "enabled",       "loop",           "zones",
                                    "masks",         "presence",       "motion",
                                    "tracking",      "lines",          "calibration_samples",
-                                   "hwaccel"});
+                                   "hwaccel",       "regions"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -394,6 +416,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   readZones(r, node, path, c);
   readPresence(r, node, path, c.presence);
   readMotion(r, node, path, c);
+  readRegions(r, node, path, c.regions);
   readTracking(r, node, path, c);
   readLines(r, node, path, c);
   readCalibrationSamples(r, node, path, base, c);

@@ -126,6 +126,8 @@ class PersonTracks {
   void endAll(double time, std::vector<ZoneEvent>& events);
 
   const std::vector<TrackedPerson>& persons() const { return persons_; }
+  // Every track the tracker keeps (confirmed or not, seen or lost: boxes and predictions).
+  const std::vector<Track>& tracks() const { return tracker_.tracks(); }
   // Tracks that became persons (confirmed, scored at minScore), since construction.
   std::uint64_t personsStarted() const { return personsStarted_; }
   // How long each person track that ended in the last update() was seen (last - first seen).

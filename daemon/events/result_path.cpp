@@ -56,9 +56,8 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
     if (z.loiterAfter) loiter = std::chrono::duration<double>(*z.loiterAfter).count();
     zones.push_back(TrackZone{z.name, z.polygon, z.minFrames, loiter});
   }
-  return std::make_unique<PersonTracks>(
-      personTrackingSettings(camera.tracking, camera.presence), std::move(zones),
-      camera.masks, camera.lines);
+  return std::make_unique<PersonTracks>(personTrackingSettings(camera.tracking, camera.presence),
+                                        std::move(zones), camera.masks, camera.lines);
 }
 
 ResultPath::ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore)
@@ -141,11 +140,15 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
     if (d.classId == 0) persons_.push_back(d);
   }
   zoneEvents_.clear();
-  if (!view.tracks) return;
+  if (!view.tracks) {
+    view.channel->regions().setPersons(view.latestDetections);
+    return;
+  }
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
   view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
   tracksUpdated(view, time, secondsSinceEpoch(capture));
+  view.channel->regions().setTracks(view.tracks->tracks());
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());
 }
 

@@ -101,6 +101,43 @@ nlohmann::json pictureStreamJson(const CameraSnapshot& c) {
           {"frames", frameCountsJson(p.frames)}};
 }
 
+}  // namespace
+
+std::string_view regionsModeName(RegionsConfig::Mode mode) {
+  switch (mode) {
+    case RegionsConfig::Mode::kAuto:
+      return "auto";
+    case RegionsConfig::Mode::kOn:
+      return "on";
+    case RegionsConfig::Mode::kOff:
+      return "off";
+  }
+  return "unknown";
+}
+
+nlohmann::json regionsJson(const CameraSnapshot::Regions& r) {
+  nlohmann::json last = nlohmann::json::array();
+  for (const Region& region : r.last) {
+    last.push_back({{"kind", regionKindName(region.kind)},
+                    {"x", region.rect.x},
+                    {"y", region.rect.y},
+                    {"width", region.rect.width},
+                    {"height", region.rect.height}});
+  }
+  nlohmann::json inferences = nlohmann::json::object();
+  for (std::size_t k = 0; k < kRegionKinds; ++k) {
+    inferences[std::string(regionKindName(static_cast<RegionKind>(k)))] = r.inferences[k];
+  }
+  return {{"mode", regionsModeName(r.config.mode)},
+          {"active", r.active},
+          {"whole_every_s", r.config.wholeEvery},
+          {"max_regions", r.config.maxRegions},
+          {"last", last},
+          {"inferences", inferences}};
+}
+
+namespace {
+
 nlohmann::json cameraJson(const CameraSnapshot& c) {
   nlohmann::json masks;
   nlohmann::json zones = areasJson(c, masks);
@@ -130,6 +167,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
         {"idle_detect_interval_s", c.idleDetectIntervalS},
         {"still_detect_interval_s", c.stillDetectIntervalS},
         {"gated_detector_seconds_estimate", c.gatedSeconds}}},
+      {"regions", regionsJson(c.regions)},
       {"tracks", c.tracking ? tracksJson(c) : nlohmann::json(nullptr)},
       {"zones", zones},
       {"masks", masks},

@@ -26,6 +26,9 @@ HttpResponse readinessResponse(const DaemonSnapshot& snapshot);
 // The /api/status document.
 nlohmann::json statusJson(const DaemonSnapshot& snapshot);
 // A camera's frame counters as /api/status ("frames") and --summary-json name them.
+// A camera's regions (CameraSnapshot::Regions) as /api/status and the run summary give them.
+std::string_view regionsModeName(RegionsConfig::Mode mode);
+nlohmann::json regionsJson(const CameraSnapshot::Regions& regions);
 nlohmann::json frameCountsJson(const FrameCounts& counts);
 
 // The daemon's HTTP face: the status page (/), /metrics, /healthz, /readyz, /api/status,

@@ -10,7 +10,11 @@ namespace vigil {
 // no faster than the camera's detection rate (at most 10 a second), so a slow viewer skips
 // frames instead of queueing them; the server encodes each frame once whoever watches. Zones
 // and masks are drawn over the picture (SVG, from /api/status); a tile keeps its camera's
-// aspect ratio and a click makes it as wide as the page. Times are the browser's local time.
+// aspect ratio and a click makes it as wide as the page. With "regions" ticked in the header (or
+// `?regions` in the address), a
+// camera on detection regions has the latest detection's regions drawn too (dashed: motion
+// green, track orange, edge magenta; the whole picture is not drawn). Times are the browser's
+// local time.
 inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
 <html lang="en">
 <head>
@@ -44,6 +48,11 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
                         vector-effect: non-scaling-stroke; }
   .view polyline.line-in { fill: none; stroke: #3e3; stroke-width: 1.5;
                            vector-effect: non-scaling-stroke; }
+  .view rect.region { fill: none; stroke-width: 1.5; stroke-dasharray: 5 3;
+                     vector-effect: non-scaling-stroke; }
+  .view rect.region.motion { stroke: #4d4; }
+  .view rect.region.track { stroke: #f90; }
+  .view rect.region.edge { stroke: #e4e; }
   .view text { fill: #fff; font-size: 3px; paint-order: stroke; stroke: #000; stroke-width: 0.6px; }
   .info { padding: 8px 10px; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
   .info span { overflow-wrap: anywhere; min-width: 0; }
@@ -62,6 +71,7 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
   <span><b>Vigil</b> <span id="node"></span> <span id="version" class="label"></span></span>
   <span>backend <b id="backend">?</b> <span id="device" class="label"></span></span>
   <span>MQTT <b id="mqtt">?</b></span>
+  <label><input type="checkbox" id="show-regions"> regions</label>
   <span class="label" id="updated"></span>
 </header>
 <div id="error"></div>
@@ -118,6 +128,7 @@ function tile(name) {
     '<span class="label">rate</span><span data-k="fps"></span>' +
     '<span class="label">CPU</span><span data-k="capture"></span>' +
     '<span class="label">gating</span><span data-k="gating"></span>' +
+    '<span class="label">regions</span><span data-k="regions"></span>' +
     '<span class="label">pictures</span><span data-k="pictures"></span>' +
     '<span class="label">zones</span><span data-k="zones"></span>' +
     '<span class="label">lines</span><span data-k="lines"></span>' +
@@ -154,6 +165,18 @@ function drawAreas(el, c) {
     }
   };
   for (const m of c.masks) poly(m, "mask", null);
+  if (document.getElementById("show-regions").checked && c.frame_size.width > 0) {
+    for (const r of c.regions.last) {
+      if (r.kind === "whole") continue;
+      const rect = document.createElementNS(SVG, "rect");
+      rect.setAttribute("x", 100 * r.x / c.frame_size.width);
+      rect.setAttribute("y", 100 * r.y / c.frame_size.height);
+      rect.setAttribute("width", 100 * r.width / c.frame_size.width);
+      rect.setAttribute("height", 100 * r.height / c.frame_size.height);
+      rect.setAttribute("class", "region " + r.kind);
+      svg.appendChild(rect);
+    }
+  }
   for (const z of c.zones) poly(z.polygon, "zone" + (z.present ? " present" : ""), z.name);
   // Counting lines, in fractions of the frame as zones.
   for (const l of c.lines) {
@@ -203,6 +226,18 @@ function gating(m) {
   return m.state;
 }
 
+// Where the detector looks: the whole picture, or regions (and how many inferences so far).
+function regions(c) {
+  const r = c.regions;
+  if (!r.active) return r.mode === "off" ? "off: the whole picture" :
+      "the whole picture (" + r.mode + ": the picture is under twice the model's input)";
+  const n = r.inferences;
+  const runs = n.motion + n.track + n.whole + n.edge;
+  const kinds = r.last.map(x => x.kind).join(", ");
+  return "on: last detection " + (kinds || "-") + "; " +
+      (c.frames.detected ? (runs / c.frames.detected).toFixed(2) : "-") + " inferences a detection";
+}
+
 // Where the picture comes from: the detected frames, or the picture stream (picture_source).
 function pictures(c) {
   const p = c.picture_stream;
@@ -234,6 +269,7 @@ function showCamera(c) {
   set(el, "capture", "capture " + (100 * c.capture_cpu_share).toFixed(0) + "% of a core (" +
       c.frames.decoded + " of " + c.frames.captured + " frames decoded)");
   set(el, "gating", gating(c.motion));
+  set(el, "regions", regions(c));
   set(el, "pictures", pictures(c));
   set(el, "zones", c.zones.length ? c.zones.map(z => z.name + (z.present ? " (" + z.persons +
       ")" : "")).join(", ") : "-");
@@ -316,6 +352,8 @@ async function refresh() {
 }
 refresh();
 setInterval(refresh, 2000);
+document.getElementById("show-regions").checked = new URLSearchParams(location.search).has("regions");
+document.getElementById("show-regions").addEventListener("change", refresh);
 </script>
 </body>
 </html>

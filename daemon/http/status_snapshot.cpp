@@ -88,6 +88,13 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
     s.tracks = view->latestTracks;
     s.detectWidth = view->detectSize.width;
     s.detectHeight = view->detectSize.height;
+    const CameraRegions& regions = view->channel->regions();
+    s.regions.config = regions.config();
+    s.regions.active = regions.active();
+    if (s.regions.active) s.regions.last = regions.lastPlan();
+    for (std::size_t k = 0; k < kRegionKinds; ++k) {
+      s.regions.inferences[k] = regions.count(static_cast<RegionKind>(k));
+    }
   }
   return s;
 }

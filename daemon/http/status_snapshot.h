@@ -96,6 +96,15 @@ struct CameraSnapshot {
     FrameCounts frames;
   };
   std::optional<PictureStream> pictureStream;
+  // Where its detections look (CameraRegions): the setting, whether regions run, the latest
+  // detection's regions in the detected frame's pixels, and the inferences so far by kind.
+  struct Regions {
+    RegionsConfig config;
+    bool active = false;
+    std::vector<Region> last;
+    RegionCounts inferences{};
+  };
+  Regions regions;
 };
 
 struct MqttSnapshot {

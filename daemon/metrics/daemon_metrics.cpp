@@ -209,6 +209,12 @@ void DaemonMetrics::addCamera(const std::string& name,
       return count((channel->counters().*field).load());
     });
   }
+  for (std::size_t k = 0; k < kRegionKinds; ++k) {
+    const auto kind = static_cast<RegionKind>(k);
+    callbacks(registry_, Series::kDetectorRegions)
+        .add({name, std::string(regionKindName(kind))},
+             [channel, kind]() { return count(channel->regions().count(kind)); });
+  }
   callbacks(registry_, Series::kFramesDecoded).add({name}, [channel]() {
     return count(channel->counters().decoding->frames.load());
   });
@@ -296,6 +302,10 @@ void DaemonMetrics::removeCamera(const std::string& name) {
   }
   for (MotionState s : kMotionStates) {
     callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
+  }
+  for (std::size_t k = 0; k < kRegionKinds; ++k) {
+    callbacks(registry_, Series::kDetectorRegions)
+        .remove({name, std::string(regionKindName(static_cast<RegionKind>(k)))});
   }
   if (auto it = cameras_.find(name); it != cameras_.end()) {
     for (const std::string& zone : it->second.zones) {

@@ -54,6 +54,7 @@ enum class Series : std::size_t {
   kOpenFailures,
   kFramesGated,
   kFramesMotionChecked,
+  kDetectorRegions,
   kFramesDecoded,
   kCaptureCpu,
   kCameraUp,
@@ -272,6 +273,14 @@ inline constexpr SeriesSpec kDaemonSeries[] = {
      {"camera"},
      "Frames the motion gate looked at (each decoded small and grey; at most one per detect "
      "period)"},
+    {Series::kDetectorRegions,
+     kCounter,
+     "vigil_detector_regions_total",
+     {"camera", "kind"},
+     "Inferences the camera's detections ran, by what each looked at: motion and track (a region "
+     "around changed pixels or a tracked person, at the camera's resolution), whole (the whole "
+     "picture shrunk: every detection of a camera without regions), edge (a person cut by a "
+     "region's edge, detected again); per detection: divide by vigil_camera_frames_detected_total"},
     {Series::kFramesDecoded,
      kCounter,
      "vigil_camera_frames_decoded_total",

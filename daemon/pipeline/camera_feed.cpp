@@ -4,7 +4,8 @@ namespace vigil {
 
 CameraFeed::CameraFeed(const CameraConfig& camera, Scheduler& scheduler)
     : scheduler_(scheduler),
-      channel_(std::make_shared<CameraChannel>(camera.name, camera.detectFps, camera.denoise)),
+      channel_(std::make_shared<CameraChannel>(camera.name, camera.detectFps, camera.denoise,
+                                               camera.regions)),
       idleKeyframesOnly_(camera.motion.idleKeyframesOnly) {
   if (camera.motion.enabled) {
     gate_.emplace(camera.motion, camera.masks, channel_->detectPeriod());
@@ -15,11 +16,16 @@ CameraFeed::CameraFeed(const CameraConfig& camera, Scheduler& scheduler)
 bool CameraFeed::admit(const CapturedPicture& picture, SteadyClock::time_point captured) {
   if (!gate_) return true;
   CameraCounters& counters = channel_->counters();
+  CameraRegions& regions = channel_->regions();
+  gate_->setFindBoxes(regions.active());
   auto decision = gate_->admit(
       picture, captured,
       static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
   counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
-  if (decision.analysed) counters.motionChecked.fetch_add(1, std::memory_order_relaxed);
+  if (decision.analysed) {
+    counters.motionChecked.fetch_add(1, std::memory_order_relaxed);
+    if (regions.active()) regions.setMotion(gate_->boxes());
+  }
   if (decision.gated) counters.gated.fetch_add(1, std::memory_order_relaxed);
   return decision.offer;
 }

@@ -121,23 +121,58 @@ void InferenceWorker::run() {
   }
 }
 
+Expected<void> InferenceWorker::detectPicture(DetectionJob& job, ErrorLog& errors, bool& refused) {
+  const Frame& frame = *job.frame;
+  // The picture becomes pixels here, when the camera is due, at the size the detection needs:
+  // the whole picture just covering the letterbox; on regions, each region's own pixels.
+  const cv::Size full = frame.picture.size();
+  const bool scaled = scaledDecode_.load(std::memory_order_relaxed);
+  // A picture that does not decode, or decodes damaged, is a corrupt frame of its camera, never
+  // a detection (the picture counted it, once, in its camera's DecodeAccount).
+  auto decoded = [&](Expected<cv::Mat> pixels) {
+    if (!pixels) {
+      errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
+      refused = true;
+    }
+    return pixels;
+  };
+  detector_->setDenoise(job.camera->denoise());
+  CameraRegions& regions = job.camera->regions();
+  if (!regions.decide(full, input_)) {
+    auto pixels = decoded(frame.picture.bgr(scaled ? letterboxCovering(full, input_) : cv::Size()));
+    if (!pixels) return tl::unexpected(pixels.error());
+    auto ok = detector_->detect(*pixels, full, result_);
+    if (ok) {
+      RegionCounts whole{};
+      whole[static_cast<std::size_t>(RegionKind::kWhole)] = 1;
+      regions.counted(whole);
+    }
+    return ok;
+  }
+  const auto plan = regions.plan(
+      full, std::chrono::duration<double>(frame.captureTime.time_since_epoch()).count());
+  // The whole picture as without regions; a region decoded alone (a JPEG's rows and columns,
+  // an FFmpeg picture's region converted), at full resolution.
+  auto pixels = [&](const cv::Rect& rect, cv::Size atLeast) {
+    return decoded(rect.size() == full ? frame.picture.bgr(scaled ? atLeast : cv::Size())
+                                       : frame.picture.bgrRegion(rect));
+  };
+  RegionCounts ran{};
+  auto ok = regions_.detect(*detector_, full, pixels, plan, result_, ran);
+  regions.counted(ran);
+  return ok;
+}
+
 void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
   const Frame& frame = *job.frame;
   auto start = SteadyClock::now();
-  // The picture becomes pixels here, when the camera is due, at the size the letterbox needs.
-  const cv::Size full = frame.picture.size();
-  auto pixels = frame.picture.bgr(
-      scaledDecode_.load(std::memory_order_relaxed) ? letterboxCovering(full, input_) : cv::Size());
-  if (!pixels) {
-    // A picture that does not decode, or decodes damaged, is a corrupt frame of its camera,
-    // never a detection (the picture counted it, once, in its camera's DecodeAccount).
+  bool refused = false;
+  auto ok = detectPicture(job, errors, refused);
+  if (refused) {
     busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
                          std::memory_order_relaxed);
-    errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
     return;
   }
-  detector_->setDenoise(job.camera->denoise());
-  auto ok = detector_->detect(*pixels, full, result_);
   busyNanos_.fetch_add(
       std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
       std::memory_order_relaxed);

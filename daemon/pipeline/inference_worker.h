@@ -15,6 +15,7 @@
 #include "daemon/capture/frame.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
+#include "detector/region_detector.h"
 
 namespace vigil {
 
@@ -89,6 +90,10 @@ class InferenceWorker {
   struct ErrorLog;
   void run();
   void detect(DetectionJob& job, ErrorLog& errors);
+  // The detection itself: on the camera's regions when it uses them (CameraRegions), else on
+  // the whole picture decoded just large enough. Into result_; `refused`: the picture did not
+  // decode (a corrupt frame, no failure of the detector).
+  Expected<void> detectPicture(DetectionJob& job, ErrorLog& errors, bool& refused);
   void adopt(std::unique_ptr<Detector> detector);  // mutex_ held
 
   std::mutex mutex_;  // held by the worker while it detects: take() waits for that frame
@@ -106,6 +111,7 @@ class InferenceWorker {
   ResultHandler onResult_;
   cv::Size input_;          // the detector's input, which a decoded picture must cover
   DetectionResult result_;  // the worker's, reused frame after frame
+  RegionDetector regions_;  // the worker's, for every camera that uses regions
   std::atomic<bool> scaledDecode_{true};
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> failures_{0};

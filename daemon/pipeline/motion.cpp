@@ -20,8 +20,9 @@ std::string_view motionStateName(MotionState state) {
   return "unknown";
 }
 
-MotionDetector::MotionDetector(int threshold, float minArea, std::vector<Polygon> masks)
-    : threshold_(threshold), minArea_(minArea), masks_(std::move(masks)) {}
+MotionDetector::MotionDetector(int threshold, float minArea, std::vector<Polygon> masks,
+                               bool findBoxes)
+    : threshold_(threshold), minArea_(minArea), findBoxes_(findBoxes), masks_(std::move(masks)) {}
 
 void MotionDetector::prepare(cv::Size small) {
   size_ = small;
@@ -48,8 +49,8 @@ std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& imag
   if (image.empty() || (image.type() != CV_8UC3 && image.type() != CV_8UC1)) return std::nullopt;
   try {
     const int height = std::max(
-        1, static_cast<int>(std::lround(static_cast<double>(kWidth) * image.rows / image.cols)));
-    const cv::Size small(kWidth, height);
+        1, static_cast<int>(std::lround(static_cast<double>(width()) * image.rows / image.cols)));
+    const cv::Size small(width(), height);
     const bool fresh = small != size_ || background_.empty();
     if (small != size_) prepare(small);
     if (image.type() == CV_8UC3) {
@@ -72,6 +73,7 @@ std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& imag
     r.changedFraction =
         validPixels_ > 0 ? static_cast<double>(cv::countNonZero(changed_)) / validPixels_ : 0.0;
     r.motion = validPixels_ > 0 && r.changedFraction >= static_cast<double>(minArea_);
+    if (findBoxes_) findBoxes(r);
     const double alpha =
         std::clamp(std::chrono::duration<double>(sinceLast).count() / kBackgroundSeconds, 0.0, 1.0);
     cv::accumulateWeighted(grey_, background_, alpha);
@@ -79,6 +81,38 @@ std::optional<MotionDetector::Result> MotionDetector::update(const cv::Mat& imag
   } catch (const cv::Exception&) {
     return std::nullopt;
   }
+}
+
+void MotionDetector::setFindBoxes(bool on) {
+  if (on == findBoxes_) return;
+  findBoxes_ = on;
+  size_ = cv::Size();  // prepare() again at the new width
+  background_.release();
+}
+
+void MotionDetector::findBoxes(Result& r) {
+  const int parts = cv::connectedComponentsWithStats(changed_, labels_, stats_, centroids_, 8);
+  const double minPart = static_cast<double>(minArea_) / 4 * validPixels_;
+  // Two pixels of the motion picture: a speck of noise, not a body.
+  constexpr int kSpeck = 2;
+  const auto w = static_cast<float>(size_.width);
+  const auto h = static_cast<float>(size_.height);
+  std::vector<std::pair<int, Box>> found;
+  for (int i = 1; i < parts; ++i) {  // 0 is the unchanged background
+    const int area = stats_.at<int>(i, cv::CC_STAT_AREA);
+    if (area <= kSpeck) continue;
+    if (validPixels_ > 0 && area >= minPart) r.motion = true;
+    found.emplace_back(area, Box{static_cast<float>(stats_.at<int>(i, cv::CC_STAT_LEFT)) / w,
+                                 static_cast<float>(stats_.at<int>(i, cv::CC_STAT_TOP)) / h,
+                                 static_cast<float>(stats_.at<int>(i, cv::CC_STAT_WIDTH)) / w,
+                                 static_cast<float>(stats_.at<int>(i, cv::CC_STAT_HEIGHT)) / h});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  r.boxes.clear();
+  // Specks on a frame without motion are noise, not somewhere to look.
+  if (!r.motion) return;
+  for (const auto& [area, box] : found) r.boxes.push_back(box);
 }
 
 MotionGate::MotionGate(const MotionSettings& settings, std::vector<Polygon> cameraMasks,
@@ -95,7 +129,8 @@ MotionGate::Decision MotionGate::admit(const CapturedPicture& picture, Clock::ti
   // 10 fps source analysed at 5 fps would often wait for the third frame instead of the second.
   const nanoseconds slack = detectPeriod_ / 4;
   Decision d;
-  if (person == Person::kSeen && settings_.stillDetectInterval == nanoseconds::zero()) {
+  if (person == Person::kSeen && settings_.stillDetectInterval == nanoseconds::zero() &&
+      !detector_.findsBoxes()) {
     // Full rate whatever moves: the check is not paid for.
     state_ = MotionState::kPerson;
     fullRate_ = true;
@@ -120,8 +155,10 @@ MotionGate::Decision MotionGate::admit(const CapturedPicture& picture, Clock::ti
   d.analysed = true;
   // Decoded only here, once per detect period, small and grey (a JPEG at 1/4 or 1/8 scale,
   // FFmpeg's luma plane): never a full-size colour picture.
-  auto grey = picture.grey(MotionDetector::kWidth);
+  auto grey = picture.grey(detector_.width());
   auto result = grey ? detector_.update(*grey, since) : std::nullopt;
+  boxes_.clear();
+  if (result) boxes_ = result->boxes;
   // A frame that cannot be analysed counts as motion: better a detection too many.
   if (!result || result->motion) lastMotion_ = now;
   changedFraction_ = result ? result->changedFraction : 0;

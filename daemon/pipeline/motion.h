@@ -9,6 +9,7 @@
 
 #include "daemon/capture/captured_picture.h"
 #include "daemon/settings/motion_settings.h"
+#include "detector/box.h"
 
 namespace vigil {
 
@@ -17,20 +18,33 @@ namespace vigil {
 // kBackgroundSeconds, so a person who stops moving fades into it); pixels differing by more than
 // `threshold` and outside the masks are changed, dilated to merge a moving body into one region.
 // Motion: the changed fraction of the unmasked frame is at least `minArea`.
+// Where: with `findBoxes`, the bounding boxes of the changed pixels' connected parts too (for
+// detection regions, regions.h), and then a part of at least a quarter of `minArea` is motion by
+// itself (a person across a yard changes fewer pixels than the whole-frame fraction asks for).
 // The first frame (and a change of frame size) only sets the background.
 // Threads: one (the camera's capture thread). Buffers are allocated for the first frame and
 // reused; cv::Exception from OpenCV is caught and reported as "no motion measured".
 class MotionDetector {
  public:
   static constexpr int kWidth = 160;
+  // With boxes: half as fine again, so that a person 50 pixels tall in a 1080p picture still
+  // changes a few pixels of it; still what a 1080p JPEG decodes to at 1/8 scale (240x135), so
+  // the check costs an MJPEG camera no larger decode.
+  static constexpr int kBoxesWidth = 240;
   static constexpr double kBackgroundSeconds = 2.0;
 
-  MotionDetector(int threshold, float minArea, std::vector<Polygon> masks);
+  MotionDetector(int threshold, float minArea, std::vector<Polygon> masks, bool findBoxes = false);
 
   struct Result {
     bool motion = false;
     double changedFraction = 0;  // of the unmasked pixels
+    // With findBoxes: the changed parts' bounding boxes, in fractions of the picture's width
+    // and height (0..1), largest first.
+    std::vector<Box> boxes;
   };
+
+  int width() const { return findBoxes_ ? kBoxesWidth : kWidth; }
+  bool findsBoxes() const { return findBoxes_; }
 
   // `image`: an 8-bit BGR or grey frame of any size (shrunk to kWidth here); `sinceLast`: time
   // since the previous call (background update). nullopt when the frame could not be analysed
@@ -39,12 +53,18 @@ class MotionDetector {
 
   // The next frame only sets the background again (after a stretch nothing was analysed).
   void forget() { background_.release(); }
+  // Boxes from the next frame on (or not): the background starts again at the new width.
+  void setFindBoxes(bool on);
 
  private:
   void prepare(cv::Size small);
+  // The changed parts of changed_ into `r` (boxes, and motion by a large enough part).
+  void findBoxes(Result& r);
 
   int threshold_;
   float minArea_;
+  bool findBoxes_;
+  cv::Mat labels_, stats_, centroids_;  // reused by findBoxes
   std::vector<Polygon> masks_;
   cv::Size size_;         // of the shrunk frame
   cv::Mat small_, grey_;  // reused
@@ -100,6 +120,13 @@ class MotionGate {
   // `picture` is decoded (small and grey) only when this frame is analysed.
   Decision admit(const CapturedPicture& picture, Clock::time_point now, Person person);
 
+  // Where things move, for detection regions (MotionDetector's boxes): while on, every frame
+  // the gate would let through unchecked because a person is seen is checked too (a second
+  // person far away is found where they move, not only by the whole-picture pass).
+  void setFindBoxes(bool on) { detector_.setFindBoxes(on); }
+  // The boxes of the last analysed frame (fractions of the picture); empty without findBoxes.
+  const std::vector<Box>& boxes() const { return boxes_; }
+
   MotionState state() const { return state_; }
   double changedFraction() const { return changedFraction_; }
 
@@ -114,6 +141,7 @@ class MotionGate {
   std::optional<Clock::time_point> lastOffered_;
   bool fullRate_ = true;  // the last analysis chose the full rate
   double changedFraction_ = 0;
+  std::vector<Box> boxes_;
 };
 
 }  // namespace vigil

@@ -4,11 +4,13 @@
 
 namespace vigil {
 
-CameraChannel::CameraChannel(std::string name, double detectFps, bool denoise)
+CameraChannel::CameraChannel(std::string name, double detectFps, bool denoise,
+                             RegionsConfig regions)
     : name_(std::move(name)),
       period_(std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::duration<double>(1.0 / detectFps))),
-      denoise_(denoise) {}
+      denoise_(denoise),
+      regions_(regions) {}
 
 Scheduler::Scheduler(std::function<Clock::time_point()> now) : now_(std::move(now)) {}
 

@@ -13,6 +13,7 @@
 
 #include "daemon/capture/camera_counters.h"
 #include "daemon/capture/frame_pool.h"
+#include "daemon/pipeline/camera_regions.h"
 
 namespace vigil {
 
@@ -20,7 +21,8 @@ namespace vigil {
 // Shared by the camera (producer) and the scheduler (consumer).
 class CameraChannel {
  public:
-  CameraChannel(std::string name, double detectFps, bool denoise = false);
+  CameraChannel(std::string name, double detectFps, bool denoise = false,
+                RegionsConfig regions = {});
 
   const std::string& name() const { return name_; }
   CameraCounters& counters() { return counters_; }
@@ -28,6 +30,9 @@ class CameraChannel {
   std::chrono::nanoseconds detectPeriod() const { return period_; }
   // Its pictures get a 3x3 median before inference (the camera's `denoise`).
   bool denoise() const { return denoise_; }
+  // Where its detections look (camera_regions.h).
+  CameraRegions& regions() { return regions_; }
+  const CameraRegions& regions() const { return regions_; }
 
  private:
   friend class Scheduler;
@@ -35,6 +40,7 @@ class CameraChannel {
   std::chrono::nanoseconds period_;
   bool denoise_;
   CameraCounters counters_;
+  CameraRegions regions_;
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;
   std::chrono::steady_clock::time_point due_{};

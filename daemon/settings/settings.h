@@ -7,6 +7,7 @@
 
 #include "daemon/settings/calibration_settings.h"
 #include "daemon/settings/motion_settings.h"
+#include "daemon/settings/regions_settings.h"
 #include "daemon/settings/tracking_settings.h"
 #include "daemon/settings/web_settings.h"
 #include "daemon/settings/zones.h"
@@ -77,6 +78,7 @@ struct CameraConfig {
   std::vector<LineSpec> lines;  // counting lines (tracked cameras only), fractions
   PresenceSettings presence;
   MotionSettings motion;      // motion gating; cameras.yaml: on without a section
+  RegionsConfig regions;      // detection on regions; auto without a section
   TrackingSettings tracking;  // person tracking; on without a section
   CalibrationSampleSettings calibrationSamples;  // off without a calibration_samples section
   HwDecode hwDecode;            // hwaccel, or capture.hwaccel; capture.vaapi_device

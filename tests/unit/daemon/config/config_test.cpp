@@ -152,7 +152,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
             "source, picture_source, picture_width, picture_height, password_file, format, width, "
             "height, fps, detect_fps, denoise, enabled, loop, zones, masks, presence, motion, "
             "tracking, "
-            "lines, calibration_samples, hwaccel)");
+            "lines, calibration_samples, hwaccel, regions)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {
@@ -571,6 +571,34 @@ TEST(ConfigTest, MotionGatingIsOnByDefaultAndReadsItsSection) {
   EXPECT_EQ(y, defaultsWithMasks);
   ASSERT_TRUE(y.masks.has_value());
   EXPECT_EQ(y.masks->size(), 1U);
+}
+
+TEST(ConfigTest, RegionsAreAutoByDefaultAndReadTheirSection) {
+  auto plain = parse(kMinimal);
+  ASSERT_TRUE(plain.has_value()) << plain.error().message;
+  EXPECT_EQ(plain->cameras[0].regions, RegionsConfig{});
+  EXPECT_EQ(plain->cameras[0].regions.mode, RegionsConfig::Mode::kAuto);
+  auto c = parse(
+      "version: 1\n"
+      "cameras:\n"
+      "  - {name: a, source: /dev/video0, regions: {mode: off}}\n"
+      "  - {name: b, source: /dev/video1, regions: {mode: on, whole_every: 0, max_regions: 2}}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->cameras[0].regions.mode, RegionsConfig::Mode::kOff);
+  EXPECT_EQ(c->cameras[1].regions.mode, RegionsConfig::Mode::kOn);
+  EXPECT_EQ(c->cameras[1].regions.wholeEvery, 0.0);
+  EXPECT_EQ(c->cameras[1].regions.maxRegions, 2);
+  const std::string head = "version: 1\ncameras:\n  - name: a\n    source: /dev/video0\n";
+  EXPECT_NE(errorOf(head + "    regions: {mode: sometimes}\n")
+                .find("cameras.yaml:5:21: cameras[0].regions.mode: must be auto, on or off, got "
+                      "'sometimes'"),
+            std::string::npos)
+      << errorOf(head + "    regions: {mode: sometimes}\n");
+  EXPECT_NE(errorOf(head + "    regions: {max_regions: 0}\n")
+                .find("cameras[0].regions.max_regions: must be between 1 and 16"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "    regions: {whole: 2}\n").find("cameras[0].regions.whole"),
+            std::string::npos);
 }
 
 TEST(ConfigTest, MotionMistakesNameLineColumnAndKey) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
 #include "tests/model_paths.h"
@@ -226,6 +227,65 @@ TEST(MotionGateTest, UnusableFrameCountsAsMotion) {
     EXPECT_TRUE(d.offer) << i;
   }
   EXPECT_EQ(gate.state(), MotionState::kMotion);
+}
+
+}  // namespace
+}  // namespace vigil
+
+namespace vigil {
+namespace {
+
+// The clip's frame at a quarter of its size (192x108) in the middle of a dark 1080p picture: the
+// person walking in is 20-60 pixels tall, a person across a yard.
+cv::Mat farFrame(int index, cv::Rect& placed) {
+  const cv::Mat& frame = clipFrames()[static_cast<std::size_t>(index)];
+  cv::Mat far(1080, 1920, CV_8UC3, cv::Scalar(30, 30, 30));
+  placed = cv::Rect(864, 486, frame.cols / 4, frame.rows / 4);
+  cv::resize(frame, far(placed), placed.size(), 0, 0, cv::INTER_AREA);
+  return far;
+}
+
+TEST(MotionDetectorTest, FindsWhereAFarPersonMovesThatTheWholeFrameFractionMisses) {
+  VIGIL_REQUIRE_CLIP();
+  MotionDetector fraction(25, 0.005F, {});
+  MotionDetector boxes(25, 0.005F, {}, true);
+  cv::Rect placed;
+  bool fractionMoved = false;
+  std::vector<Box> found;
+  for (int i = 0; i < 80; i += 2) {
+    const cv::Mat far = farFrame(i, placed);
+    auto a = fraction.update(far, kFramePeriod * 2);
+    auto b = boxes.update(far, kFramePeriod * 2);
+    ASSERT_TRUE(a && b) << "frame " << i;
+    fractionMoved |= a->motion;
+    if (i < kFirstMotion) {
+      EXPECT_FALSE(b->motion) << "frame " << i;
+      EXPECT_TRUE(b->boxes.empty()) << "frame " << i;
+    } else if (b->motion) {
+      found = b->boxes;
+    }
+  }
+  EXPECT_FALSE(fractionMoved) << "a far person changes under 0.5% of the picture";
+  ASSERT_FALSE(found.empty()) << "the changed part is motion by itself";
+  // The largest part lies on the placed clip, in pixels of the 1080p picture.
+  const Box b = scaledBox(found.front(), 1920, 1080);
+  EXPECT_GE(b.x, placed.x - 10);
+  EXPECT_LE(b.right(), placed.br().x + 10);
+  EXPECT_GE(b.y, placed.y - 10);
+  EXPECT_LE(b.bottom(), placed.br().y + 10);
+}
+
+TEST(MotionGateTest, WithBoxesASeenPersonIsStillCheckedAndItsBoxesKept) {
+  VIGIL_REQUIRE_CLIP();
+  MotionSettings s = gating();
+  MotionGate gate(s, {}, 200ms);
+  gate.setFindBoxes(true);
+  MotionGate::Clock::time_point now{};
+  feed(gate, 0, kFirstMotion, MotionGate::Person::kNone, now);
+  auto seen = feed(gate, kFirstMotion, kFirstMotion + 20, MotionGate::Person::kSeen, now);
+  EXPECT_EQ(seen.gated, 0) << "a seen person keeps the full rate";
+  EXPECT_EQ(seen.analysed, 10) << "and is checked once a detect period, for where things move";
+  EXPECT_FALSE(gate.boxes().empty()) << "she walks in";
 }
 
 }  // namespace
