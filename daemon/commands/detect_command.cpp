@@ -10,6 +10,7 @@
 #include "daemon/base/log.h"
 #include "daemon/commands/media_inputs.h"
 #include "daemon/commands/progress_line.h"
+#include "daemon/commands/video_regions.h"
 #include "detector/annotate.h"
 
 namespace vigil {
@@ -19,6 +20,11 @@ void addDetectCommand(CLI::App& app, DetectCommandOptions& options) {
   addDetectorOptions(*cmd, options.detector);
   cmd->add_option("--annotate", options.annotateDir, "Write images with boxes drawn into DIR");
   cmd->add_flag("--json", options.json, "Print one JSON object per image or frame");
+  cmd->add_option("--regions", options.regions,
+                  "A video's frames on regions around motion and the last frame's persons at the "
+                  "video's own resolution; auto: when the picture is at least twice the model's "
+                  "input, as the daemon")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_option("paths", options.paths, "Images, directories of images, or video files")
       ->required();
 }
@@ -65,7 +71,28 @@ class DetectRun {
     }
     int index = 0;
     cv::Mat frame;
-    while (video.read(frame)) processFrame(item, index++, frame);
+    VideoRegions regions(options_.regions);
+    std::vector<Track> persons;  // the last frame's, where the next looks again
+    const double fps = video.get(cv::CAP_PROP_FPS);
+    while (video.read(frame)) {
+      const double time = fps > 0 ? index / fps : index;
+      if (auto ok = regions.detect(detector_, frame, time, persons, result_); !ok) {
+        fail(fmt::format("{} frame {}: {}", item.path.string(), index++, ok.error().message));
+        continue;
+      }
+      persons.clear();
+      for (const Detection& d : result_.detections) {
+        if (d.classId != 0) continue;
+        Track seen;
+        seen.box = d.box;
+        seen.score = d.score;
+        persons.push_back(seen);
+      }
+      report(item, index++, frame);
+    }
+    if (const std::string s = regions.summary(); !s.empty()) {
+      log_->info("{}: {}", item.path.string(), s);
+    }
     if (index == 0) fail(fmt::format("{}: video has no decodable frames", item.path.string()));
   }
 
@@ -73,6 +100,11 @@ class DetectRun {
     if (auto ok = detector_.detect(image, result_); !ok) {
       return fail(fmt::format("{} frame {}: {}", item.path.string(), index, ok.error().message));
     }
+    report(item, index, image);
+  }
+
+  // What was found in one image or frame (result_): counted, printed, drawn.
+  void report(const MediaItem& item, int index, const cv::Mat& image) {
     ++frames_;
     int persons = 0;
     for (const Detection& d : result_.detections) persons += d.classId == 0 ? 1 : 0;

@@ -14,6 +14,9 @@ struct DetectCommandOptions {
   std::vector<std::string> paths;
   std::string annotateDir;
   bool json = false;
+  // --regions auto|on|off: a video's frames detected on regions around motion and the last
+  // frame's persons, as the daemon's camera without tracking (video_regions.h).
+  std::string regions = "auto";
 };
 
 void addDetectCommand(CLI::App& app, DetectCommandOptions& options);
