@@ -1,5 +1,7 @@
 #include "daemon/pipeline/inference_worker.h"
 
+#include <numeric>
+
 #include "daemon/base/log.h"
 #include "daemon/base/thread_name.h"
 
@@ -142,11 +144,9 @@ Expected<void> InferenceWorker::detectPicture(DetectionJob& job, ErrorLog& error
     auto pixels = decoded(frame.picture.bgr(scaled ? letterboxCovering(full, input_) : cv::Size()));
     if (!pixels) return tl::unexpected(pixels.error());
     auto ok = detector_->detect(*pixels, full, result_);
-    if (ok) {
-      RegionCounts whole{};
-      whole[static_cast<std::size_t>(RegionKind::kWhole)] = 1;
-      regions.counted(whole);
-    }
+    RegionCounts whole{};
+    whole[static_cast<std::size_t>(RegionKind::kWhole)] = 1;
+    charge(job, whole);
     return ok;
   }
   const auto plan = regions.plan(
@@ -159,8 +159,13 @@ Expected<void> InferenceWorker::detectPicture(DetectionJob& job, ErrorLog& error
   };
   RegionCounts ran{};
   auto ok = regions_.detect(*detector_, full, pixels, plan, result_, ran);
-  regions.counted(ran);
+  charge(job, ran);
   return ok;
+}
+
+void InferenceWorker::charge(DetectionJob& job, const RegionCounts& ran) {
+  job.camera->regions().counted(ran);
+  scheduler_.charge(*job.camera, std::accumulate(ran.begin(), ran.end(), std::uint64_t{0}));
 }
 
 void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {

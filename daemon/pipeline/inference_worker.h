@@ -94,6 +94,9 @@ class InferenceWorker {
   // the whole picture decoded just large enough. Into result_; `refused`: the picture did not
   // decode (a corrupt frame, no failure of the detector).
   Expected<void> detectPicture(DetectionJob& job, ErrorLog& errors, bool& refused);
+  // The inferences a detection ran, to its camera's counts and the scheduler's fairness (a
+  // failed one's too: the detector's time was spent).
+  void charge(DetectionJob& job, const RegionCounts& ran);
   void adopt(std::unique_ptr<Detector> detector);  // mutex_ held
 
   std::mutex mutex_;  // held by the worker while it detects: take() waits for that frame

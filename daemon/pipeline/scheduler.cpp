@@ -50,15 +50,23 @@ std::optional<DetectionJob> Scheduler::next(std::chrono::milliseconds maxWait) {
   while (!stopped_) {
     const auto now = now_();
     std::shared_ptr<CameraChannel> best;
+    double bestSpent = 0;
     auto earliestDue = Clock::time_point::max();
     for (const auto& c : cameras_) {
       if (!c->latest_) continue;
-      if (c->due_ <= now && (!best || c->due_ < best->due_)) best = c;
       earliestDue = std::min(earliestDue, c->due_);
+      if (c->due_ > now) continue;
+      const double spent = std::max(c->spent_, floor_ - kCatchUp);
+      if (!best || spent < bestSpent || (spent == bestSpent && c->due_ < best->due_)) {
+        best = c;
+        bestSpent = spent;
+      }
     }
     if (best) {
       DetectionJob job{best, std::move(*best->latest_)};
       best->latest_.reset();
+      best->spent_ = bestSpent;
+      floor_ = std::max(floor_, bestSpent);
       // Keep the configured rate on average; a camera the detector fell behind on restarts
       // its period from now instead of bursting to catch up.
       best->due_ = std::max(best->due_ + best->period_, now);
@@ -69,6 +77,11 @@ std::optional<DetectionJob> Scheduler::next(std::chrono::milliseconds maxWait) {
     wake_.wait_until(lock, std::min(deadline, earliestDue));
   }
   return std::nullopt;
+}
+
+void Scheduler::charge(CameraChannel& camera, std::uint64_t inferences) {
+  std::lock_guard lock(mutex_);
+  camera.spent_ += static_cast<double>(inferences);
 }
 
 void Scheduler::stop() {

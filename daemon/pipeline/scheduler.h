@@ -43,6 +43,7 @@ class CameraChannel {
   CameraRegions regions_;
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;
+  double spent_ = 0;  // inferences its detections ran (Scheduler::charge), from the floor on
   std::chrono::steady_clock::time_point due_{};
   bool attached_ = false;
 };
@@ -53,9 +54,12 @@ struct DetectionJob {
 };
 
 // Hands the inference worker the next frame to detect: among the cameras that are due (their
-// detect_fps period has passed) and hold a fresh frame, the one that has been due the longest.
-// With more demand than the detector can serve this is round-robin, so N cameras share one
-// detector fairly and none starves.
+// detect_fps period has passed) and hold a fresh frame, the one whose detections have run the
+// fewest inferences (charge(): a camera on regions runs two or three a detection), and of
+// those the one due the longest. With more demand than the detector can serve, N cameras share
+// its inferences evenly (round-robin when each detection is one inference) and none starves. A
+// camera back from a quiet stretch (gated, just attached) is let at most kCatchUp inferences
+// ahead of the others, not a backlog of everything it did not spend.
 // Threads: offer() from capture threads, next() from inference worker(s), attach/detach/stop
 // from the control thread. Capture never blocks on the detector: offer() only swaps a slot.
 class Scheduler {
@@ -75,6 +79,10 @@ class Scheduler {
 
   // Blocks until a job is ready, `maxWait` passes (nullopt) or stop() is called (nullopt).
   std::optional<DetectionJob> next(std::chrono::milliseconds maxWait);
+  // The worker: a job of `camera` ran `inferences` (its regions; 1 for the whole picture).
+  void charge(CameraChannel& camera, std::uint64_t inferences);
+
+  static constexpr double kCatchUp = 10;
 
   void stop();
   // Undo stop() so a new worker can use the scheduler (configuration reload).
@@ -85,6 +93,7 @@ class Scheduler {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<std::shared_ptr<CameraChannel>> cameras_;
+  double floor_ = 0;  // the most any camera had spent when it was last served
   bool stopped_ = false;
 };
 

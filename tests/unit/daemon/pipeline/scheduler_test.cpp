@@ -125,6 +125,61 @@ TEST(SchedulerTest, OverloadedDetectorServesCamerasRoundRobin) {
   EXPECT_EQ(order.substr(0, 6), "abcabc");
 }
 
+TEST(SchedulerTest, OverloadedDetectorSharesItsInferencesNotItsDetections) {
+  // `far` detects on regions, three inferences a detection; `door` on its whole picture, one.
+  // Both always have a frame and are always due: each gets about half the inferences.
+  auto now = Scheduler::Clock::time_point{};
+  Scheduler s([&] { return now; });
+  auto pool = FramePool::create(4);
+  auto far = std::make_shared<CameraChannel>("far", 1000);
+  auto door = std::make_shared<CameraChannel>("door", 1000);
+  s.attach(far);
+  s.attach(door);
+  std::map<std::string, int> detections;
+  std::map<std::string, int> inferences;
+  for (int i = 0; i < 40; ++i) {
+    s.offer(*far, frameFrom(*pool, static_cast<std::uint64_t>(i)));
+    s.offer(*door, frameFrom(*pool, static_cast<std::uint64_t>(i)));
+    auto job = s.next(0ms);
+    ASSERT_TRUE(job.has_value());
+    const int cost = job->camera == far ? 3 : 1;
+    s.charge(*job->camera, static_cast<std::uint64_t>(cost));
+    detections[job->camera->name()]++;
+    inferences[job->camera->name()] += cost;
+    now += 10ms;
+  }
+  EXPECT_EQ(detections["far"], 10);
+  EXPECT_EQ(detections["door"], 30);
+  EXPECT_NEAR(inferences["far"], inferences["door"], 3);
+}
+
+TEST(SchedulerTest, ACameraBackFromAQuietStretchGetsNoBacklogOfTurns) {
+  auto now = Scheduler::Clock::time_point{};
+  Scheduler s([&] { return now; });
+  auto pool = FramePool::create(6);
+  auto a = std::make_shared<CameraChannel>("a", 1000);
+  auto b = std::make_shared<CameraChannel>("b", 1000);
+  auto quiet = std::make_shared<CameraChannel>("quiet", 1000);
+  for (const auto& c : {a, b, quiet}) s.attach(c);
+  auto serve = [&](const std::vector<std::shared_ptr<CameraChannel>>& offering) {
+    for (const auto& c : offering) s.offer(*c, frameFrom(*pool, 0));
+    auto job = s.next(0ms);
+    EXPECT_TRUE(job.has_value());
+    if (!job) return std::string();
+    s.charge(*job->camera, 1);
+    now += 10ms;
+    return job->camera->name();
+  };
+  // a and b alone for 100 detections (quiet is gated: no frame).
+  for (int i = 0; i < 100; ++i) serve({a, b});
+  // quiet comes back: it goes first for at most kCatchUp turns, then all three take turns.
+  std::string order;
+  for (int i = 0; i < 30; ++i) order += serve({a, b, quiet}).front();
+  const auto firstOther = order.find_first_not_of('q');
+  EXPECT_LE(firstOther, static_cast<std::size_t>(Scheduler::kCatchUp) + 1) << order;
+  EXPECT_EQ(order.substr(order.size() - 6).find("qq"), std::string::npos) << order;
+}
+
 TEST(SchedulerTest, StopWakesAWaitingWorkerAndDetachDropsTheFrame) {
   Scheduler s;
   auto pool = FramePool::create(2);
