@@ -71,23 +71,15 @@ class DetectRun {
     }
     int index = 0;
     cv::Mat frame;
-    VideoRegions regions(options_.regions);
-    std::vector<Track> persons;  // the last frame's, where the next looks again
+    VideoRegions regions(*regionsModeNamed(options_.regions));  // checked by CLI11
     const double fps = video.get(cv::CAP_PROP_FPS);
     while (video.read(frame)) {
       const double time = fps > 0 ? index / fps : index;
-      if (auto ok = regions.detect(detector_, frame, time, persons, result_); !ok) {
+      if (auto ok = regions.detect(detector_, frame, time, result_); !ok) {
         fail(fmt::format("{} frame {}: {}", item.path.string(), index++, ok.error().message));
         continue;
       }
-      persons.clear();
-      for (const Detection& d : result_.detections) {
-        if (d.classId != 0) continue;
-        Track seen;
-        seen.box = d.box;
-        seen.score = d.score;
-        persons.push_back(seen);
-      }
+      regions.regions().setPersons(result_.detections);  // where the next frame looks again
       report(item, index++, frame);
     }
     if (const std::string s = regions.summary(); !s.empty()) {

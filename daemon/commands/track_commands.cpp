@@ -204,8 +204,7 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   }
   VideoTracker tracker = makeTracker(options);
   ConfirmedTracks confirmed(options.confirmScore);
-  VideoRegions regions(options.regions);
-  std::vector<Track> allTracks;  // after the previous tracked frame: they seed regions
+  VideoRegions regions(*regionsModeNamed(options.regions));  // checked by CLI11
   DetectionResult result;
   cv::Mat frame;
   int tracked = 0;
@@ -217,12 +216,13 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     if ((index - 1) % stride != 0) continue;
     double time = video.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
     if (options.clock == "frames") time = tracked / BoxKalman::kReferenceFps;
-    if (auto ok = regions.detect(**detector, frame, time, allTracks, result); !ok) {
+    if (auto ok = regions.detect(**detector, frame, time, result); !ok) {
       log->error("{} frame {}: {}", options.video, index, ok.error().message);
       return 2;
     }
     if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
-    allTracks = tracker.update(time, result.detections);
+    const std::vector<Track>& allTracks = tracker.update(time, result.detections);
+    regions.regions().setTracks(allTracks);  // where the next frame looks again
     const std::vector<Track>& tracks = confirmed.filter(allTracks);
     writeMotLines(file, index, previousIndex, tracks);
     if (*lineWriter) (*lineWriter)->observe(index, time, tracks);

@@ -3,43 +3,40 @@
 #include <chrono>
 #include <optional>
 #include <string>
-#include <vector>
 
+#include "daemon/pipeline/camera_regions.h"
 #include "daemon/pipeline/motion.h"
 #include "detector/region_detector.h"
-#include "detector/track/byte_tracker.h"
 
 namespace vigil {
 
-// `--regions auto|on|off` of the commands that detect on a video (vigil track): each detection
-// on regions around the motion and the tracks instead of the whole picture shrunk, as the
-// daemon does (regions.h, RegionDetector), with the motion measured on the tracked frames by
-// the daemon's MotionDetector. `auto`: on when the picture is at least twice the input
-// (regionsHelp), as the daemon's default.
+// `--regions auto|on|off` of the commands that detect on a video (vigil track, vigil detect):
+// each detection on regions around the motion and the persons instead of the whole picture
+// shrunk, by the daemon's own parts: a camera's CameraRegions (the decision, the plan, the
+// counts), its MotionDetector measuring motion on the detected frames, and RegionDetector.
+// `auto`: on when the picture is at least twice the input (regionsHelp), as the daemon's default.
 // Threads: one.
 class VideoRegions {
  public:
-  // `mode`: auto, on or off.
-  explicit VideoRegions(std::string mode);
+  explicit VideoRegions(RegionsConfig::Mode mode);
 
-  // The detection of `frame` at `time` (seconds); `tracks`: the tracker's tracks after the
-  // previous frame (their boxes, or predictions for the lost ones, seed track regions).
+  // Where the next detection looks again: regions().setTracks() with the tracker's tracks after
+  // a frame (vigil track), or setPersons() with its detections (vigil detect).
+  CameraRegions& regions() { return regions_; }
+
+  // The detection of `frame` at `time` (seconds).
   Expected<void> detect(Detector& detector, const cv::Mat& frame, double time,
-                        const std::vector<Track>& tracks, DetectionResult& result);
+                        DetectionResult& result);
 
   // "regions: 12 motion, 30 track, 8 whole, 1 edge; 1.6 inferences a detection", or "" when
   // regions never ran.
   std::string summary() const;
 
  private:
-  std::string mode_;
-  std::optional<bool> on_;  // decided on the first frame
+  CameraRegions regions_;
   MotionDetector motion_;
-  RegionPlanner planner_;
   RegionDetector detector_;
   std::optional<double> lastTime_;
-  std::vector<Box> motionBoxes_, trackBoxes_;
-  RegionCounts counts_{};
   std::uint64_t detections_ = 0;
 };
 

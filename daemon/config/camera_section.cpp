@@ -296,12 +296,8 @@ void readRegions(const YamlReader& r, const YAML::Node& camera, const std::strin
   r.expectMap(node, path);
   r.rejectUnknownKeys(node, path, {"mode", "whole_every", "max_regions"});
   const std::string mode = r.getString(node, path, "mode", "auto");
-  if (mode == "auto") {
-    regions.mode = RegionsConfig::Mode::kAuto;
-  } else if (mode == "on") {
-    regions.mode = RegionsConfig::Mode::kOn;
-  } else if (mode == "off") {
-    regions.mode = RegionsConfig::Mode::kOff;
+  if (auto named = regionsModeNamed(mode)) {
+    regions.mode = *named;
   } else {
     r.fail(node["mode"], YamlReader::join(path, "mode"),
            fmt::format("must be auto, on or off, got '{}'", mode));

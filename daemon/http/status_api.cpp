@@ -103,18 +103,6 @@ nlohmann::json pictureStreamJson(const CameraSnapshot& c) {
 
 }  // namespace
 
-std::string_view regionsModeName(RegionsConfig::Mode mode) {
-  switch (mode) {
-    case RegionsConfig::Mode::kAuto:
-      return "auto";
-    case RegionsConfig::Mode::kOn:
-      return "on";
-    case RegionsConfig::Mode::kOff:
-      return "off";
-  }
-  return "unknown";
-}
-
 nlohmann::json regionsJson(const CameraSnapshot::Regions& r) {
   nlohmann::json last = nlohmann::json::array();
   for (const Region& region : r.last) {

@@ -27,7 +27,6 @@ HttpResponse readinessResponse(const DaemonSnapshot& snapshot);
 nlohmann::json statusJson(const DaemonSnapshot& snapshot);
 // A camera's frame counters as /api/status ("frames") and --summary-json name them.
 // A camera's regions (CameraSnapshot::Regions) as /api/status and the run summary give them.
-std::string_view regionsModeName(RegionsConfig::Mode mode);
 nlohmann::json regionsJson(const CameraSnapshot::Regions& regions);
 nlohmann::json frameCountsJson(const FrameCounts& counts);
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 namespace vigil {
 
 // A camera's `regions:` section: whether its detections run on regions around motion and its
@@ -20,5 +23,10 @@ struct RegionsConfig {
 
   bool operator==(const RegionsConfig&) const = default;
 };
+
+// "auto", "on", "off": the mode as cameras.yaml, the command line and /api/status write it.
+std::string_view regionsModeName(RegionsConfig::Mode mode);
+// The mode so named, or nullopt.
+std::optional<RegionsConfig::Mode> regionsModeNamed(std::string_view name);
 
 }  // namespace vigil

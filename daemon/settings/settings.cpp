@@ -35,6 +35,26 @@ std::string_view pixelFormatName(PixelFormatChoice format) {
   return "unknown";
 }
 
+std::string_view regionsModeName(RegionsConfig::Mode mode) {
+  switch (mode) {
+    case RegionsConfig::Mode::kAuto:
+      return "auto";
+    case RegionsConfig::Mode::kOn:
+      return "on";
+    case RegionsConfig::Mode::kOff:
+      return "off";
+  }
+  return "unknown";
+}
+
+std::optional<RegionsConfig::Mode> regionsModeNamed(std::string_view name) {
+  for (auto mode :
+       {RegionsConfig::Mode::kAuto, RegionsConfig::Mode::kOn, RegionsConfig::Mode::kOff}) {
+    if (regionsModeName(mode) == name) return mode;
+  }
+  return std::nullopt;
+}
+
 std::string_view hwAccelName(HwAccel accel) { return accel == HwAccel::kVaapi ? "vaapi" : "none"; }
 
 std::string HttpConfig::listenHost() const {
