@@ -97,7 +97,8 @@ void MotionDetector::findBoxes(Result& r) {
   constexpr int kSpeck = 2;
   const auto w = static_cast<float>(size_.width);
   const auto h = static_cast<float>(size_.height);
-  std::vector<std::pair<int, Box>> found;
+  std::vector<std::pair<int, Box>>& found = parts_;
+  found.clear();
   for (int i = 1; i < parts; ++i) {  // 0 is the unchanged background
     const int area = stats_.at<int>(i, cv::CC_STAT_AREA);
     if (area <= kSpeck) continue;

@@ -64,7 +64,8 @@ class MotionDetector {
   int threshold_;
   float minArea_;
   bool findBoxes_;
-  cv::Mat labels_, stats_, centroids_;  // reused by findBoxes
+  cv::Mat labels_, stats_, centroids_;      // reused by findBoxes
+  std::vector<std::pair<int, Box>> parts_;  // reused by findBoxes: area, box
   std::vector<Polygon> masks_;
   cv::Size size_;         // of the shrunk frame
   cv::Mat small_, grey_;  // reused
