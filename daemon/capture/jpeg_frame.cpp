@@ -175,6 +175,18 @@ std::string_view refusal(const JpegMessages& messages) {
   return "JPEG does not decode";
 }
 
+// The corrupt frame a decode that did not give a picture (`outcome`) is; `decoded`: the size
+// libjpeg would have made, for kWrongSize.
+Expected<void> refused(Outcome outcome, cv::Size decoded, cv::Size full,
+                       const JpegMessages& messages) {
+  if (outcome == Outcome::kWrongSize) {
+    return makeError(ErrorCode::kInvalidData,
+                     "corrupt frame: JPEG decodes to {}x{}, the stream is {}x{}", decoded.width,
+                     decoded.height, full.width, full.height);
+  }
+  return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
+}
+
 }  // namespace
 
 // The picture size a JPEG's frame header (SOF0..SOF15) declares, or nullopt when there is none
@@ -288,17 +300,11 @@ Expected<void> decodeJpeg(std::span<const std::uint8_t> data, cv::Size full, int
       runLibjpeg(data, full, reduction, grey, out.data, out.step, messages, decoded);
   if (outcome == Outcome::kDecoded) return {};
   out.release();  // what was decoded before the damage is no picture
-  if (outcome == Outcome::kWrongSize) {
-    return makeError(ErrorCode::kInvalidData,
-                     "corrupt frame: JPEG decodes to {}x{}, the stream is {}x{}", decoded.width,
-                     decoded.height, full.width, full.height);
-  }
-  return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
+  return refused(outcome, decoded, full, messages);
 }
 
-Expected<void> decodeJpegRegion(std::span<const std::uint8_t> data, cv::Size full,
-                                cv::Rect region, cv::Mat& out, cv::Mat& scratch,
-                                JpegMessages& messages) {
+Expected<void> decodeJpegRegion(std::span<const std::uint8_t> data, cv::Size full, cv::Rect region,
+                                cv::Mat& out, cv::Mat& scratch, JpegMessages& messages) {
   messages = {};
   region &= cv::Rect({}, full);
   if (region.empty()) {
@@ -322,14 +328,7 @@ Expected<void> decodeJpegRegion(std::span<const std::uint8_t> data, cv::Size ful
   JDIMENSION cropX = 0;
   const Outcome outcome = runLibjpeg(data, full, 1, false, scratch.data, scratch.step, messages,
                                      wrongSize, &decoded, &cropX);
-  if (outcome == Outcome::kWrongSize) {
-    return makeError(ErrorCode::kInvalidData,
-                     "corrupt frame: JPEG decodes to {}x{}, the stream is {}x{}", wrongSize.width,
-                     wrongSize.height, full.width, full.height);
-  }
-  if (outcome != Outcome::kDecoded) {
-    return makeError(ErrorCode::kInvalidData, "corrupt frame: {}", refusal(messages));
-  }
+  if (outcome != Outcome::kDecoded) return refused(outcome, wrongSize, full, messages);
   scratch(cv::Rect(region.x - static_cast<int>(cropX), region.y - decoded.y, region.width,
                    region.height))
       .copyTo(out);
