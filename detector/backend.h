@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-#include "detector/error.h"
 #include "detector/model_manifest.h"
 #include "detector/npu/vitisai_plan.h"
 #include "detector/tensor.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "detector/box.h"
-#include "detector/error.h"
+#include "foundation/error.h"
 
 namespace vigil {
 
@@ -47,12 +47,12 @@ struct ScoredBox {
 };
 
 struct CocoMetrics {
-  double ap = -1;    // mean precision over IoU 0.50:0.95 and 101 recall points; -1 if undefined
-  double ap50 = -1;  // at IoU 0.50
-  double ap75 = -1;  // at IoU 0.75
-  double ar = -1;    // recall at maxDetections, averaged over IoU 0.50:0.95
-  int images = 0;    // images in the dataset
-  int positives = 0; // non-crowd ground-truth boxes
+  double ap = -1;     // mean precision over IoU 0.50:0.95 and 101 recall points; -1 if undefined
+  double ap50 = -1;   // at IoU 0.50
+  double ap75 = -1;   // at IoU 0.75
+  double ar = -1;     // recall at maxDetections, averaged over IoU 0.50:0.95
+  int images = 0;     // images in the dataset
+  int positives = 0;  // non-crowd ground-truth boxes
 };
 
 // detections: per image id, in any order. Image ids not in the dataset are ignored.

@@ -9,12 +9,12 @@
 
 #include "detector/backend.h"
 #include "detector/box.h"
-#include "detector/error.h"
 #include "detector/model_manifest.h"
 #include "detector/nms.h"
 #include "detector/preprocess.h"
 #include "detector/tensor.h"
 #include "detector/yolox_decode.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "detector/model_manifest_npu.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 namespace vigil {
 

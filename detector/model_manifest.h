@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "detector/error.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "detector/model_manifest.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 // Reading a stage's `npu` section of model.yaml (loadModelManifest's part for the NPU routes).
 // Errors are the YamlReader's, at the key's file:line:col.

@@ -2,7 +2,7 @@
 
 #include <span>
 
-#include "detector/error.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

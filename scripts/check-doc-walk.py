@@ -7,7 +7,13 @@ its walks go one way up daemon/'s floors.
 A name is written as `Class::function` or `function` in backquotes, followed by its file in
 backquotes and parentheses: `ResultPath::onResult` (`daemon/events/result_path.cpp`). Each is
 looked up with Universal Ctags in that file (functions and prototypes, any namespace). Exits 1
-naming each one that is not there, so the document's walk cannot drift from the code.
+naming each one that is not there: a function renamed, moved or deleted fails the check.
+
+What it checks is the text against the code's names, not the code's calls: that each named
+function exists where the text says, and that the order the text gives goes one way up the
+floors. It does not check that those functions call each other in that order (a call through
+an interface or an asio::post is not in the caller's body); that part of the walk is the
+document's word, kept true by reading it when the code changes.
 
 With --floors (daemon/'s folders bottom up; detector/ is below them all), every section whose
 heading starts with "## The walk" is a walk: its numbered steps name who holds the frame or the
@@ -76,10 +82,11 @@ def walks(text):
 
 
 def floor_of(path, floors):
-    """The floor of a file: daemon/'s folders by --floors, detector/ below them (-1)."""
+    """The floor of a file: daemon/'s folders by --floors, detector/ below them (-1), foundation/
+    below the detector (-2)."""
     parts = pathlib.PurePosixPath(path).parts
-    if parts[0] == "detector":
-        return -1
+    if parts[0] in ("foundation", "detector"):
+        return -2 if parts[0] == "foundation" else -1
     folder = parts[1] if len(parts) > 2 else "."
     return floors.index(folder) if folder in floors else None
 

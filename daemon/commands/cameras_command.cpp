@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "daemon/capture/v4l2_devices.h"
+#include "daemon/capture/v4l2/v4l2_devices.h"
 
 namespace vigil {
 

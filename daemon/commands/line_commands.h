@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "detector/error.h"
+#include "daemon/base/error.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/line_crossing.h"
 

@@ -5,8 +5,8 @@
 #include <iterator>
 #include <opencv2/imgcodecs.hpp>
 
-#include "daemon/capture/captured_picture.h"
-#include "daemon/capture/jpeg_frame.h"
+#include "daemon/capture/picture/captured_picture.h"
+#include "daemon/capture/picture/jpeg_frame.h"
 
 namespace vigil {
 

@@ -4,7 +4,7 @@
 #include <opencv2/core.hpp>
 #include <vector>
 
-#include "detector/error.h"
+#include "daemon/base/error.h"
 
 namespace vigil {
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <optional>
 
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 
 namespace vigil {
 

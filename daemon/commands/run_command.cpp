@@ -13,7 +13,7 @@
 #include "daemon/base/model_location.h"
 #include "daemon/base/url_credentials.h"
 #include "daemon/config/config_file.h"
-#include "daemon/http/web_security.h"
+#include "daemon/web/web_security.h"
 #include "detector/backend.h"
 #include "detector/model_manifest.h"
 

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "daemon/base/log.h"
-#include "daemon/capture/ffmpeg_reader.h"
-#include "daemon/capture/picture_stream.h"
-#include "daemon/capture/v4l2_device.h"
+#include "daemon/capture/camera/picture_stream.h"
+#include "daemon/capture/ffmpeg/ffmpeg_reader.h"
+#include "daemon/capture/v4l2/v4l2_device.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/mqtt/publishing.h"
 

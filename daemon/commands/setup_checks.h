@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/base/error.h"
 #include "daemon/settings/settings.h"
-#include "detector/error.h"
 
 namespace vigil {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "daemon/settings/settings.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 namespace vigil::yaml_config {
 

@@ -19,7 +19,7 @@
 #include "daemon/config/camera_section.h"
 #include "daemon/config/section_reading.h"
 #include "daemon/config/web_config.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 namespace vigil {
 

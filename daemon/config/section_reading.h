@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "daemon/settings/settings.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 // What every section's reader of cameras.yaml uses (config_file.cpp, camera_section.cpp): names,
 // paths, numbers, durations and secret files, each error at the node's file:line:col.

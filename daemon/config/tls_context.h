@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/base/error.h"
 #include "daemon/config/web_config.h"
-#include "detector/error.h"
 
 namespace vigil {
 

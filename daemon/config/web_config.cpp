@@ -8,7 +8,7 @@
 #include <set>
 
 #include "daemon/config/tls_context.h"
-#include "detector/yaml_reader.h"
+#include "foundation/yaml_reader.h"
 
 namespace vigil {
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <string>
 
+#include "daemon/base/error.h"
 #include "daemon/settings/web_settings.h"
-#include "detector/error.h"
 
 namespace vigil {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "daemon/base/metrics.h"
-#include "daemon/capture/frame.h"
-#include "daemon/capture/picture_stream.h"
+#include "daemon/capture/camera/picture_stream.h"
+#include "daemon/capture/frame/frame.h"
 #include "daemon/events/person_tracks.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"
@@ -59,6 +59,7 @@ struct PersonEventStart {
 // written and read on the control thread only.
 struct CameraView {
   std::shared_ptr<CameraChannel> channel;  // the camera's counters
+  DetectionFeedback* feedback = nullptr;   // the channel, as what the result path tells it
   std::shared_ptr<Histogram> captureToPublish;
   std::shared_ptr<Histogram> trackDuration;
   // The picture people see of the latest detected frame, as it arrived (storage reused): the
@@ -72,7 +73,7 @@ struct CameraView {
   // first and last seen in Unix seconds.
   std::unique_ptr<PersonTracks> tracks;
   std::vector<TrackedPerson> latestTracks;
-  double trackedAt = 0;       // the tracks' last update, steady-clock seconds
+  double trackedAt = 0;  // the tracks' last update, steady-clock seconds
   bool hasFrame = false;
   // Changes with every new `latest` frame, never repeats (across cameras and restarts): what
   // the status page's encoded copy is keyed by.

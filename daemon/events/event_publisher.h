@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/picture/captured_picture.h"
 #include "daemon/events/event_json.h"
 #include "daemon/events/event_snapshot.h"
 #include "daemon/events/frame_presence.h"

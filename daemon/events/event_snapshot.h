@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/picture/captured_picture.h"
 #include "daemon/events/observed_frame.h"
 #include "detector/box.h"
 

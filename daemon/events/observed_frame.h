@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/picture/captured_picture.h"
 #include "daemon/events/person_tracks.h"
 #include "detector/box.h"
 

@@ -70,6 +70,7 @@ const CameraView& ResultPath::addCamera(const std::string& name,
                                         std::shared_ptr<PictureStream> pictures) {
   removeCamera(name);  // a restart: the old tracks leave their zones first
   CameraView& view = views_[name];
+  view.feedback = channel.get();
   view.channel = std::move(channel);
   view.pictures = std::move(pictures);
   view.captureToPublish = std::move(histograms.captureToPublish);
@@ -109,7 +110,7 @@ void ResultPath::onResult(const FrameResult& r) {
       view.events.push_back({presence->start, presence->startSequence});
     }
   }
-  tellGate(view, presence);
+  tellPerson(view, presence);
   // The price of a gated frame: what the detector spends per frame, recently.
   const double detectorSeconds =
       secondsOfMs(r.timings.preprocessMs + r.timings.inferenceMs + r.timings.postprocessMs);
@@ -141,14 +142,14 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
   }
   zoneEvents_.clear();
   if (!view.tracks) {
-    view.channel->regions().setPersons(view.latestDetections);
+    view.feedback->tellPersons(view.latestDetections);
     return;
   }
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
   view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
   tracksUpdated(view, time, secondsSinceEpoch(capture));
-  view.channel->regions().setTracks(view.tracks->tracks());
+  view.feedback->tellTracks(view.tracks->tracks());
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());
 }
 
@@ -251,7 +252,7 @@ void ResultPath::tick(SteadyClock::time_point now) {
     view.gatedSeconds += static_cast<double>(gated - view.gatedPriced) * meanDetectorSeconds_;
     view.gatedPriced = gated;
     // An event ends by time (clear_after) as well as by frames: tell the gate here too.
-    tellGate(view, publisher_.state(name));
+    tellPerson(view, publisher_.state(name));
     updateRates(view, now);
     expireTracks(name, view, now);
   }
@@ -278,14 +279,16 @@ void ResultPath::updateRates(CameraView& view, SteadyClock::time_point now) {
   view.detectedSince = c.detected.load();
 }
 
-void ResultPath::tellGate(CameraView& view, const std::optional<PresenceTracker::State>& presence) {
-  MotionGate::Person person = MotionGate::Person::kNone;
+void ResultPath::tellPerson(CameraView& view,
+                            const std::optional<PresenceTracker::State>& presence) {
+  using Person = DetectionFeedback::Person;
+  Person person = Person::kNone;
   if (view.lastHadPerson) {
-    person = MotionGate::Person::kSeen;
+    person = Person::kSeen;
   } else if (presence && presence->present) {
-    person = MotionGate::Person::kPresent;
+    person = Person::kPresent;
   }
-  view.channel->counters().person.store(static_cast<int>(person), std::memory_order_relaxed);
+  view.feedback->tellPerson(person);
 }
 
 }  // namespace vigil

@@ -96,9 +96,10 @@ class ResultPath {
   void expireTracks(const std::string& name, CameraView& view, SteadyClock::time_point now);
   void observeStages(const FrameResult& r, CameraView& view, SteadyClock::time_point received);
   void updateRates(CameraView& view, SteadyClock::time_point now);
-  // Tells the camera's motion gate what the detector says of persons (MotionGate::Person);
-  // `presence`: the camera's presence state now (EventPublisher::state).
-  void tellGate(CameraView& view, const std::optional<PresenceTracker::State>& presence);
+  // Tells the camera's pipeline (its DetectionFeedback: the motion gate reads it) what the
+  // detector says of persons; `presence`: the camera's presence state now
+  // (EventPublisher::state).
+  void tellPerson(CameraView& view, const std::optional<PresenceTracker::State>& presence);
 
   EventPublisher& publisher_;
   StageHistogramsFor stagesFor_;

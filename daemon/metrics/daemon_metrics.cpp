@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "daemon/base/figure_series.h"
 #include "daemon/base/log.h"
 #include "daemon/metrics/daemon_series.h"
 #include "daemon/metrics/heap.h"
@@ -60,18 +61,6 @@ HistogramFamily& histograms(Registry& registry, Series s) {
   return registry.histogram(d.name, d.help, labelNames(d));
 }
 
-// The camera counters each of the per-camera counter series reads.
-constexpr std::pair<Series, std::atomic<std::uint64_t> CameraCounters::*> kCameraCounterFields[] = {
-    {Series::kFramesCaptured, &CameraCounters::captured},
-    {Series::kFramesSkipped, &CameraCounters::skipped},
-    {Series::kFramesDropped, &CameraCounters::dropped},
-    {Series::kFramesLost, &CameraCounters::lost},
-    {Series::kFramesDetected, &CameraCounters::detected},
-    {Series::kReconnects, &CameraCounters::reconnects},
-    {Series::kOpenFailures, &CameraCounters::openFailures},
-    {Series::kFramesGated, &CameraCounters::gated},
-    {Series::kFramesMotionChecked, &CameraCounters::motionChecked}};
-
 // vigil_person_present and vigil_persons of a camera (`zone` empty), or their vigil_zone_
 // twins of one of its zones: both read the publisher's presence state.
 void addPresenceSeries(Registry& registry, const EventPublisher& publisher,
@@ -116,6 +105,8 @@ DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
         break;
     }
   }
+  FigureSeries::declare(registry_, {"camera"},
+                        [](FigureWriter& out) { CameraCounters().report(out); });
   registerProcessMetrics(registry_);
   registerHeapMetrics(registry_);
   power_ = std::make_shared<PowerMonitor>();
@@ -204,28 +195,15 @@ void DaemonMetrics::addCamera(const std::string& name,
   CameraSeries& added = cameras_[name];
   added.zones = zoneNames(config);
   added.view = &view;
-  for (const auto& [series, field] : kCameraCounterFields) {
-    callbacks(registry_, series).add({name}, [channel, field = field]() {
-      return count((channel->counters().*field).load());
-    });
-  }
+  added.frames.reset();  // a camera added again: its old series go before the new ones come
+  added.frames = std::make_unique<FigureSeries>(
+      registry_, std::vector<std::string>{"camera"}, LabelValues{name},
+      [channel](FigureWriter& out) { channel->counters().report(out); });
   for (std::size_t k = 0; k < kRegionKinds; ++k) {
     const auto kind = static_cast<RegionKind>(k);
     callbacks(registry_, Series::kDetectorRegions)
         .add({name, std::string(regionKindName(kind))},
              [channel, kind]() { return count(channel->regions().count(kind)); });
-  }
-  callbacks(registry_, Series::kFramesDecoded).add({name}, [channel]() {
-    return count(channel->counters().decoding->frames.load());
-  });
-  callbacks(registry_, Series::kDecodeErrors).add({name}, [channel]() {
-    return count(channel->counters().decodeErrorsTotal());
-  });
-  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
-    const auto kind = static_cast<JpegMessageKind>(k);
-    callbacks(registry_, Series::kDecodeWarnings)
-        .add({name, std::string(jpegMessageKindName(kind))},
-             [channel, kind]() { return count(channel->counters().decoding->messages(kind)); });
   }
   callbacks(registry_, Series::kCaptureCpu).add({name}, [channel]() -> std::optional<double> {
     return channel->counters().captureCpuSeconds();
@@ -287,17 +265,9 @@ void DaemonMetrics::addLineSeries(const std::string& camera, const CameraConfig&
 }
 
 void DaemonMetrics::removeCamera(const std::string& name) {
-  for (const auto& [series, field] : kCameraCounterFields) {
-    callbacks(registry_, series).remove({name});
-  }
-  for (std::size_t k = 0; k < kJpegMessageKinds; ++k) {
-    callbacks(registry_, Series::kDecodeWarnings)
-        .remove({name, std::string(jpegMessageKindName(static_cast<JpegMessageKind>(k)))});
-  }
   for (Series s :
-       {Series::kFramesDecoded, Series::kDecodeErrors, Series::kCaptureCpu, Series::kCameraUp,
-        Series::kPictureStreamUp, Series::kPersonPresent, Series::kPersons, Series::kGatedSeconds,
-        Series::kTracksActive, Series::kTracksStarted}) {
+       {Series::kCaptureCpu, Series::kCameraUp, Series::kPictureStreamUp, Series::kPersonPresent,
+        Series::kPersons, Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
   }
   for (MotionState s : kMotionStates) {

@@ -6,15 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "daemon/base/figure_series.h"
 #include "daemon/base/metrics.h"
-#include "daemon/capture/frame.h"
+#include "daemon/capture/frame/frame.h"
 #include "daemon/events/event_publisher.h"
 #include "daemon/events/result_path.h"
-#include "daemon/http/http_server.h"
 #include "daemon/metrics/power.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/settings/settings.h"
+#include "daemon/web/http_server.h"
 
 namespace vigil {
 
@@ -65,9 +66,10 @@ class DaemonMetrics {
   struct CameraSeries {
     std::vector<std::string> zones;
     const CameraView* view = nullptr;
-    LabelValues info;                     // vigil_camera_info's labels now
-    LabelValues decoder;                  // vigil_camera_decoder_info's: camera, decoder
-    std::vector<LabelValues> lineSeries;  // vigil_line_crossings_total's
+    LabelValues info;                      // vigil_camera_info's labels now
+    LabelValues decoder;                   // vigil_camera_decoder_info's: camera, decoder
+    std::vector<LabelValues> lineSeries;   // vigil_line_crossings_total's
+    std::unique_ptr<FigureSeries> frames;  // its counters' figures (CameraCounters::report)
   };
   static constexpr std::size_t kInfoResolution = 2;  // its place in `info`
   static constexpr std::size_t kDecoderLabel = 1;    // its place in `decoder`

@@ -5,7 +5,9 @@
 
 // Every series the daemon itself declares (metrics/daemon_metrics.cpp registers and feeds them),
 // one row of kDaemonSeries each: name, type, labels and help side by side, in the order /metrics
-// renders them. The process, heap and power series are their components' own.
+// renders them. The process, heap and power series are their components' own, and so are the
+// figures parts report themselves (a camera's frame counts: CameraCounters::report, shown
+// through FigureSeries).
 namespace vigil::daemon_series {
 
 enum class SeriesType {
@@ -43,19 +45,7 @@ enum class Series : std::size_t {
   kHttpRefusedWithoutLogins,
   kHttpStreams,
   kHttpStreamsRefused,
-  kFramesCaptured,
-  kFramesSkipped,
-  kFramesDropped,
-  kDecodeErrors,
-  kDecodeWarnings,
-  kFramesLost,
-  kFramesDetected,
-  kReconnects,
-  kOpenFailures,
-  kFramesGated,
-  kFramesMotionChecked,
   kDetectorRegions,
-  kFramesDecoded,
   kCaptureCpu,
   kCameraUp,
   kPictureStreamUp,
@@ -212,67 +202,6 @@ inline constexpr SeriesSpec kDaemonSeries[] = {
      "vigil_http_streams_refused_total",
      {},
      "Live streams answered 503: the most that may be open at once are"},
-    {Series::kFramesCaptured,
-     kCounter,
-     "vigil_camera_frames_captured_total",
-     {"camera"},
-     "Frames read from the camera"},
-    {Series::kFramesSkipped,
-     kCounter,
-     "vigil_camera_frames_skipped_total",
-     {"camera"},
-     "Frames replaced by a newer one before the detector took them (by design at detect_fps "
-     "below fps)"},
-    {Series::kFramesDropped,
-     kCounter,
-     "vigil_camera_frames_dropped_total",
-     {"camera"},
-     "Frames lost because every frame buffer was in use"},
-    {Series::kDecodeErrors,
-     kCounter,
-     "vigil_camera_decode_errors_total",
-     {"camera"},
-     "Corrupt frames: refused at capture, or refused when decoded (damaged or cut short)"},
-    {Series::kDecodeWarnings,
-     kCounter,
-     "vigil_camera_decode_warnings_total",
-     {"camera", "kind"},
-     "Pictures of which the JPEG decoder said something, by kind (extraneous_bytes and metadata "
-     "are harmless; truncated, damaged_data and undecodable make the picture a corrupt frame)"},
-    {Series::kFramesLost,
-     kCounter,
-     "vigil_camera_frames_lost_total",
-     {"camera"},
-     "Frames the device produced but never delivered (gaps in V4L2 sequence numbers)"},
-    {Series::kFramesDetected,
-     kCounter,
-     "vigil_camera_frames_detected_total",
-     {"camera"},
-     "Frames the detector processed"},
-    {Series::kReconnects,
-     kCounter,
-     "vigil_camera_reconnects_total",
-     {"camera"},
-     "Times the source was reopened after it had streamed and was lost (a camera that never "
-     "connected: vigil_camera_open_failures_total)"},
-    {Series::kOpenFailures,
-     kCounter,
-     "vigil_camera_open_failures_total",
-     {"camera"},
-     "Attempts to open the source that failed (refused, absent, wrong URL), each followed by a "
-     "retry with backoff"},
-    {Series::kFramesGated,
-     kCounter,
-     "vigil_camera_frames_gated_total",
-     {"camera"},
-     "Frames motion gating held back from the detector (detections that would have run "
-     "without it)"},
-    {Series::kFramesMotionChecked,
-     kCounter,
-     "vigil_camera_frames_motion_checked_total",
-     {"camera"},
-     "Frames the motion gate looked at (each decoded small and grey; at most one per detect "
-     "period)"},
     {Series::kDetectorRegions,
      kCounter,
      "vigil_detector_regions_total",
@@ -281,12 +210,6 @@ inline constexpr SeriesSpec kDaemonSeries[] = {
      "around changed pixels or a tracked person, at the camera's resolution), whole (the whole "
      "picture shrunk: every detection of a camera without regions), edge (a person cut by a "
      "region's edge, detected again); per detection: divide by vigil_camera_frames_detected_total"},
-    {Series::kFramesDecoded,
-     kCounter,
-     "vigil_camera_frames_decoded_total",
-     {"camera"},
-     "Frames turned into pixels (decoded on demand: for the detector, the motion check, the "
-     "page or a snapshot); the rest were never decoded or colour-converted"},
     {Series::kCaptureCpu,
      kCounter,
      "vigil_camera_capture_cpu_seconds_total",

@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/base/error.h"
 #include "daemon/events/message_sink.h"
 #include "daemon/mqtt/connection_problem.h"
 #include "daemon/mqtt/mqtt_settings.h"
 #include "daemon/mqtt/mqtt_subscriptions.h"
 #include "daemon/mqtt/outgoing_queue.h"
-#include "detector/error.h"
 
 namespace mqtt {
 class async_client;

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "detector/error.h"
+#include "daemon/base/error.h"
 
 namespace vigil {
 

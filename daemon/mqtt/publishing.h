@@ -4,10 +4,10 @@
 #include <functional>
 #include <memory>
 
+#include "daemon/base/error.h"
 #include "daemon/events/event_publisher.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/settings/settings.h"
-#include "detector/error.h"
 
 namespace vigil {
 

@@ -18,9 +18,7 @@ bool CameraFeed::admit(const CapturedPicture& picture, SteadyClock::time_point c
   CameraCounters& counters = channel_->counters();
   CameraRegions& regions = channel_->regions();
   gate_->setFindBoxes(regions.active());
-  auto decision = gate_->admit(
-      picture, captured,
-      static_cast<MotionGate::Person>(counters.person.load(std::memory_order_relaxed)));
+  auto decision = gate_->admit(picture, captured, channel_->personSaid());
   counters.motionState.store(static_cast<int>(gate_->state()), std::memory_order_relaxed);
   if (decision.analysed) {
     counters.motionChecked.fetch_add(1, std::memory_order_relaxed);

@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-#include "daemon/capture/frame_sink.h"
+#include "daemon/capture/camera/frame_sink.h"
 #include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/settings/settings.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/capture/camera.h"
-#include "daemon/capture/picture_stream.h"
+#include "daemon/capture/camera/camera.h"
+#include "daemon/capture/camera/picture_stream.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/settings/settings.h"
 

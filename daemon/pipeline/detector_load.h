@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "daemon/capture/frame.h"
+#include "daemon/capture/frame/frame.h"
 
 namespace vigil {
 

@@ -2,7 +2,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/base/thread_name.h"
-#include "detector/background_work.h"
+#include "foundation/background_work.h"
 
 namespace vigil {
 

@@ -32,7 +32,7 @@ namespace vigil {
 // be cut (an NPU compile takes minutes, a model on a hung file system forever). stop() waits
 // `limit` at most; a load still under way then is abandoned: its thread runs on detached and,
 // from the stop on, never touches the worker or calls `done`; it is counted as detached work
-// (detector/background_work.h), and the process then ends with std::_Exit (runDaemon).
+// (foundation/background_work.h), and the process then ends with std::_Exit (runDaemon).
 //
 // Threads: begin() and stop() on the control thread; `done` on the loader thread (it posts).
 class DetectorReload {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "daemon/base/heartbeat.h"
-#include "daemon/capture/frame.h"
+#include "daemon/capture/frame/frame.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
 #include "detector/region_detector.h"

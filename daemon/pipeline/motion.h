@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/capture/captured_picture.h"
+#include "daemon/capture/picture/captured_picture.h"
+#include "daemon/pipeline/detection_feedback.h"
 #include "daemon/settings/motion_settings.h"
 #include "detector/box.h"
 
@@ -111,12 +112,9 @@ class MotionGate {
     bool analysed = false;  // the motion detector looked at this frame
   };
 
-  // What the detector last said about persons on this camera.
-  enum class Person {
-    kNone,     // nobody present
-    kPresent,  // an event is open, but the latest detected frame showed nobody: full rate
-    kSeen,     // the latest detected frame showed a person
-  };
+  // What the detector last said about persons on this camera (told by the floors above through
+  // the camera's DetectionFeedback).
+  using Person = DetectionFeedback::Person;
 
   // `picture` is decoded (small and grey) only when this frame is analysed.
   Decision admit(const CapturedPicture& picture, Clock::time_point now, Person person);

@@ -11,15 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "daemon/capture/camera_counters.h"
-#include "daemon/capture/frame_pool.h"
+#include "daemon/capture/camera/camera_counters.h"
+#include "daemon/capture/frame/frame_pool.h"
 #include "daemon/pipeline/camera_regions.h"
+#include "daemon/pipeline/detection_feedback.h"
 
 namespace vigil {
 
 // One camera's end of the scheduler: its latest-frame slot, its detection rate and counters.
 // Shared by the camera (producer) and the scheduler (consumer).
-class CameraChannel {
+class CameraChannel final : public DetectionFeedback {
  public:
   CameraChannel(std::string name, double detectFps, bool denoise = false,
                 RegionsConfig regions = {});
@@ -34,6 +35,13 @@ class CameraChannel {
   CameraRegions& regions() { return regions_; }
   const CameraRegions& regions() const { return regions_; }
 
+  // What the result path tells the camera (the control thread): the person, for the motion gate
+  // on the capture thread (personSaid()); the tracks or persons, for its regions.
+  void tellPerson(Person person) override { person_.store(person, std::memory_order_relaxed); }
+  Person personSaid() const { return person_.load(std::memory_order_relaxed); }
+  void tellTracks(const std::vector<Track>& tracks) override { regions_.setTracks(tracks); }
+  void tellPersons(const std::vector<Detection>& persons) override { regions_.setPersons(persons); }
+
  private:
   friend class Scheduler;
   std::string name_;
@@ -41,6 +49,7 @@ class CameraChannel {
   bool denoise_;
   CameraCounters counters_;
   CameraRegions regions_;
+  std::atomic<Person> person_{Person::kNone};
   // Guarded by the scheduler's mutex.
   std::optional<FrameHandle> latest_;
   double spent_ = 0;  // inferences its detections ran (Scheduler::charge), from the floor on

@@ -21,8 +21,6 @@
 #include "daemon/config/config_file.h"
 #include "daemon/events/result_delivery.h"
 #include "daemon/events/result_path.h"
-#include "daemon/http/http_endpoint.h"
-#include "daemon/http/status_snapshot.h"
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/heap.h"
 #include "daemon/mqtt/publishing.h"
@@ -36,13 +34,20 @@
 #include "daemon/service/run_summary.h"
 #include "daemon/service/systemd_notify.h"
 #include "daemon/service/watchdog_pinger.h"
-#include "detector/background_work.h"
+#include "daemon/status/http_endpoint.h"
+#include "daemon/status/status_snapshot.h"
+#include "foundation/background_work.h"
 
 namespace vigil {
 
 namespace {
 
 namespace asio = boost::asio;
+
+// The loaded detector's class names, for the page's boxes; none before it loaded.
+std::vector<std::string> classNamesOf(const InferenceWorker* worker) {
+  return worker != nullptr ? worker->classNames() : std::vector<std::string>();
+}
 
 constexpr auto kPresenceTick = std::chrono::milliseconds(250);
 constexpr auto kHeapReleasePeriod = std::chrono::seconds(60);
@@ -295,7 +300,8 @@ class Daemon {
     http_ = std::make_unique<HttpEndpoint>(
         io_, config,
         StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
-                           registry_, *results_, worker_, publishing_.publisher->recentEvents()});
+                           registry_, *results_, [this] { return classNamesOf(worker_.get()); },
+                           publishing_.publisher->recentEvents()});
     if (!http_->start()) return false;
     metrics_->addHttp(http_->counters());
     return true;

@@ -8,21 +8,22 @@
 #include <fstream>
 
 #include "daemon/base/log.h"
-#include "daemon/http/status_api.h"
+#include "daemon/status/status_api.h"
 
 namespace vigil {
 
 namespace {
 
 void logCamera(const CameraSnapshot& c, double seconds) {
+  const auto n = [&c](std::string_view key) { return c.frames.countOf(key).value_or(0); };
   logger("daemon")->info(
       "[cam={}] {} captured, {} detected ({:.2f}/s), {} skipped, {} dropped, {} gated, {} "
       "decoded, {} decode errors, {} lost, {} reconnects, capture CPU {:.1f} s, latency p50 "
       "{:.0f} ms p99 {:.0f} ms",
-      c.name, c.frames.captured, c.frames.detected,
-      seconds > 0 ? static_cast<double>(c.frames.detected) / seconds : 0.0, c.frames.skipped,
-      c.frames.dropped, c.frames.gated, c.frames.decoded, c.frames.decodeErrors, c.frames.lost,
-      c.frames.reconnects, c.captureCpuSeconds, c.latencyMs.p50, c.latencyMs.p99);
+      c.name, n("captured"), n("detected"),
+      seconds > 0 ? static_cast<double>(n("detected")) / seconds : 0.0, n("skipped"), n("dropped"),
+      n("gated"), n("decoded"), n("decode_errors"), n("lost"), n("reconnects"), c.captureCpuSeconds,
+      c.latencyMs.p50, c.latencyMs.p99);
 }
 
 nlohmann::json cameraSummary(const CameraSnapshot& c, const CameraView* view) {
@@ -32,7 +33,7 @@ nlohmann::json cameraSummary(const CameraSnapshot& c, const CameraView* view) {
       events.push_back({{"start", isoUtc(e.start)}, {"start_frame", e.sequence}});
     }
   }
-  nlohmann::json entry = frameCountsJson(c.frames);
+  nlohmann::json entry = figuresJson(c.frames);
   entry.update(
       {{"gated_detector_seconds_estimate", c.gatedSeconds},
        {"capture_cpu_seconds", c.captureCpuSeconds},

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "daemon/events/result_path.h"
-#include "daemon/http/status_snapshot.h"
+#include "daemon/status/status_snapshot.h"
 
 namespace vigil {
 

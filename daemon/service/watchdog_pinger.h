@@ -10,8 +10,8 @@
 #include <chrono>
 #include <functional>
 
-#include "daemon/http/http_server.h"
 #include "daemon/service/systemd_notify.h"
+#include "daemon/web/http_server.h"
 
 namespace vigil {
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "detector/backend.h"
-#include "detector/error.h"
 #include "detector/model_manifest.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

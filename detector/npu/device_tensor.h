@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <span>
 
-#include "detector/error.h"
 #include "detector/model_manifest.h"
 #include "detector/tensor.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -9,10 +9,10 @@
 #include <optional>
 #include <thread>
 
-#include "detector/background_work.h"
 #include "detector/cpu_stage.h"
 #include "detector/npu/cpu_twin.h"
 #include "detector/npu/npu_stage.h"
+#include "foundation/background_work.h"
 
 #ifdef VIGIL_WITH_XRT
 #include "detector/npu/xrt_runtime.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "detector/error.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -8,8 +8,8 @@
 #include <span>
 #include <string>
 
-#include "detector/error.h"
 #include "detector/model_manifest.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "detector/error.h"
+#include "foundation/error.h"
 
 struct OrtApi;
 struct OrtEnv;

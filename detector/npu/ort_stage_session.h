@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "detector/error.h"
 #include "detector/model_manifest.h"
 #include "detector/npu/ort_library.h"
 #include "detector/npu/run_watchdog.h"
+#include "foundation/error.h"
 
 struct OrtSession;
 struct OrtRunOptions;

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "detector/error.h"
 #include "detector/model_manifest.h"
 #include "detector/npu/npu_environment.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

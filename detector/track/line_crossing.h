@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "detector/box.h"
-#include "detector/error.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_metrics.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

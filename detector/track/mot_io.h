@@ -4,9 +4,9 @@
 #include <ostream>
 #include <vector>
 
-#include "detector/error.h"
 #include "detector/track/byte_tracker.h"
 #include "detector/track/mot_metrics.h"
+#include "foundation/error.h"
 
 namespace vigil {
 

@@ -11,7 +11,7 @@
 #include <opencv2/core.hpp>
 #include <span>
 
-#include "daemon/capture/v4l2_source.h"
+#include "daemon/capture/v4l2/v4l2_source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;

@@ -21,7 +21,7 @@
 #include <string>
 #include <thread>
 
-#include "daemon/http/http_server.h"
+#include "daemon/web/http_server.h"
 
 namespace vigil::fuzz {
 

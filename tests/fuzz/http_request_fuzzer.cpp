@@ -7,7 +7,7 @@
 #include <map>
 #include <string_view>
 
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 #include "tests/fuzz/fuzz_http_server.h"
 
 namespace {

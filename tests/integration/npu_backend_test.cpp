@@ -12,9 +12,9 @@
 #include "daemon/commands/bench_command.h"
 #include "daemon/commands/eval_command.h"
 #include "daemon/pipeline/backend_status.h"
-#include "detector/background_work.h"
 #include "detector/detector.h"
 #include "detector/verify.h"
+#include "foundation/background_work.h"
 #include "tests/npu/npu_fixtures.h"
 #include "tests/wait.h"
 #ifdef VIGIL_WITH_XRT

@@ -335,6 +335,10 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   EXPECT_NE(dom.find("data-camera=\"campus\""), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"state\">streaming"), std::string::npos) << dom;
   EXPECT_NE(dom.find("<span data-k=\"tracks\">#"), std::string::npos) << "track ids\n" << dom;
+  // The frames row: the camera's counts as its counters report them (CameraCounters::report).
+  EXPECT_TRUE(std::regex_search(dom, std::regex("<span data-k=\"frames\">captured [1-9][0-9]*, "
+                                                "[^<]*detected [1-9]")))
+      << dom;
   EXPECT_NE(dom.find(testing::autoCpuBackend() == "cpu" ? "OpenCV DNN" : "ONNX Runtime"),
             std::string::npos)
       << "the backend's device is shown";
@@ -368,6 +372,9 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   const std::string gate = dom.substr(gateAt, dom.find("</section>", gateAt) - gateAt);
   EXPECT_NE(gate.find("<div class=\"placeholder\">camera down: "), std::string::npos) << gate;
   EXPECT_NE(gate.find("Connection refused"), std::string::npos) << gate;
+  EXPECT_TRUE(
+      std::regex_search(gate, std::regex("<span data-k=\"frames\">[^<]*open failures [1-9]")))
+      << gate;
   // Usable on a phone: nothing wider than 390 px.
   const std::string narrow = testing::renderedPage(dir.path(), url, 390);
   EXPECT_NE(narrow.find("data-fits=\"true\""), std::string::npos) << narrow;

@@ -8,8 +8,8 @@
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
-#include "daemon/capture/captured_picture.h"
-#include "daemon/capture/frame_pool.h"
+#include "daemon/capture/frame/frame_pool.h"
+#include "daemon/capture/picture/captured_picture.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/box.h"

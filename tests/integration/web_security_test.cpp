@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "daemon/config/web_config.h"
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 #include "tests/headless_chromium.h"
 #include "tests/model_paths.h"
 #include "tests/occurrences.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "daemon/config/config_file.h"
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 #include "tests/temp_dir.h"
 #include "tests/test_pki.h"
 

@@ -64,9 +64,7 @@ class ResultPathRig {
     results.onResult(r);
   }
 
-  MotionGate::Person gate() const {
-    return static_cast<MotionGate::Person>(channel->counters().person.load());
-  }
+  MotionGate::Person gate() const { return channel->personSaid(); }
 
   Registry registry;
   EventPublisher publisher;

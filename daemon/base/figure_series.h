@@ -1,0 +1,39 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "daemon/base/figures.h"
+#include "daemon/base/metrics.h"
+
+namespace vigil {
+
+// A part's figures (figures.h) as callback series of a registry: each figure is a series of its
+// family (a counter for a count, a gauge for a level), labelled with the part's own labels
+// (e.g. camera="door") and then the figure's, and read when /metrics is rendered by asking the
+// part to report again. /metrics so shows every figure a part reports without knowing the part.
+// Destroying it removes its series; their families stay, unrendered while they have none.
+// Threads: as the registry's; the part's report runs in Registry::render().
+class FigureSeries {
+ public:
+  using Report = std::function<void(FigureWriter&)>;
+
+  // Declares the families `report` writes (label names: `partLabelNames`, then the figure's)
+  // without a series: /metrics renders families in the order declared, each once it has a
+  // series, and a clash with another family's name shows at once, not with the first part.
+  static void declare(Registry& registry, const std::vector<std::string>& partLabelNames,
+                      const Report& report);
+
+  FigureSeries(Registry& registry, std::vector<std::string> partLabelNames, LabelValues partLabels,
+               Report report);
+  ~FigureSeries();
+  FigureSeries(const FigureSeries&) = delete;
+  FigureSeries& operator=(const FigureSeries&) = delete;
+
+ private:
+  std::vector<std::pair<CallbackFamily*, LabelValues>> series_;
+};
+
+}  // namespace vigil

@@ -1,0 +1,99 @@
+// A part's figures, written once in its report, as /metrics renders them (FigureSeries) and as
+// the status API keeps them (FigureList).
+#include "daemon/base/figure_series.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+
+namespace vigil {
+namespace {
+
+constexpr FigureName kSeen{"seen", "test_pictures_seen_total", "Pictures seen"};
+constexpr FigureName kSaid{"said", "test_pictures_said_total", "Pictures the decoder spoke of",
+                           "kind"};
+constexpr FigureName kLoad{"load", "test_load", "Share of a core"};
+
+// A part as a camera's counters are one: its figures read from atomics when asked.
+struct Part {
+  std::atomic<std::uint64_t> seen{0};
+  std::atomic<std::uint64_t> truncated{0};
+  double load = 0.25;
+  void report(FigureWriter& out) const {
+    out.count(kSeen, {}, seen.load());
+    out.count(kSaid, "truncated", truncated.load());
+    out.count(kSaid, "metadata", 0);
+    out.level(kLoad, {}, load);
+  }
+};
+
+TEST(FigureSeriesTest, EachFigureIsASeriesWithThePartsLabelsReadWhenRendered) {
+  Registry registry;
+  auto part = std::make_shared<Part>();
+  FigureSeries series(registry, {"camera"}, {"door"},
+                      [part](FigureWriter& out) { part->report(out); });
+  part->seen = 7;
+  part->truncated = 2;
+  const std::string text = registry.render();
+  EXPECT_NE(text.find("# HELP test_pictures_seen_total Pictures seen\n"
+                      "# TYPE test_pictures_seen_total counter\n"
+                      "test_pictures_seen_total{camera=\"door\"} 7\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("test_pictures_said_total{camera=\"door\",kind=\"truncated\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("test_pictures_said_total{camera=\"door\",kind=\"metadata\"} 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE test_load gauge\ntest_load{camera=\"door\"} 0.25\n"),
+            std::string::npos)
+      << text;
+  part->seen = 8;
+  EXPECT_NE(registry.render().find("test_pictures_seen_total{camera=\"door\"} 8\n"),
+            std::string::npos)
+      << "read again at every render";
+}
+
+TEST(FigureSeriesTest, DeclaredFamiliesKeepTheirPlaceAndGoUnseenWithTheirParts) {
+  Registry registry;
+  FigureSeries::declare(registry, {"camera"}, [](FigureWriter& out) { Part().report(out); });
+  registry.counter("test_later_total", "Declared after the figures", {}).labels({})->inc();
+  EXPECT_EQ(registry.render().find("test_pictures_seen_total"), std::string::npos)
+      << "a family without a series is not rendered";
+  auto part = std::make_shared<Part>();
+  {
+    FigureSeries gate(registry, {"camera"}, {"gate"},
+                      [part](FigureWriter& out) { part->report(out); });
+    FigureSeries door(registry, {"camera"}, {"door"},
+                      [part](FigureWriter& out) { part->report(out); });
+    const std::string text = registry.render();
+    EXPECT_NE(text.find("test_pictures_seen_total{camera=\"gate\"} 0\n"), std::string::npos);
+    EXPECT_LT(text.find("test_pictures_seen_total"), text.find("test_later_total"))
+        << "in the order declared\n"
+        << text;
+  }
+  const std::string text = registry.render();
+  EXPECT_EQ(text.find("camera=\"gate\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("camera=\"door\""), std::string::npos) << text;
+  EXPECT_NE(text.find("test_later_total 1\n"), std::string::npos) << text;
+}
+
+TEST(FigureListTest, KeepsWhatThePartWroteAndFindsACountByKeyAndLabel) {
+  Part part;
+  part.seen = 3;
+  part.truncated = 1;
+  FigureList figures;
+  part.report(figures);
+  ASSERT_EQ(figures.figures().size(), 4U);
+  EXPECT_EQ(figures.figures()[0].name, &kSeen);
+  EXPECT_EQ(figures.countOf("seen"), 3U);
+  EXPECT_EQ(figures.countOf("said", "truncated"), 1U);
+  EXPECT_EQ(figures.countOf("said", "metadata"), 0U);
+  EXPECT_EQ(figures.countOf("said"), std::nullopt) << "a labelled count needs its label";
+  EXPECT_EQ(figures.countOf("load"), std::nullopt) << "a level is not a count";
+}
+
+}  // namespace
+}  // namespace vigil
