@@ -126,6 +126,32 @@ class DatasetParser {
       return invalid(path + ".image_id", fmt::format("no image with id {}", *imageId));
     }
 
+    auto parsedBbox = parseBbox(entry, path);
+    if (!parsedBbox) return tl::unexpected(std::move(parsedBbox.error()));
+    const std::array<double, 4>& bbox = *parsedBbox;
+    auto isCrowd = parseIsCrowd(entry, path);
+    if (!isCrowd) return tl::unexpected(std::move(isCrowd.error()));
+
+    // COCO's area is the segmentation area; box-only files often leave it out.
+    double area = bbox[2] * bbox[3];
+    if (auto areaField = entry.find("area"); areaField != entry.end()) {
+      if (!areaField->is_number()) return invalid(path + ".area", "expected a number");
+      area = areaField->get<double>();
+    }
+
+    if (*category != categoryId_) return {};
+    CocoAnnotation annotation;
+    annotation.imageId = *imageId;
+    annotation.box = Box{static_cast<float>(bbox[0]), static_cast<float>(bbox[1]),
+                         static_cast<float>(bbox[2]), static_cast<float>(bbox[3])};
+    annotation.area = area;
+    annotation.isCrowd = *isCrowd;
+    dataset_.annotations.push_back(annotation);
+    return {};
+  }
+
+  // "bbox": [x, y, w, h], four numbers with no negative size and nothing a float cannot hold.
+  Expected<std::array<double, 4>> parseBbox(const Json& entry, const std::string& path) const {
     auto bboxField = entry.find("bbox");
     if (bboxField == entry.end() || !bboxField->is_array() || bboxField->size() != 4 ||
         !std::all_of(bboxField->begin(), bboxField->end(),
@@ -143,35 +169,17 @@ class DatasetParser {
     if (std::any_of(bbox.begin(), bbox.end(), [](double v) { return std::abs(v) > kFloatMax; })) {
       return invalid(path + ".bbox", "value out of range");
     }
+    return bbox;
+  }
 
-    bool isCrowd = false;
-    if (auto crowdField = entry.find("iscrowd"); crowdField != entry.end()) {
-      auto crowd = asInt64(*crowdField);
-      if (crowdField->is_boolean()) {
-        isCrowd = crowdField->get<bool>();
-      } else if (crowd && (*crowd == 0 || *crowd == 1)) {
-        isCrowd = *crowd == 1;
-      } else {
-        return invalid(path + ".iscrowd", "expected 0 or 1");
-      }
-    }
-
-    // COCO's area is the segmentation area; box-only files often leave it out.
-    double area = bbox[2] * bbox[3];
-    if (auto areaField = entry.find("area"); areaField != entry.end()) {
-      if (!areaField->is_number()) return invalid(path + ".area", "expected a number");
-      area = areaField->get<double>();
-    }
-
-    if (*category != categoryId_) return {};
-    CocoAnnotation annotation;
-    annotation.imageId = *imageId;
-    annotation.box = Box{static_cast<float>(bbox[0]), static_cast<float>(bbox[1]),
-                         static_cast<float>(bbox[2]), static_cast<float>(bbox[3])};
-    annotation.area = area;
-    annotation.isCrowd = isCrowd;
-    dataset_.annotations.push_back(annotation);
-    return {};
+  // "iscrowd": absent (false), a boolean, or 0 or 1.
+  Expected<bool> parseIsCrowd(const Json& entry, const std::string& path) const {
+    auto crowdField = entry.find("iscrowd");
+    if (crowdField == entry.end()) return false;
+    if (crowdField->is_boolean()) return crowdField->get<bool>();
+    auto crowd = asInt64(*crowdField);
+    if (crowd && (*crowd == 0 || *crowd == 1)) return *crowd == 1;
+    return invalid(path + ".iscrowd", "expected 0 or 1");
   }
 
   std::string file_;
@@ -254,24 +262,24 @@ struct GroundTruth {
   bool ignored = false;
 };
 
-// evaluateImg for one image: appends its (at most maxDetections) detections with their match
-// state per IoU threshold, and returns the number of ground truths that are not ignored.
-std::size_t evaluateImage(const std::vector<const CocoAnnotation*>& annotations,
-                          const std::vector<ScoredBox>& detections, std::size_t maxDetections,
-                          std::vector<EvaluatedDetection>& out) {
+// The ground truths of one image, the ignored ones (crowd regions, areas out of range) last:
+// matchAtThreshold stops at the first ignored ground truth once it holds a real match, which is
+// only right if all ignored ones come last.
+std::vector<GroundTruth> groundTruthsOf(const std::vector<const CocoAnnotation*>& annotations) {
   std::vector<GroundTruth> truths;
   truths.reserve(annotations.size());
   for (const CocoAnnotation* annotation : annotations) {
     truths.push_back({&annotation->box, annotation->isCrowd,
                       annotation->isCrowd || outsideAreaRange(annotation->area)});
   }
-  // The matching loop below stops at the first ignored ground truth once it holds a real match,
-  // which is only right if all ignored ones come last.
   std::stable_partition(truths.begin(), truths.end(),
                         [](const GroundTruth& g) { return !g.ignored; });
-  const auto positives = static_cast<std::size_t>(
-      std::count_if(truths.begin(), truths.end(), [](const GroundTruth& g) { return !g.ignored; }));
+  return truths;
+}
 
+// The (at most maxDetections) highest scoring detections, best first.
+std::vector<const ScoredBox*> rankedDetections(const std::vector<ScoredBox>& detections,
+                                               std::size_t maxDetections) {
   std::vector<const ScoredBox*> ranked;
   ranked.reserve(detections.size());
   for (const ScoredBox& detection : detections) ranked.push_back(&detection);
@@ -279,6 +287,54 @@ std::size_t evaluateImage(const std::vector<const CocoAnnotation*>& annotations,
     return scoresBefore(a->score, b->score);
   });
   if (ranked.size() > maxDetections) ranked.resize(maxDetections);
+  return ranked;
+}
+
+// The greedy matching at IoU threshold t: each detection, best first, takes the ground truth
+// it overlaps most (at least the threshold) among those still free (a crowd region always is);
+// results[d] gets detection d's state. ious: detections x ground truths.
+void matchAtThreshold(std::size_t t, const std::vector<const ScoredBox*>& ranked,
+                      const std::vector<GroundTruth>& truths, const std::vector<double>& ious,
+                      EvaluatedDetection* results) {
+  const std::size_t truthCount = truths.size();
+  std::vector<bool> truthMatched(truthCount, false);
+  for (std::size_t d = 0; d < ranked.size(); ++d) {
+    double best = std::min(kIouThresholds[t], kMaxMatchThreshold);
+    std::ptrdiff_t match = -1;
+    for (std::size_t g = 0; g < truthCount; ++g) {
+      // A crowd region can absorb any number of detections.
+      if (truthMatched[g] && !truths[g].isCrowd) continue;
+      // A real match is never traded for an ignored region, however large the overlap.
+      if (match > -1 && !truths[static_cast<std::size_t>(match)].ignored && truths[g].ignored) {
+        break;
+      }
+      const double overlap = ious[d * truthCount + g];
+      if (overlap < best) continue;
+      best = overlap;
+      match = static_cast<std::ptrdiff_t>(g);
+    }
+    EvaluatedDetection& result = results[d];
+    if (match == -1) {
+      result.ignored[t] = outsideAreaRange(static_cast<double>(ranked[d]->box.width) *
+                                           static_cast<double>(ranked[d]->box.height));
+      continue;
+    }
+    const auto m = static_cast<std::size_t>(match);
+    result.matched[t] = true;
+    result.ignored[t] = truths[m].ignored;
+    truthMatched[m] = true;
+  }
+}
+
+// evaluateImg for one image: appends its (at most maxDetections) detections with their match
+// state per IoU threshold, and returns the number of ground truths that are not ignored.
+std::size_t evaluateImage(const std::vector<const CocoAnnotation*>& annotations,
+                          const std::vector<ScoredBox>& detections, std::size_t maxDetections,
+                          std::vector<EvaluatedDetection>& out) {
+  const std::vector<GroundTruth> truths = groundTruthsOf(annotations);
+  const auto positives = static_cast<std::size_t>(
+      std::count_if(truths.begin(), truths.end(), [](const GroundTruth& g) { return !g.ignored; }));
+  const std::vector<const ScoredBox*> ranked = rankedDetections(detections, maxDetections);
 
   const std::size_t truthCount = truths.size();
   std::vector<double> ious(ranked.size() * truthCount);
@@ -294,36 +350,8 @@ std::size_t evaluateImage(const std::vector<const CocoAnnotation*>& annotations,
     result.score = detection->score;
     out.push_back(result);
   }
-
-  std::vector<bool> truthMatched(truthCount);
   for (std::size_t t = 0; t < kIouThresholdCount; ++t) {
-    std::fill(truthMatched.begin(), truthMatched.end(), false);
-    for (std::size_t d = 0; d < ranked.size(); ++d) {
-      double best = std::min(kIouThresholds[t], kMaxMatchThreshold);
-      std::ptrdiff_t match = -1;
-      for (std::size_t g = 0; g < truthCount; ++g) {
-        // A crowd region can absorb any number of detections.
-        if (truthMatched[g] && !truths[g].isCrowd) continue;
-        // A real match is never traded for an ignored region, however large the overlap.
-        if (match > -1 && !truths[static_cast<std::size_t>(match)].ignored && truths[g].ignored) {
-          break;
-        }
-        const double overlap = ious[d * truthCount + g];
-        if (overlap < best) continue;
-        best = overlap;
-        match = static_cast<std::ptrdiff_t>(g);
-      }
-      EvaluatedDetection& result = out[first + d];
-      if (match == -1) {
-        result.ignored[t] = outsideAreaRange(static_cast<double>(ranked[d]->box.width) *
-                                             static_cast<double>(ranked[d]->box.height));
-        continue;
-      }
-      const auto m = static_cast<std::size_t>(match);
-      result.matched[t] = true;
-      result.ignored[t] = truths[m].ignored;
-      truthMatched[m] = true;
-    }
+    matchAtThreshold(t, ranked, truths, ious, out.data() + first);
   }
   return positives;
 }
@@ -356,6 +384,68 @@ double numpySum(const double* values, std::size_t n) {
 template <std::size_t N>
 double numpyMean(const std::array<double, N>& values) {
   return numpySum(values.data(), N) / static_cast<double>(N);
+}
+
+// The ground truths of each image, by image id: every image of the dataset, with or without.
+// pycocotools walks sorted(unique image ids), not file order; with tied scores across images
+// the stable sort of accumulate keeps that order, so it decides which detection ranks first.
+std::map<std::int64_t, std::vector<const CocoAnnotation*>> truthsByImage(
+    const CocoDataset& dataset) {
+  std::map<std::int64_t, std::vector<const CocoAnnotation*>> byImage;
+  for (const CocoImage& image : dataset.images) byImage.try_emplace(image.id);
+  for (const CocoAnnotation& annotation : dataset.annotations) {
+    if (auto it = byImage.find(annotation.imageId); it != byImage.end()) {
+      it->second.push_back(&annotation);
+    }
+  }
+  return byImage;
+}
+
+// accumulate's curves: per IoU threshold, the interpolated precision at each recall threshold
+// and the recall reached.
+struct Accumulated {
+  std::array<double, kIouThresholdCount * kRecallThresholdCount> precision{};
+  std::array<double, kIouThresholdCount> recall{};
+};
+
+// accumulate over every image's detections, ranked by score; positives > 0.
+Accumulated accumulate(std::vector<EvaluatedDetection> evaluated, std::size_t positives) {
+  std::stable_sort(evaluated.begin(), evaluated.end(),
+                   [](const EvaluatedDetection& a, const EvaluatedDetection& b) {
+                     return scoresBefore(a.score, b.score);
+                   });
+
+  const auto positiveCount = static_cast<double>(positives);
+  const std::size_t n = evaluated.size();
+  Accumulated curves;
+  std::vector<double> rc(n);
+  std::vector<double> pr(n);
+  for (std::size_t t = 0; t < kIouThresholdCount; ++t) {
+    double tp = 0;
+    double fp = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Detections matched to an ignored region, or too large to be anything, are neither.
+      if (!evaluated[i].ignored[t]) {
+        if (evaluated[i].matched[t]) {
+          tp += 1;
+        } else {
+          fp += 1;
+        }
+      }
+      rc[i] = tp / positiveCount;
+      pr[i] = tp / (fp + tp + kSpacingOfOne);
+    }
+    curves.recall[t] = n > 0 ? rc.back() : 0.0;
+    // Interpolated precision: the best precision at this recall or any higher one.
+    for (std::size_t i = n; i-- > 1;) pr[i - 1] = std::max(pr[i - 1], pr[i]);
+    for (std::size_t r = 0; r < kRecallThresholdCount; ++r) {
+      // np.searchsorted(rc, recThrs, side="left"); a recall never reached gives precision 0.
+      auto reached = std::lower_bound(rc.begin(), rc.end(), kRecallThresholds[r]);
+      curves.precision[t * kRecallThresholdCount + r] =
+          reached != rc.end() ? pr[static_cast<std::size_t>(reached - rc.begin())] : 0.0;
+    }
+  }
+  return curves;
 }
 
 }  // namespace
@@ -403,21 +493,11 @@ CocoMetrics evaluateCoco(const CocoDataset& dataset,
       static_cast<int>(std::count_if(dataset.annotations.begin(), dataset.annotations.end(),
                                      [](const CocoAnnotation& a) { return !a.isCrowd; }));
 
-  // pycocotools walks sorted(unique image ids), not file order; with tied scores across images
-  // the stable sort below keeps that order, so it decides which detection ranks first.
-  std::map<std::int64_t, std::vector<const CocoAnnotation*>> truthsByImage;
-  for (const CocoImage& image : dataset.images) truthsByImage.try_emplace(image.id);
-  for (const CocoAnnotation& annotation : dataset.annotations) {
-    if (auto it = truthsByImage.find(annotation.imageId); it != truthsByImage.end()) {
-      it->second.push_back(&annotation);
-    }
-  }
-
   const std::size_t maxKept = maxDetections > 0 ? static_cast<std::size_t>(maxDetections) : 0;
   const std::vector<ScoredBox> none;
   std::vector<EvaluatedDetection> evaluated;
   std::size_t positives = 0;
-  for (const auto& [imageId, truths] : truthsByImage) {
+  for (const auto& [imageId, truths] : truthsByImage(dataset)) {
     auto found = detections.find(imageId);
     const std::vector<ScoredBox>& imageDetections =
         found != detections.end() ? found->second : none;
@@ -428,50 +508,15 @@ CocoMetrics evaluateCoco(const CocoDataset& dataset,
   // No positives: precision and recall are undefined, and pycocotools leaves them at -1.
   if (positives == 0) return metrics;
 
-  std::stable_sort(evaluated.begin(), evaluated.end(),
-                   [](const EvaluatedDetection& a, const EvaluatedDetection& b) {
-                     return scoresBefore(a.score, b.score);
-                   });
-
-  const auto positiveCount = static_cast<double>(positives);
-  const std::size_t n = evaluated.size();
-  std::array<double, kIouThresholdCount * kRecallThresholdCount> precision{};
-  std::array<double, kIouThresholdCount> recall{};
-  std::vector<double> rc(n);
-  std::vector<double> pr(n);
-  for (std::size_t t = 0; t < kIouThresholdCount; ++t) {
-    double tp = 0;
-    double fp = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      // Detections matched to an ignored region, or too large to be anything, are neither.
-      if (!evaluated[i].ignored[t]) {
-        if (evaluated[i].matched[t]) {
-          tp += 1;
-        } else {
-          fp += 1;
-        }
-      }
-      rc[i] = tp / positiveCount;
-      pr[i] = tp / (fp + tp + kSpacingOfOne);
-    }
-    recall[t] = n > 0 ? rc.back() : 0.0;
-    // Interpolated precision: the best precision at this recall or any higher one.
-    for (std::size_t i = n; i-- > 1;) pr[i - 1] = std::max(pr[i - 1], pr[i]);
-    for (std::size_t r = 0; r < kRecallThresholdCount; ++r) {
-      // np.searchsorted(rc, recThrs, side="left"); a recall never reached gives precision 0.
-      auto reached = std::lower_bound(rc.begin(), rc.end(), kRecallThresholds[r]);
-      precision[t * kRecallThresholdCount + r] =
-          reached != rc.end() ? pr[static_cast<std::size_t>(reached - rc.begin())] : 0.0;
-    }
-  }
-
+  const Accumulated curves = accumulate(std::move(evaluated), positives);
   // summarize() averages the entries > -1; with positives > 0 every entry is >= 0.
+  const auto& precision = curves.precision;
   metrics.ap = numpyMean(precision);
   metrics.ap50 = numpySum(&precision[kIou50Index * kRecallThresholdCount], kRecallThresholdCount) /
                  static_cast<double>(kRecallThresholdCount);
   metrics.ap75 = numpySum(&precision[kIou75Index * kRecallThresholdCount], kRecallThresholdCount) /
                  static_cast<double>(kRecallThresholdCount);
-  metrics.ar = numpyMean(recall);
+  metrics.ar = numpyMean(curves.recall);
   return metrics;
 }
 
