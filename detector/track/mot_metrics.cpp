@@ -164,9 +164,17 @@ void identity(const Prepared& p, MotScores& s) {
   s.idf1 = gtBoxes + hypBoxes > 0 ? 2 * idtp / (gtBoxes + hypBoxes) : 0;
 }
 
-void hota(const Prepared& p, MotScores& s) {
-  // Global alignment between ids: how much each pair overlaps over the sequence.
-  std::vector<double> potential(p.gtIds * p.hypIds, 0), gtCount(p.gtIds, 0), hypCount(p.hypIds, 0);
+// HOTA's global alignment between ids: how much each pair overlaps over the sequence
+// (alignment, gt x hyp ids), and how many frames each id is in.
+struct IdAlignment {
+  std::vector<double> alignment;
+  std::vector<double> gtCount;
+  std::vector<double> hypCount;
+};
+
+IdAlignment alignIds(const Prepared& p) {
+  std::vector<double> potential(p.gtIds * p.hypIds, 0);
+  IdAlignment a{{}, std::vector<double>(p.gtIds, 0), std::vector<double>(p.hypIds, 0)};
   for (const ScoredFrame& f : p.frames) {
     const std::size_t G = f.gt.size(), H = f.hyp.size();
     std::vector<double> rowSum(G, 0), colSum(H, 0);
@@ -183,57 +191,74 @@ void hota(const Prepared& p, MotScores& s) {
         if (denominator > kEpsilon) potential[f.gt[g] * p.hypIds + f.hyp[h]] += sim / denominator;
       }
     }
-    for (std::size_t id : f.gt) gtCount[id] += 1;
-    for (std::size_t id : f.hyp) hypCount[id] += 1;
+    for (std::size_t id : f.gt) a.gtCount[id] += 1;
+    for (std::size_t id : f.hyp) a.hypCount[id] += 1;
   }
-  std::vector<double> alignment(potential.size(), 0);
+  a.alignment.assign(potential.size(), 0);
   for (std::size_t g = 0; g < p.gtIds; ++g) {
     for (std::size_t h = 0; h < p.hypIds; ++h) {
       const double v = potential[g * p.hypIds + h];
-      alignment[g * p.hypIds + h] = v / (gtCount[g] + hypCount[h] - v);
+      a.alignment[g * p.hypIds + h] = v / (a.gtCount[g] + a.hypCount[h] - v);
     }
   }
+  return a;
+}
+
+// HOTA's scores at one localisation threshold alpha.
+struct HotaAtAlpha {
+  double detA = 0;
+  double assA = 0;
+  double locA = 0;
+};
+
+HotaAtAlpha hotaAtAlpha(const Prepared& p, const IdAlignment& ids, double alpha,
+                        AssignmentScratch& scratch,
+                        std::vector<std::pair<std::size_t, std::size_t>>& matches) {
+  double tp = 0, fn = 0, fp = 0, loc = 0;
+  std::vector<double> matched(p.gtIds * p.hypIds, 0);
+  for (const ScoredFrame& f : p.frames) {
+    const std::size_t G = f.gt.size(), H = f.hyp.size();
+    CostMatrix score{G, H, std::vector<double>(G * H)};
+    for (std::size_t g = 0; g < G; ++g) {
+      for (std::size_t h = 0; h < H; ++h) {
+        score.costs[g * H + h] = ids.alignment[f.gt[g] * p.hypIds + f.hyp[h]] * f.iou.at(g, h);
+      }
+    }
+    assignMaxWeight(score, matches, scratch);
+    double n = 0;
+    for (const auto& [g, h] : matches) {
+      if (f.iou.at(g, h) < alpha - kEpsilon) continue;
+      n += 1;
+      loc += f.iou.at(g, h);
+      matched[f.gt[g] * p.hypIds + f.hyp[h]] += 1;
+    }
+    tp += n;
+    fn += static_cast<double>(G) - n;
+    fp += static_cast<double>(H) - n;
+  }
+  double ass = 0;
+  for (std::size_t g = 0; g < p.gtIds; ++g) {
+    for (std::size_t h = 0; h < p.hypIds; ++h) {
+      const double m = matched[g * p.hypIds + h];
+      if (m > 0) ass += m * m / std::max(1.0, ids.gtCount[g] + ids.hypCount[h] - m);
+    }
+  }
+  return {tp / std::max(1.0, tp + fn + fp), ass / std::max(1.0, tp),
+          std::max(1e-10, loc) / std::max(1e-10, tp)};
+}
+
+void hota(const Prepared& p, MotScores& s) {
+  const IdAlignment ids = alignIds(p);
   constexpr int kAlphas = 19;
   double hotaSum = 0, detSum = 0, assSum = 0, locSum = 0;
   AssignmentScratch scratch;
   std::vector<std::pair<std::size_t, std::size_t>> matches;
   for (int a = 0; a < kAlphas; ++a) {
-    const double alpha = 0.05 * (a + 1);
-    double tp = 0, fn = 0, fp = 0, loc = 0;
-    std::vector<double> matched(potential.size(), 0);
-    for (const ScoredFrame& f : p.frames) {
-      const std::size_t G = f.gt.size(), H = f.hyp.size();
-      CostMatrix score{G, H, std::vector<double>(G * H)};
-      for (std::size_t g = 0; g < G; ++g) {
-        for (std::size_t h = 0; h < H; ++h) {
-          score.costs[g * H + h] = alignment[f.gt[g] * p.hypIds + f.hyp[h]] * f.iou.at(g, h);
-        }
-      }
-      assignMaxWeight(score, matches, scratch);
-      double n = 0;
-      for (const auto& [g, h] : matches) {
-        if (f.iou.at(g, h) < alpha - kEpsilon) continue;
-        n += 1;
-        loc += f.iou.at(g, h);
-        matched[f.gt[g] * p.hypIds + f.hyp[h]] += 1;
-      }
-      tp += n;
-      fn += static_cast<double>(G) - n;
-      fp += static_cast<double>(H) - n;
-    }
-    double ass = 0;
-    for (std::size_t g = 0; g < p.gtIds; ++g) {
-      for (std::size_t h = 0; h < p.hypIds; ++h) {
-        const double m = matched[g * p.hypIds + h];
-        if (m > 0) ass += m * m / std::max(1.0, gtCount[g] + hypCount[h] - m);
-      }
-    }
-    const double assA = ass / std::max(1.0, tp);
-    const double detA = tp / std::max(1.0, tp + fn + fp);
-    hotaSum += std::sqrt(detA * assA);
-    detSum += detA;
-    assSum += assA;
-    locSum += std::max(1e-10, loc) / std::max(1e-10, tp);
+    const HotaAtAlpha at = hotaAtAlpha(p, ids, 0.05 * (a + 1), scratch, matches);
+    hotaSum += std::sqrt(at.detA * at.assA);
+    detSum += at.detA;
+    assSum += at.assA;
+    locSum += at.locA;
   }
   s.hota = hotaSum / kAlphas;
   s.detA = detSum / kAlphas;
