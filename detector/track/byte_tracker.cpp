@@ -34,23 +34,8 @@ ByteTracker::ByteTracker(ByteTrackSettings settings) : settings_(settings) {}
 
 const std::vector<Track>& ByteTracker::update(double time,
                                               const std::vector<Detection>& detections) {
-  const double dt = first_ ? 0.0 : time - lastTime_;
-  for (State& s : states_) {
-    if (!s.tracking) s.filter.holdHeight();
-    s.filter.predict(dt);
-    s.track.box = s.filter.box();
-    s.track.matched = false;
-  }
-  high_.clear();
-  low_.clear();
-  for (std::size_t i = 0; i < detections.size(); ++i) {
-    const float score = detections[i].score;
-    if (score >= settings_.highScore) {
-      high_.push_back(i);
-    } else if (score > settings_.lowScore) {
-      low_.push_back(i);
-    }
-  }
+  predictTo(time);
+  splitByScore(detections);
   confirmedPool_.clear();
   tentativePool_.clear();
   for (std::size_t i = 0; i < states_.size(); ++i) {
@@ -93,6 +78,29 @@ const std::vector<Track>& ByteTracker::update(double time,
   first_ = false;
   lastTime_ = time;
   return tracks_;
+}
+
+void ByteTracker::predictTo(double time) {
+  const double dt = first_ ? 0.0 : time - lastTime_;
+  for (State& s : states_) {
+    if (!s.tracking) s.filter.holdHeight();
+    s.filter.predict(dt);
+    s.track.box = s.filter.box();
+    s.track.matched = false;
+  }
+}
+
+void ByteTracker::splitByScore(const std::vector<Detection>& detections) {
+  high_.clear();
+  low_.clear();
+  for (std::size_t i = 0; i < detections.size(); ++i) {
+    const float score = detections[i].score;
+    if (score >= settings_.highScore) {
+      high_.push_back(i);
+    } else if (score > settings_.lowScore) {
+      low_.push_back(i);
+    }
+  }
 }
 
 void ByteTracker::associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,

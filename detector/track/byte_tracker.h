@@ -58,11 +58,11 @@ struct Track {
   float score = 0;       // the score of its last detection
   double firstSeen = 0;  // seconds, on the caller's clock
   double lastSeen = 0;
-  int hits = 0;            // frames it was detected in
-  bool confirmed = false;  // seen on two frames (or on the tracker's first)
+  int hits = 0;                   // frames it was detected in
+  bool confirmed = false;         // seen on two frames (or on the tracker's first)
   bool confirmedAtStart = false;  // started on the tracker's first frame, so confirmed at once
-  bool established = false;  // detected at establishedScore once
-  bool matched = false;    // detected on the last frame
+  bool established = false;       // detected at establishedScore once
+  bool matched = false;           // detected on the last frame
 };
 
 // A track started after the tracker's first frame is confirmed, and so first reported, on its
@@ -104,6 +104,12 @@ class ByteTracker {
   };
   using Matches = std::vector<std::pair<std::size_t, std::size_t>>;
 
+  // Moves every track's box to its filter's prediction at `time` (a lost track's height held),
+  // none matched yet.
+  void predictTo(double time);
+  // The detections' indices into high_ (highScore and above) and low_ (above lowScore); the
+  // rest are not associated at all.
+  void splitByScore(const std::vector<Detection>& detections);
   // Associates `pool` (indices into states_) with `dets` (indices into detections).
   void associate(std::vector<std::size_t>& pool, std::vector<std::size_t>& dets,
                  const std::vector<Detection>& detections, float minIou, bool fuse, double time,
