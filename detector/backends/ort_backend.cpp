@@ -155,6 +155,78 @@ struct Stage {
   std::vector<std::vector<float>> buffers;  // one per output; unused for the caller's output
 };
 
+// What every stage of one backend is loaded with.
+struct StageLoad {
+  Ort::Env& env;
+  const ModelManifest& manifest;
+  int threads;
+  bool spinning;
+  bool freeSize;  // the graph runs at any size (readModel)
+  bool fuseStem;
+};
+
+// One stage's session, checked against the manifest's tensors; `stemFused` is set when its
+// Focus stem runs as one convolution.
+Expected<Stage> loadStage(const StageLoad& load, const StageSpec& spec, bool& stemFused) {
+  if (spec.runtime != "onnx") {
+    return makeError(ErrorCode::kUnsupported,
+                     "the cpu-ort backend cannot run stage '{}' (runtime {})", spec.name,
+                     spec.runtime);
+  }
+  const std::string path = (load.manifest.directory() / spec.file).string();
+  Stage stage;
+  stage.spec = &spec;
+  try {
+    const Ort::SessionOptions sessionOptions = ortSessionOptions(load.threads, load.spinning);
+    auto model = readModel(path, load.freeSize, load.fuseStem);
+    if (!model) return tl::unexpected(model.error());
+    if (*model) {
+      stemFused = stemFused || (*model)->stemFused;
+      stage.session = std::make_unique<Ort::Session>(load.env, (*model)->bytes.data(),
+                                                     (*model)->bytes.size(), sessionOptions);
+    } else {
+      stage.session = std::make_unique<Ort::Session>(load.env, path.c_str(), sessionOptions);
+    }
+  } catch (const Ort::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
+                     e.what());
+  }
+  const std::string where =
+      fmt::format("{} (stage '{}' of {})", path, spec.name, load.manifest.manifestPath.string());
+  try {
+    if (auto ok = checkTensors(*stage.session, true, spec.inputs, where); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (auto ok = checkTensors(*stage.session, false, spec.outputs, where); !ok) {
+      return tl::unexpected(ok.error());
+    }
+  } catch (const Ort::Exception& e) {
+    return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime: {}", where, e.what());
+  }
+  if (spec.inputs.empty() || spec.outputs.empty()) {
+    return makeError(ErrorCode::kInvalidData, "{}: a stage needs an input and an output", where);
+  }
+  return stage;
+}
+
+// Every input of a later stage is an output of the stage before it (`manifest` names the file
+// in the error).
+Expected<void> checkStagesChain(const std::vector<Stage>& stages, const std::string& manifest) {
+  for (std::size_t s = 1; s < stages.size(); ++s) {
+    for (const TensorSpec& in : stages[s].spec->inputs) {
+      const auto& prev = stages[s - 1].spec->outputs;
+      bool found = std::any_of(prev.begin(), prev.end(),
+                               [&](const TensorSpec& t) { return t.name == in.name; });
+      if (!found) {
+        return makeError(ErrorCode::kInvalidData,
+                         "{}: stage '{}' needs tensor '{}', which stage '{}' does not produce",
+                         manifest, stages[s].spec->name, in.name, stages[s - 1].spec->name);
+      }
+    }
+  }
+  return {};
+}
+
 class OrtBackend final : public InferenceBackend {
  public:
   OrtBackend(std::shared_ptr<Ort::Env> env, std::vector<StageSpec> specs, std::vector<Stage> stages,
@@ -394,62 +466,22 @@ Expected<std::unique_ptr<InferenceBackend>> createOrtBackend(const ModelManifest
   const int sizeMultiple = manifest.input.anySize && manifest.stages.size() == 1
                                ? manifest.postprocess.largestStride()
                                : 0;
+  const StageLoad load{.env = **env,
+                       .manifest = manifest,
+                       .threads = threads,
+                       .spinning = options.spinning,
+                       .freeSize = sizeMultiple > 0,
+                       .fuseStem = options.fuseStem};
   for (const StageSpec& spec : manifest.stages) {
-    if (spec.runtime != "onnx") {
-      return makeError(ErrorCode::kUnsupported,
-                       "the cpu-ort backend cannot run stage '{}' (runtime {})", spec.name,
-                       spec.runtime);
-    }
-    const std::string path = (manifest.directory() / spec.file).string();
-    Stage stage;
-    stage.spec = &spec;
-    try {
-      const Ort::SessionOptions sessionOptions = ortSessionOptions(threads, options.spinning);
-      auto model = readModel(path, sizeMultiple > 0, options.fuseStem);
-      if (!model) return tl::unexpected(model.error());
-      if (*model) {
-        stemFused = stemFused || (*model)->stemFused;
-        stage.session = std::make_unique<Ort::Session>(**env, (*model)->bytes.data(),
-                                                       (*model)->bytes.size(), sessionOptions);
-      } else {
-        stage.session = std::make_unique<Ort::Session>(**env, path.c_str(), sessionOptions);
-      }
-    } catch (const Ort::Exception& e) {
-      return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime cannot load this model: {}", path,
-                       e.what());
-    }
-    const std::string where =
-        fmt::format("{} (stage '{}' of {})", path, spec.name, manifest.manifestPath.string());
-    try {
-      if (auto ok = checkTensors(*stage.session, true, spec.inputs, where); !ok) {
-        return tl::unexpected(ok.error());
-      }
-      if (auto ok = checkTensors(*stage.session, false, spec.outputs, where); !ok) {
-        return tl::unexpected(ok.error());
-      }
-    } catch (const Ort::Exception& e) {
-      return makeError(ErrorCode::kInvalidData, "{}: ONNX Runtime: {}", where, e.what());
-    }
-    if (spec.inputs.empty() || spec.outputs.empty()) {
-      return makeError(ErrorCode::kInvalidData, "{}: a stage needs an input and an output", where);
-    }
-    stages.push_back(std::move(stage));
+    auto stage = loadStage(load, spec, stemFused);
+    if (!stage) return tl::unexpected(stage.error());
+    stages.push_back(std::move(*stage));
   }
   if (stages.empty()) {
     return makeError(ErrorCode::kInvalidData, "{}: no stages", manifest.manifestPath.string());
   }
-  for (std::size_t s = 1; s < stages.size(); ++s) {
-    for (const TensorSpec& in : stages[s].spec->inputs) {
-      const auto& prev = stages[s - 1].spec->outputs;
-      bool found = std::any_of(prev.begin(), prev.end(),
-                               [&](const TensorSpec& t) { return t.name == in.name; });
-      if (!found) {
-        return makeError(ErrorCode::kInvalidData,
-                         "{}: stage '{}' needs tensor '{}', which stage '{}' does not produce",
-                         manifest.manifestPath.string(), stages[s].spec->name, in.name,
-                         stages[s - 1].spec->name);
-      }
-    }
+  if (auto ok = checkStagesChain(stages, manifest.manifestPath.string()); !ok) {
+    return tl::unexpected(ok.error());
   }
   return std::make_unique<OrtBackend>(std::move(*env), manifest.stages, std::move(stages), threads,
                                       options.spinning, sizeMultiple, stemFused);
