@@ -269,6 +269,58 @@ void writeIntsAttribute(std::string& node, std::string_view name,
   writeLength(node, kNodeAttribute, attribute);
 }
 
+// The Conv node that replaces the stem: the picture in, the 6x6 weights `weightName`, the 3x3
+// convolution's bias and outputs.
+std::string fusedConvNode(const Node& conv, std::string_view picture, std::string_view weightName) {
+  std::string node;
+  writeLength(node, kNodeInput, picture);
+  writeLength(node, kNodeInput, weightName);
+  if (conv.inputs.size() > 2) writeLength(node, kNodeInput, conv.inputs[2]);
+  for (std::string_view out : conv.outputs) writeLength(node, kNodeOutput, out);
+  writeLength(node, kNodeName, "focus_stem_6x6");
+  writeLength(node, kNodeOpType, "Conv");
+  writeIntsAttribute(node, "kernel_shape", {6, 6});
+  writeIntsAttribute(node, "strides", {2, 2});
+  writeIntsAttribute(node, "pads", {2, 2, 2, 2});
+  writeIntsAttribute(node, "dilations", {1, 1});
+  if (!conv.domain.empty()) writeLength(node, kNodeDomain, conv.domain);
+  return node;
+}
+
+// The 6x6 weights as a float initializer named `name`.
+std::string weightsInitializer(std::string_view name, const std::vector<std::int64_t>& dims,
+                               const std::vector<float>& weights) {
+  std::string tensor;
+  for (std::int64_t d : dims) writeVarintField(tensor, kTensorDims, static_cast<std::uint64_t>(d));
+  writeVarintField(tensor, kTensorDataType, kTensorTypeFloat);
+  writeLength(tensor, kTensorName, name);
+  writeLength(tensor, kTensorRawData,
+              std::string_view(reinterpret_cast<const char*>(weights.data()),
+                               weights.size() * sizeof(float)));
+  return tensor;
+}
+
+// What only the replaced nodes (stem.nodes and the convolution) used goes with them: their
+// outputs' recorded shapes, and the initializers (and the graph inputs an old exporter lists
+// them as) no kept node reads. The convolution's outputs and bias stay: the new node has them.
+std::set<std::string_view> goneWithStem(const Graph& g, const Stem& stem) {
+  const Node& conv = g.nodes[stem.conv];
+  std::set<std::size_t> replaced = stem.nodes;
+  replaced.insert(stem.conv);
+  std::set<std::string_view> gone;
+  std::map<std::string_view, int> dropped;  // tensor -> uses by replaced nodes
+  for (std::size_t n : replaced) {
+    for (std::string_view out : g.nodes[n].outputs) gone.insert(out);
+    for (std::string_view in : g.nodes[n].inputs) ++dropped[in];
+  }
+  for (const auto& [name, count] : dropped) {
+    if (g.initializers.count(name) != 0 && g.uses.at(name) == count) gone.insert(name);
+  }
+  for (std::string_view out : conv.outputs) gone.erase(out);
+  for (std::size_t i = 2; i < conv.inputs.size(); ++i) gone.erase(conv.inputs[i]);  // the bias
+  return gone;
+}
+
 std::optional<std::string> fuseGraph(std::string_view bytes) {
   auto g = readGraph(bytes);
   if (!g) return std::nullopt;
@@ -286,49 +338,15 @@ std::optional<std::string> fuseGraph(std::string_view bytes) {
   const std::string weightName = std::string(conv.inputs[1]) + "_focus_stem_6x6";
   if (g->initializers.count(weightName) != 0) return std::nullopt;
 
-  std::string node;
-  writeLength(node, kNodeInput, stem->picture);
-  writeLength(node, kNodeInput, weightName);
-  if (conv.inputs.size() > 2) writeLength(node, kNodeInput, conv.inputs[2]);
-  for (std::string_view out : conv.outputs) writeLength(node, kNodeOutput, out);
-  writeLength(node, kNodeName, "focus_stem_6x6");
-  writeLength(node, kNodeOpType, "Conv");
-  writeIntsAttribute(node, "kernel_shape", {6, 6});
-  writeIntsAttribute(node, "strides", {2, 2});
-  writeIntsAttribute(node, "pads", {2, 2, 2, 2});
-  writeIntsAttribute(node, "dilations", {1, 1});
-  if (!conv.domain.empty()) writeLength(node, kNodeDomain, conv.domain);
-  std::string tensor;
-  for (std::int64_t d : dims) writeVarintField(tensor, kTensorDims, static_cast<std::uint64_t>(d));
-  writeVarintField(tensor, kTensorDataType, kTensorTypeFloat);
-  writeLength(tensor, kTensorName, weightName);
-  writeLength(tensor, kTensorRawData,
-              std::string_view(reinterpret_cast<const char*>(weights->data()),
-                               weights->size() * sizeof(float)));
-
-  // What only the replaced nodes used goes with them: their outputs' recorded shapes, and the
-  // initializers (and the graph inputs an old exporter lists them as) no kept node reads.
-  std::set<std::string_view> gone;
-  std::map<std::string_view, int> dropped;  // tensor -> uses by replaced nodes
-  stem->nodes.insert(stem->conv);
-  for (std::size_t n : stem->nodes) {
-    for (std::string_view out : g->nodes[n].outputs) gone.insert(out);
-    for (std::string_view in : g->nodes[n].inputs) ++dropped[in];
-  }
-  for (const auto& [name, count] : dropped) {
-    if (g->initializers.count(name) != 0 && g->uses.at(name) == count) gone.insert(name);
-  }
-  for (std::string_view out : conv.outputs) gone.erase(out);
-  for (std::size_t i = 2; i < conv.inputs.size(); ++i) gone.erase(conv.inputs[i]);  // the bias
+  const std::set<std::string_view> gone = goneWithStem(*g, *stem);
   std::set<std::size_t> skipped;
   for (std::size_t n : stem->nodes) skipped.insert(g->nodeField[n]);
-
   std::string out;
   out.reserve(bytes.size());
   for (std::size_t i = 0; i < g->fields.size(); ++i) {
     const Field& f = g->fields[i];
     if (i == g->nodeField[stem->conv]) {
-      writeLength(out, kGraphNode, node);
+      writeLength(out, kGraphNode, fusedConvNode(conv, stem->picture, weightName));
       continue;
     }
     if (skipped.count(i) != 0) continue;
@@ -340,7 +358,7 @@ std::optional<std::string> fuseGraph(std::string_view bytes) {
     }
     out.append(f.whole);
   }
-  writeLength(out, kGraphInitializer, tensor);
+  writeLength(out, kGraphInitializer, weightsInitializer(weightName, dims, *weights));
   return out;
 }
 
