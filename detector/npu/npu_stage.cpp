@@ -5,11 +5,10 @@
 
 #include <cstring>
 #include <fstream>
-#include <opencv2/imgcodecs.hpp>
 
 #include "detector/npu/device_tensor.h"
+#include "detector/npu/npu_canary.h"
 #include "detector/npu/npu_environment.h"
-#include "detector/preprocess.h"
 #include "detector/verify.h"
 
 namespace vigil {
@@ -34,35 +33,6 @@ Expected<std::vector<std::byte>> readBytes(const std::filesystem::path& path) {
   std::memcpy(out.data(), bytes.data(), bytes.size());
   return out;
 }
-
-namespace {
-
-// A canary file (`file`): the device-format buffers of `devices` back to back, in tensor order,
-// unpacked into tensors shaped as `tensors`. `what` ("inputs", "outputs") names them in the
-// message when the file is too short.
-Expected<std::vector<Tensor>> unpackCanaryFile(const std::vector<std::byte>& bytes,
-                                               const std::string& file,
-                                               const std::vector<DeviceTensorSpec>& devices,
-                                               const std::vector<TensorSpec>& tensors,
-                                               std::string_view what) {
-  std::vector<Tensor> out;
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    out.push_back(zeroTensor(tensors[i]));
-    const std::size_t n = devices[i].byteSize();
-    if (offset + n > bytes.size()) {
-      return makeError(ErrorCode::kInvalidData, "{}: {} bytes, the npu {} need {}", file,
-                       bytes.size(), what, offset + n);
-    }
-    if (auto ok = unpackTensor(std::span(bytes).subspan(offset, n), devices[i], out[i]); !ok) {
-      return tl::unexpected(ok.error());
-    }
-    offset += n;
-  }
-  return out;
-}
-
-}  // namespace
 
 NpuStage::NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
                    std::unique_ptr<NpuRuntime> runtime, std::unique_ptr<CpuStage> reference,
@@ -149,54 +119,19 @@ tl::expected<void, StageFailure> NpuStage::canary(OnRunFailure onRunFailure) {
     stats.canaryFailures.fetch_add(1, std::memory_order_relaxed);
     return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
   };
-  if (!spec_.canaryImage.empty()) {
-    auto ok = imageCanary(onRunFailure);
-    if (!ok && ok.error().reason == FallbackReason::kCanaryFailed) {
-      return fail(std::move(ok.error().error));
+  const NpuCanary canary(manifest_, stage_, *reference_);
+  auto trial = canary.prepare();
+  if (!trial) return fail(trial.error());
+  if (auto ran = execute(trial->inputs, onRunFailure); !ran) {
+    // Not a wrong answer: no verdict (the run failed or was cut), or, for a photograph (the
+    // Vitis AI EP's canary), no NPU at all.
+    if (noVerdict(ran.error(), onRunFailure) ||
+        (canary.fromImage() && ran.error().reason == FallbackReason::kNotOnNpu)) {
+      return ran;
     }
-    return ok;
+    return fail(std::move(ran.error().error));
   }
-  if (spec_.canaryExpected.empty()) {
-    return fail(Error{ErrorCode::kInvalidData,
-                      fmt::format("{}: the canary has no expected output; an NPU stage without "
-                                  "one cannot be trusted",
-                                  manifest_.manifestPath.string())});
-  }
-  auto in = readBytes(manifest_.directory() / spec_.canaryInput);
-  auto expected = readBytes(manifest_.directory() / spec_.canaryExpected);
-  if (!in) return fail(in.error());
-  if (!expected) return fail(expected.error());
-  auto inputs = unpackCanaryFile(*in, spec_.canaryInput, spec_.inputs, stage_.inputs, "inputs");
-  if (!inputs) return fail(inputs.error());
-  auto want =
-      unpackCanaryFile(*expected, spec_.canaryExpected, spec_.outputs, stage_.outputs, "outputs");
-  if (!want) return fail(want.error());
-  std::vector<Tensor> reference;
-  for (const TensorSpec& t : stage_.outputs) reference.push_back(zeroTensor(t));
-  if (auto ok = reference_->run(*inputs, reference); !ok) return fail(ok.error());
-
-  auto ran = execute(*inputs, onRunFailure);
-  if (!ran && noVerdict(ran.error(), onRunFailure)) return ran;
-  if (!ran) return fail(ran.error().error);
-  for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    float toExpected = maxAbsDiff(outputs_[i].values(), (*want)[i].values());
-    float toCpu = maxAbsDiff(outputs_[i].values(), reference[i].values());
-    // A quantized output can differ from the float CPU reference by half a step more.
-    float cpuTolerance =
-        spec_.canaryTolerance +
-        0.5F * spec_.outputs[i].scale *
-            (spec_.outputs[i].dtype == "float32" || spec_.outputs[i].dtype == "bf16" ? 0.0F : 1.0F);
-    if (!(toExpected <= spec_.canaryTolerance) || !(toCpu <= cpuTolerance)) {
-      return fail(
-          Error{ErrorCode::kInvalidOutput,
-                fmt::format("NPU canary failed on output '{}': max abs diff {} to the bundle's "
-                            "expected output and {} to the CPU reference (tolerance {}); the NPU "
-                            "returns wrong results",
-                            spec_.outputs[i].name, toExpected, toCpu, spec_.canaryTolerance)});
-    }
-    npuLog()->debug("npu: canary output '{}' within tolerance ({} to expected, {} to CPU)",
-                    spec_.outputs[i].name, toExpected, toCpu);
-  }
+  if (auto ok = canary.judge(*trial, outputs_); !ok) return fail(ok.error());
   return {};
 }
 
@@ -205,43 +140,6 @@ bool NpuStage::noVerdict(const StageFailure& f, OnRunFailure onRunFailure) {
   // the numbers were never compared, and the caller decides what comes next.
   return f.reason == FallbackReason::kTimeout ||
          (onRunFailure == OnRunFailure::kFail && f.reason == FallbackReason::kRunFailed);
-}
-
-tl::expected<void, StageFailure> NpuStage::imageCanary(OnRunFailure onRunFailure) {
-  auto wrong = [](Error e) {
-    return tl::unexpected(StageFailure{std::move(e), FallbackReason::kCanaryFailed});
-  };
-  const std::filesystem::path path = manifest_.directory() / spec_.canaryImage;
-  cv::Mat image = cv::imread(path.string(), cv::IMREAD_COLOR);
-  if (image.empty()) {
-    return wrong(Error{ErrorCode::kInvalidData,
-                       fmt::format("{}: not an image OpenCV can read", path.string())});
-  }
-  std::vector<Tensor> inputs{zeroTensor(stage_.inputs.front())};
-  Letterbox(manifest_.input).run(image, inputs.front());
-  std::vector<Tensor> reference;
-  for (const TensorSpec& t : stage_.outputs) reference.push_back(zeroTensor(t));
-  if (auto ok = reference_->run(inputs, reference); !ok) return wrong(ok.error());
-  if (auto ran = execute(inputs, onRunFailure); !ran) {
-    // Not a wrong answer: no NPU at all, or no verdict (the run failed or was cut).
-    if (ran.error().reason == FallbackReason::kNotOnNpu || noVerdict(ran.error(), onRunFailure)) {
-      return ran;
-    }
-    return wrong(std::move(ran.error().error));
-  }
-  for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    const float diff = maxAbsDiff(outputs_[i].values(), reference[i].values());
-    if (!(diff <= spec_.canaryTolerance)) {
-      return wrong(Error{
-          ErrorCode::kInvalidOutput,
-          fmt::format("NPU canary failed on output '{}' for {}: max abs diff {} to the CPU "
-                      "reference (tolerance {}); the NPU returns wrong results",
-                      spec_.outputs[i].name, spec_.canaryImage, diff, spec_.canaryTolerance)});
-    }
-    npuLog()->debug("npu: canary output '{}' within tolerance ({} to CPU)", spec_.outputs[i].name,
-                    diff);
-  }
-  return {};
 }
 
 const NpuArgument* NpuStage::argumentOf(const std::string& tensor, NpuArgRole role) const {

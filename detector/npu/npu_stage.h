@@ -18,7 +18,8 @@ class logger;
 namespace vigil {
 
 // The NPU stage of the NPU backend (npu_backend.h): one runtime, the device-format packing, the
-// recovery ladder, the NaN/Inf scan and the canary. Threads: the inference worker only.
+// recovery ladder, the NaN/Inf scan and the canary's runs (what a canary is and what it is held
+// to: npu_canary.h). Threads: the inference worker only.
 
 // The "npu" logger (the default one until the daemon has made it).
 std::shared_ptr<spdlog::logger> npuLog();
@@ -34,7 +35,7 @@ struct StageFailure {
 };
 
 // Runs the NPU stage: owns the runtime, packs and unpacks, climbs the recovery ladder, checks
-// outputs and runs the canary.
+// outputs and runs the canary (NpuCanary).
 class NpuStage {
  public:
   NpuStage(std::shared_ptr<const ModelManifest> manifest, const StageSpec& stage,
@@ -54,13 +55,11 @@ class NpuStage {
   tl::expected<void, StageFailure> execute(std::span<const Tensor> inputs,
                                            OnRunFailure onRunFailure = OnRunFailure::kClimbLadder);
 
-  // Runs the canary and compares it with the bundle's expected output and the CPU reference.
+  // Runs the canary (the bundle's files, or its photograph) and holds the outputs to the
+  // bundle's expected output and the CPU reference, as NpuCanary says.
   tl::expected<void, StageFailure> canary(OnRunFailure onRunFailure = OnRunFailure::kClimbLadder);
 
  private:
-  // The canary of a bundle whose NPU stage compiles its own ONNX file (vitisai): a photograph,
-  // letterboxed, through the NPU and the CPU reference of the same file.
-  tl::expected<void, StageFailure> imageCanary(OnRunFailure onRunFailure);
   // True when a canary's failed run says nothing of its numbers (see the definition).
   static bool noVerdict(const StageFailure& f, OnRunFailure onRunFailure);
 
