@@ -5,11 +5,11 @@
 #include <xrt/xrt_device.h>
 #include <xrt/xrt_kernel.h>
 
+#include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <limits>
 #include <map>
 
+#include "detector/npu/npu_buffer_files.h"
 #include "detector/npu/npu_environment.h"
 
 #if __has_include(<xrt/xrt_hw_context.h>) && !defined(VIGIL_XRT_FORCE_LEGACY)
@@ -102,17 +102,47 @@ Error elfFlowUnsupported(std::string_view flow) {
                fmt::format("the bundle's flow {} needs {}; {}", flow, needs, have)};
 }
 
-Expected<std::uint32_t> instructionWordCount(std::string_view file, std::uint64_t bytes) {
-  if (bytes == 0 || bytes % 4 != 0 || bytes / 4 > std::numeric_limits<std::uint32_t>::max()) {
-    return makeError(ErrorCode::kInvalidData,
-                     "{}: {} bytes is no instruction stream (a non-zero number of 32-bit words, "
-                     "so a multiple of 4 bytes)",
-                     file, bytes);
+namespace {
+
+// Runs `fn`, one step of XRT's life cycle named by `what`, and turns what XRT throws into an
+// Error with the cause: kUnavailable for a device that does not open, a hardware context the
+// driver refuses (explainHwContextFailure) or buffers that cannot be pinned; kBackendFailure
+// otherwise.
+template <typename Fn>
+Expected<void> guard(const std::string& what, Fn&& fn) {
+  try {
+    fn();
+    return {};
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    ErrorCode code = ErrorCode::kBackendFailure;
+    std::string hint;
+    if (what == "open device") {
+      code = ErrorCode::kUnavailable;
+    } else if (auto why = explainHwContextFailure(message); why && what.rfind("load", 0) == 0) {
+      return makeError(ErrorCode::kUnavailable, "XRT {}: {}", what, *why);
+    } else if (what == "allocate buffers") {
+      code = ErrorCode::kUnavailable;
+      hint = "; buffer pinning fails under a low RLIMIT_MEMLOCK (LimitMEMLOCK=infinity)";
+    }
+    return makeError(code, "XRT {}: {}{}", what, message, hint);
   }
-  return static_cast<std::uint32_t>(bytes / 4);
 }
 
-namespace {
+// Whether this build, its XRT and this machine can run the bundle: its flow, its target NPU and
+// the XRT version it needs; kUnsupported naming every mismatch.
+Expected<void> checkRunsBundle(const NpuStageSpec& spec) {
+  if (!xrtRunsFlow(spec.flow)) return tl::unexpected(elfFlowUnsupported(spec.flow));
+  auto mismatches =
+      bundleMismatches(spec.target, spec.minXrtMajor, spec.minXrtMinor, XRT_MAJOR(XRT_VERSION_CODE),
+                       XRT_MINOR(XRT_VERSION_CODE), probeNpuEnvironment());
+  if (!mismatches.empty()) {
+    std::string all = mismatches.front();
+    for (std::size_t i = 1; i < mismatches.size(); ++i) all += "; " + mismatches[i];
+    return makeError(ErrorCode::kUnsupported, "{}", all);
+  }
+  return {};
+}
 
 class XrtRuntime final : public NpuRuntime {
  public:
@@ -129,19 +159,10 @@ class XrtRuntime final : public NpuRuntime {
 
   Expected<void> load(const NpuStageSpec& spec, const std::filesystem::path& dir) override {
     spec_ = &spec;
-    if (!xrtRunsFlow(spec.flow)) return tl::unexpected(elfFlowUnsupported(spec.flow));
-    auto mismatches = bundleMismatches(spec.target, spec.minXrtMajor, spec.minXrtMinor,
-                                       XRT_MAJOR(XRT_VERSION_CODE), XRT_MINOR(XRT_VERSION_CODE),
-                                       probeNpuEnvironment());
-    if (!mismatches.empty()) {
-      std::string all = mismatches.front();
-      for (std::size_t i = 1; i < mismatches.size(); ++i) all += "; " + mismatches[i];
-      return makeError(ErrorCode::kUnsupported, "{}", all);
-    }
+    if (auto ok = checkRunsBundle(spec); !ok) return ok;
     // The file the hardware context is made from: the xclbin, or for full-elf the ELF.
     const std::string design =
         (dir / (spec.flow == "full-elf" ? spec.instructions : spec.xclbin)).string();
-    instructionWords_ = 0;  // the ELF flows pass 0
     auto loaded = guard("load " + design, [&] {
 #ifdef VIGIL_XRT_FULL_ELF
       if (spec.flow == "full-elf") {
@@ -172,9 +193,8 @@ class XrtRuntime final : public NpuRuntime {
 #endif
     });
     if (!loaded) return loaded;
-    if (auto ok = readWeights(dir); !ok) return ok;
-    if (elfFlow()) return {};  // the ELF carries the instructions
-    return readInstructions(dir / spec.instructions);
+    // The ELF carries the instructions: the ELF flows pass the kernel 0 words.
+    return files_.read(spec, dir, !elfFlow());
   }
 
   Expected<void> allocate() override {
@@ -186,7 +206,7 @@ class XrtRuntime final : public NpuRuntime {
             run_.set_arg(a.index, static_cast<std::uint32_t>(a.value));
             break;
           case NpuArgRole::kInstructionCount:
-            run_.set_arg(a.index, instructionWords_);
+            run_.set_arg(a.index, files_.instructionWords());
             break;
           case NpuArgRole::kInstructions: {
             if (elfFlow()) {
@@ -194,10 +214,10 @@ class XrtRuntime final : public NpuRuntime {
               run_.set_arg(a.index, std::uint32_t{0});
               break;
             }
-            if (instructions_.size() != a.bytes) {
+            if (files_.instructions().size() != a.bytes) {
               throw std::runtime_error(fmt::format("{} has {} bytes, the manifest says {}",
-                                                   spec_->instructions, instructions_.size(),
-                                                   a.bytes));
+                                                   spec_->instructions,
+                                                   files_.instructions().size(), a.bytes));
             }
             bind(a, xrt::bo(device_, a.bytes, XCL_BO_FLAGS_CACHEABLE, kernel_.group_id(a.index)));
             break;
@@ -288,39 +308,6 @@ class XrtRuntime final : public NpuRuntime {
 
   bool elfFlow() const { return spec_->flow != "xclbin+insts"; }
 
-  // xclbin+insts: the instruction stream allocate() uploads, and its length in words.
-  Expected<void> readInstructions(const std::filesystem::path& path) {
-    auto bytes = readWholeFile(path);
-    if (!bytes) return tl::unexpected(bytes.error());
-    auto words = instructionWordCount(path.string(), bytes->size());
-    if (!words) return tl::unexpected(words.error());
-    instructions_ = std::move(*bytes);
-    instructionWords_ = *words;
-    return {};
-  }
-
-  // The weights files allocate() copies into their buffers, of the size the manifest lists.
-  Expected<void> readWeights(const std::filesystem::path& dir) {
-    weights_.clear();
-    for (const NpuArgument& a : spec_->arguments) {
-      if (a.role != NpuArgRole::kWeights) continue;
-      auto bytes = readWholeFile(dir / a.file);
-      if (!bytes) return tl::unexpected(bytes.error());
-      if (bytes->size() != a.bytes) {
-        return makeError(ErrorCode::kInvalidData, "{}: {} bytes, the manifest lists {}",
-                         (dir / a.file).string(), bytes->size(), a.bytes);
-      }
-      weights_[a.index] = std::move(*bytes);
-    }
-    return {};
-  }
-
-  static Expected<std::vector<char>> readWholeFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(ErrorCode::kNotFound, "{}: cannot open", path.string());
-    return std::vector<char>{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-
   // The full name of the xclbin's first kernel whose name starts with `prefix`: the one
   // mlir-aie's host code picks.
   static std::string kernelNamed(const xrt::xclbin& xclbin, const std::string& prefix) {
@@ -343,9 +330,10 @@ class XrtRuntime final : public NpuRuntime {
   void bind(const NpuArgument& a, xrt::bo bo) {
     const InitialContent content = initialContentOf(a.role);
     if (content == InitialContent::kInstructions) {
-      std::memcpy(bo.map<void*>(), instructions_.data(), instructions_.size());
+      const std::vector<char>& instructions = files_.instructions();
+      std::memcpy(bo.map<void*>(), instructions.data(), instructions.size());
     } else if (content == InitialContent::kWeights) {
-      const std::vector<char>& weights = weights_.at(a.index);
+      const std::vector<char>& weights = files_.weights(a.index);
       std::memcpy(bo.map<void*>(), weights.data(), weights.size());
     } else if (content == InitialContent::kZeros) {
       std::memset(bo.map<void*>(), 0, bo.size());
@@ -353,27 +341,6 @@ class XrtRuntime final : public NpuRuntime {
     if (content != InitialContent::kNone) bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
     run_.set_arg(a.index, bo);
     buffers_[a.index] = std::move(bo);
-  }
-
-  template <typename Fn>
-  Expected<void> guard(const std::string& what, Fn&& fn) {
-    try {
-      fn();
-      return {};
-    } catch (const std::exception& e) {
-      std::string message = e.what();
-      ErrorCode code = ErrorCode::kBackendFailure;
-      std::string hint;
-      if (what == "open device") {
-        code = ErrorCode::kUnavailable;
-      } else if (auto why = explainHwContextFailure(message); why && what.rfind("load", 0) == 0) {
-        return makeError(ErrorCode::kUnavailable, "XRT {}: {}", what, *why);
-      } else if (what == "allocate buffers") {
-        code = ErrorCode::kUnavailable;
-        hint = "; buffer pinning fails under a low RLIMIT_MEMLOCK (LimitMEMLOCK=infinity)";
-      }
-      return makeError(code, "XRT {}: {}{}", what, message, hint);
-    }
   }
 
   unsigned index_;
@@ -388,9 +355,7 @@ class XrtRuntime final : public NpuRuntime {
   xrt::kernel kernel_;
   xrt::run run_;
   std::map<int, xrt::bo> buffers_;
-  std::vector<char> instructions_;
-  std::uint32_t instructionWords_ = 0;
-  std::map<int, std::vector<char>> weights_;  // by argument index
+  NpuBufferFiles files_;  // what allocate() copies into the instruction and weights buffers
 };
 
 }  // namespace

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,11 +22,6 @@ namespace vigil {
 // allocate(). Every XRT exception is caught here and becomes an Error.
 // The modern path is only compile-checked (npu.xrt_modern_compile); it has never run on an NPU.
 std::unique_ptr<NpuRuntime> makeXrtRuntime(unsigned deviceIndex = 0);
-
-// The instruction count the kernel gets for an instruction stream (insts.bin, little-endian
-// 32-bit words) of `bytes`: bytes / 4. Zero or a size that is not a multiple of 4 is an error
-// naming `file` and the size.
-Expected<std::uint32_t> instructionWordCount(std::string_view file, std::uint64_t bytes);
 
 // "2.13" and "legacy (load_xclbin)" or "modern (hw_context)", of the headers this was built with.
 std::string xrtVersion();

@@ -18,6 +18,7 @@
 #include "tests/npu/npu_fixtures.h"
 #include "tests/wait.h"
 #ifdef VIGIL_WITH_XRT
+#include "detector/npu/npu_buffer_files.h"
 #include "detector/npu/xrt_runtime.h"
 #endif
 
