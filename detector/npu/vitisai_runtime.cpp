@@ -6,14 +6,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "detector/npu/npu_busy_time.h"
 #include "detector/npu/npu_stats.h"
 #include "detector/npu/ort_library.h"
 #include "detector/npu/ort_stage_session.h"
+#include "detector/npu/vitisai_report.h"
 
 namespace vigil {
 
@@ -23,9 +25,6 @@ std::shared_ptr<spdlog::logger> vitisLog() {
   auto l = spdlog::get("npu");
   return l ? l : spdlog::default_logger();
 }
-
-// The report file name the EP is told to write (XLNX_ONNX_EP_REPORT_FILE).
-constexpr const char* kReportName = "vitisai_ep_report.json";
 
 // Set while a Vitis AI session exists in this process.
 std::atomic<bool> sessionOpen{false};
@@ -48,11 +47,71 @@ std::string kernelRelease() {
   return line;
 }
 
-std::string readWholeFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+using OwnedSessionOptions = std::unique_ptr<OrtSessionOptions, void (*)(OrtSessionOptions*)>;
+
+// The options of a Vitis AI session: the session config entries `config`, and the EP appended
+// with the plan's provider options (logged).
+Expected<OwnedSessionOptions> vitisAiSessionOptions(
+    const OrtLibrary& lib, const std::vector<std::pair<std::string, std::string>>& config,
+    const VitisAiPlan& plan) {
+  const OrtApi* api = lib.api;
+  OrtSessionOptions* options = nullptr;
+  if (auto ok = ortCheck(lib, api->CreateSessionOptions(&options)); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  OwnedSessionOptions owned(options, api->ReleaseSessionOptions);
+  for (const auto& [key, value] : config) {
+    if (auto ok = ortCheck(lib, api->AddSessionConfigEntry(options, key.c_str(), value.c_str()));
+        !ok) {
+      return tl::unexpected(ok.error());
+    }
+  }
+  const auto providerOptions = vitisAiProviderOptions(plan);
+  std::vector<const char*> keys, values;
+  std::string logged;
+  for (const auto& [key, value] : providerOptions) {
+    keys.push_back(key.c_str());
+    values.push_back(value.c_str());
+    logged += fmt::format("{}{}={}", logged.empty() ? "" : ", ", key, value);
+  }
+  if (auto ok = ortCheck(lib, api->SessionOptionsAppendExecutionProvider_VitisAI(
+                                  options, keys.data(), values.data(), keys.size()));
+      !ok) {
+    return tl::unexpected(ok.error());
+  }
+  vitisLog()->info("npu: Vitis AI EP options: {}; session.disable_cpu_ep_fallback=1", logged);
+  return owned;
+}
+
+// Why the EP made no session of `model` (`error`, ONNX Runtime's): kNotOnNpu when it would have
+// left nodes for the CPU, kUnavailable when it cannot compile the model at all.
+tl::unexpected<Error> sessionRefused(const std::filesystem::path& model, const Error& error) {
+  // ONNX Runtime's words when a node was left for the CPU EP under disabled fallback.
+  if (error.message.find("fallback to CPU EP has been explicitly disabled") != std::string::npos) {
+    return makeError(ErrorCode::kNotOnNpu,
+                     "{}: the Vitis AI EP left nodes for the CPU and CPU fallback is disabled: {}",
+                     model.string(), error.message);
+  }
+  return makeError(ErrorCode::kUnavailable, "{}: the Vitis AI EP cannot compile it: {}",
+                   model.string(), error.message);
+}
+
+// Where a session of `model` came from, in `seconds`: an EP-context model (`fromContext`), the
+// compiled model reused from `cache`, or a compile now, the slow start `vigil npu compile`
+// saves.
+void logSessionMade(const std::filesystem::path& model, double seconds, bool fromContext,
+                    bool reused, const std::filesystem::path& cache) {
+  if (fromContext) {
+    vitisLog()->info("npu: loaded the EP-context model {} ({:.1f} s, no compile)", model.string(),
+                     seconds);
+  } else if (reused) {
+    vitisLog()->info("npu: reused the compiled model in {} ({:.1f} s)", cache.string(), seconds);
+  } else {
+    vitisLog()->warn(
+        "npu: compiled {} for the NPU in {:.1f} s, kept in {} (`vigil npu compile` does this "
+        "once, before the first start)",
+        model.string(), seconds, cache.string());
+  }
 }
 
 class VitisAiRuntime final : public NpuRuntime {
@@ -86,8 +145,7 @@ class VitisAiRuntime final : public NpuRuntime {
     lib_ = *lib;
     if (!session_) session_ = std::make_unique<OrtStageSession>(*lib_);
     if (env_ == nullptr) {
-      if (auto ok = check(createLoggedOrtEnv(*lib_, "vigil-npu", &env_));
-          !ok) {
+      if (auto ok = check(createLoggedOrtEnv(*lib_, "vigil-npu", &env_)); !ok) {
         return ok;
       }
     }
@@ -99,7 +157,7 @@ class VitisAiRuntime final : public NpuRuntime {
     const VitisAiSessionSource source = vitisAiSessionSource(plan_, directory / spec.model);
     if (source.fromContext) {
       auto ok = createSession(source.model, vitisAiSessionConfig(), true);
-      if (ok) return checkPlacement(contextReport());
+      if (ok) return checkPlacement(reports().contextCopy());
       vitisLog()->warn("npu: the EP-context model {} does not load ({}); compiling {} instead",
                        source.model.string(), ok.error().message, spec.model);
     }
@@ -128,10 +186,7 @@ class VitisAiRuntime final : public NpuRuntime {
                      "the session was made but the EP wrote no EP-context model at {}",
                      file.string());
     }
-    if (ok) {
-      std::filesystem::copy_file(cachePath() / kReportName, contextReport(),
-                                 std::filesystem::copy_options::overwrite_existing, ec);
-    }
+    if (ok) reports().keepForContext();
     unload();
     if (!ok) return tl::unexpected(ok.error());
     return VitisAiContextMade{file, seconds, npuStats().graphNodesNpu.load()};
@@ -224,17 +279,14 @@ class VitisAiRuntime final : public NpuRuntime {
     return vitisAiCacheKey(in);
   }
 
-  // The operator report `vigil npu compile` keeps beside the EP-context model.
-  std::filesystem::path contextReport() const {
-    return plan_.cacheDir / (plan_.cacheKey + ".ctx." + kReportName);
-  }
+  // The operator report's files for this plan's cache key.
+  VitisAiReportFiles reports() const { return {plan_.cacheDir, plan_.cacheKey}; }
 
   // A session of `model` with the session config entries `config`; `fromContext`: `model` is an
   // EP-context model (loaded, not compiled).
   Expected<void> createSession(const std::filesystem::path& model,
                                const std::vector<std::pair<std::string, std::string>>& config,
                                bool fromContext) {
-    const OrtApi* api = lib_->api;
     std::error_code ec;
     std::filesystem::create_directories(plan_.cacheDir, ec);
     if (ec) {
@@ -242,87 +294,35 @@ class VitisAiRuntime final : public NpuRuntime {
                        plan_.cacheDir.string(), ec.message());
     }
     const bool reuse = std::filesystem::exists(cachePath(), ec);
-    // A report left by an earlier session must not pass for this one's.
-    std::filesystem::remove(cachePath() / kReportName, ec);
-    std::filesystem::remove(plan_.cacheDir / kReportName, ec);
-    ::setenv("XLNX_ONNX_EP_REPORT_FILE", kReportName, 1);
-    OrtSessionOptions* options = nullptr;
-    if (auto ok = check(api->CreateSessionOptions(&options)); !ok) return ok;
-    std::unique_ptr<OrtSessionOptions, void (*)(OrtSessionOptions*)> owned(
-        options, api->ReleaseSessionOptions);
-    for (const auto& [key, value] : config) {
-      if (auto ok = check(api->AddSessionConfigEntry(options, key.c_str(), value.c_str())); !ok) {
-        return ok;
-      }
-    }
-    const auto providerOptions = vitisAiProviderOptions(plan_);
-    std::vector<const char*> keys, values;
-    std::string logged;
-    for (const auto& [key, value] : providerOptions) {
-      keys.push_back(key.c_str());
-      values.push_back(value.c_str());
-      logged += fmt::format("{}{}={}", logged.empty() ? "" : ", ", key, value);
-    }
-    if (auto ok = check(api->SessionOptionsAppendExecutionProvider_VitisAI(
-            options, keys.data(), values.data(), keys.size()));
-        !ok) {
-      return ok;
-    }
-    vitisLog()->info("npu: Vitis AI EP options: {}; session.disable_cpu_ep_fallback=1", logged);
+    reports().prepareForSession();
+    auto options = vitisAiSessionOptions(*lib_, config, plan_);
+    if (!options) return tl::unexpected(options.error());
     const auto t0 = std::chrono::steady_clock::now();
     OrtSession* session = nullptr;
-    if (auto ok = check(api->CreateSession(env_, model.c_str(), options, &session)); !ok) {
-      // ONNX Runtime's words when a node was left for the CPU EP under disabled fallback.
-      if (ok.error().message.find("fallback to CPU EP has been explicitly disabled") !=
-          std::string::npos) {
-        return makeError(ErrorCode::kNotOnNpu,
-                         "{}: the Vitis AI EP left nodes for the CPU and CPU fallback is "
-                         "disabled: {}",
-                         model.string(), ok.error().message);
-      }
-      return makeError(ErrorCode::kUnavailable, "{}: the Vitis AI EP cannot compile it: {}",
-                       model.string(), ok.error().message);
+    if (auto ok = check(lib_->api->CreateSession(env_, model.c_str(), options->get(), &session));
+        !ok) {
+      return sessionRefused(model, ok.error());
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (auto ok = session_->adopt(session); !ok) return ok;
-    if (fromContext) {
-      vitisLog()->info("npu: loaded the EP-context model {} ({:.1f} s, no compile)", model.string(),
-                       seconds);
-    } else if (reuse) {
-      vitisLog()->info("npu: reused the compiled model in {} ({:.1f} s)", cachePath().string(),
-                       seconds);
-    } else {
-      vitisLog()->warn(
-          "npu: compiled {} for the NPU in {:.1f} s, kept in {} (`vigil npu compile` does this "
-          "once, before the first start)",
-          model.string(), seconds, cachePath().string());
-    }
+    logSessionMade(model, seconds, fromContext, reuse, cachePath());
     return {};
   }
 
   // The operator report against the bundle's minimum; `kept`, when not empty, is read when the
   // EP wrote none this time (a session loaded from an EP-context model).
   Expected<void> checkPlacement(const std::filesystem::path& kept) {
-    std::filesystem::path report = cachePath() / kReportName;
-    std::error_code ec;
-    if (!std::filesystem::exists(report, ec)) report = plan_.cacheDir / kReportName;
-    if (!std::filesystem::exists(report, ec) && !kept.empty()) report = kept;
-    if (!std::filesystem::exists(report, ec)) {
-      return makeError(ErrorCode::kNotOnNpu,
-                       "the Vitis AI EP wrote no operator report ({} under {}): where the nodes "
-                       "run cannot be verified",
-                       kReportName, plan_.cacheDir.string());
-    }
-    auto counts = parseVitisAiReport(readWholeFile(report), report.string());
-    if (!counts) return tl::unexpected(counts.error());
+    auto report = reports().read(kept);
+    if (!report) return tl::unexpected(report.error());
+    const NpuNodeCounts& counts = report->counts;
     NpuStats& stats = npuStats();
-    stats.graphNodesNpu.store(counts->npu, std::memory_order_relaxed);
-    stats.graphNodesCpu.store(counts->cpu, std::memory_order_relaxed);
-    vitisLog()->info("npu: Vitis AI EP placed {} of {} nodes on the NPU, {} on the CPU",
-                     counts->npu, counts->all, counts->cpu);
-    if (auto problem = placementProblem(*counts, spec_.minNpuNodes)) {
-      return makeError(ErrorCode::kNotOnNpu, "{} ({})", *problem, report.string());
+    stats.graphNodesNpu.store(counts.npu, std::memory_order_relaxed);
+    stats.graphNodesCpu.store(counts.cpu, std::memory_order_relaxed);
+    vitisLog()->info("npu: Vitis AI EP placed {} of {} nodes on the NPU, {} on the CPU", counts.npu,
+                     counts.all, counts.cpu);
+    if (auto problem = placementProblem(counts, spec_.minNpuNodes)) {
+      return makeError(ErrorCode::kNotOnNpu, "{} ({})", *problem, report->file.string());
     }
     busy_.restart();
     return {};
