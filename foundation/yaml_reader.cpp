@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tl/expected.hpp>
 #include <vector>
 
 namespace vigil {
@@ -33,9 +34,10 @@ std::string describe(const YAML::Node& node) {
   return "something else";
 }
 
-}  // namespace
-
-YamlReader YamlReader::fromFile(const std::string& path) {
+// The text of a configuration or manifest file, read without being fooled by what a path can
+// name: a directory, a FIFO or device, a file too large for yaml-cpp. Throws YamlError naming
+// `path` and why.
+std::string readConfigText(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::is_directory(status)) {
@@ -49,6 +51,7 @@ YamlReader YamlReader::fromFile(const std::string& path) {
   if (!in) throw YamlError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   // Read at most one byte more than allowed, so that a huge file (or an endless FIFO) is
   // refused after kMaxFileBytes instead of being parsed into gigabytes of nodes.
+  constexpr std::size_t kMaxFileBytes = YamlReader::kMaxFileBytes;
   std::string text(kMaxFileBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
@@ -62,7 +65,13 @@ YamlReader YamlReader::fromFile(const std::string& path) {
         kMaxFileBytes / 1024));
   }
   if (in.bad()) throw YamlError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  return fromString(text, path);
+  return text;
+}
+
+}  // namespace
+
+YamlReader YamlReader::fromFile(const std::string& path) {
+  return fromString(readConfigText(path), path);
 }
 
 YamlReader YamlReader::fromString(const std::string& text, std::string displayName) {
@@ -142,6 +151,16 @@ std::string_view nearestKey(std::string_view key, std::initializer_list<std::str
   return best;
 }
 
+// What fail() says of a key not in `allowed`: the one it most likely meant, and the keys allowed.
+std::string unknownKeyReason(std::string_view key,
+                             std::initializer_list<std::string_view> allowed) {
+  std::string list;
+  for (std::string_view a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
+  const std::string_view near = nearestKey(key, allowed);
+  return fmt::format("unknown key{} (allowed here: {})",
+                     near.empty() ? "" : fmt::format("; did you mean '{}'?", near), list);
+}
+
 }  // namespace
 
 void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
@@ -157,14 +176,7 @@ void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
     seen.push_back(key);
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
-    if (!known) {
-      std::string list;
-      for (std::string_view a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
-      const std::string_view near = nearestKey(key, allowed);
-      fail(item.first, join(path, key),
-           fmt::format("unknown key{} (allowed here: {})",
-                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near), list));
-    }
+    if (!known) fail(item.first, join(path, key), unknownKeyReason(key, allowed));
   }
 }
 
@@ -202,19 +214,51 @@ bool parseNumber(const std::string& text, T& value) {
   return ec == std::errc() && ptr == end;
 }
 
+// A scalar's text as the value a getter returns, or the reason it is not one (what fail() says
+// after the key path).
+tl::expected<std::int64_t, std::string> integerIn(const std::string& text, std::int64_t min,
+                                                  std::int64_t max) {
+  std::int64_t value = 0;
+  if (!parseNumber(text, value)) {
+    return tl::unexpected(fmt::format("expected an integer, got '{}'", text));
+  }
+  if (value < min || value > max) {
+    return tl::unexpected(fmt::format("must be between {} and {}, got {}", min, max, value));
+  }
+  return value;
+}
+
+tl::expected<double, std::string> finiteNumber(const std::string& text) {
+  double value = 0;
+  if (!parseNumber(text, value) || !std::isfinite(value)) {
+    return tl::unexpected(fmt::format("expected a number, got '{}'", text));
+  }
+  return value;
+}
+
+tl::expected<double, std::string> numberIn(const std::string& text, double min, double max) {
+  auto value = finiteNumber(text);
+  if (value && (*value < min || *value > max)) {
+    return tl::unexpected(fmt::format("must be between {} and {}, got {}", min, max, *value));
+  }
+  return value;
+}
+
+tl::expected<bool, std::string> trueOrFalse(const std::string& text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  return tl::unexpected(fmt::format("expected true or false, got '{}'", text));
+}
+
 }  // namespace
 
 std::int64_t YamlReader::getInt(const YAML::Node& map, std::string_view path, std::string_view key,
                                 std::int64_t min, std::int64_t max) const {
   YAML::Node node = child(map, path, key);
   std::string p = join(path, key);
-  std::string text = scalar(node, p);
-  std::int64_t value = 0;
-  if (!parseNumber(text, value)) fail(node, p, fmt::format("expected an integer, got '{}'", text));
-  if (value < min || value > max) {
-    fail(node, p, fmt::format("must be between {} and {}, got {}", min, max, value));
-  }
-  return value;
+  auto value = integerIn(scalar(node, p), min, max);
+  if (!value) fail(node, p, value.error());
+  return *value;
 }
 
 std::int64_t YamlReader::getInt(const YAML::Node& map, std::string_view path, std::string_view key,
@@ -228,15 +272,9 @@ double YamlReader::getDouble(const YAML::Node& map, std::string_view path, std::
                              double min, double max) const {
   YAML::Node node = child(map, path, key);
   std::string p = join(path, key);
-  std::string text = scalar(node, p);
-  double value = 0;
-  if (!parseNumber(text, value) || !std::isfinite(value)) {
-    fail(node, p, fmt::format("expected a number, got '{}'", text));
-  }
-  if (value < min || value > max) {
-    fail(node, p, fmt::format("must be between {} and {}, got {}", min, max, value));
-  }
-  return value;
+  auto value = numberIn(scalar(node, p), min, max);
+  if (!value) fail(node, p, value.error());
+  return *value;
 }
 
 double YamlReader::getDouble(const YAML::Node& map, std::string_view path, std::string_view key,
@@ -249,10 +287,9 @@ double YamlReader::getDouble(const YAML::Node& map, std::string_view path, std::
 bool YamlReader::getBool(const YAML::Node& map, std::string_view path, std::string_view key) const {
   YAML::Node node = child(map, path, key);
   std::string p = join(path, key);
-  std::string text = scalar(node, p);
-  if (text == "true") return true;
-  if (text == "false") return false;
-  fail(node, p, fmt::format("expected true or false, got '{}'", text));
+  auto value = trueOrFalse(scalar(node, p));
+  if (!value) fail(node, p, value.error());
+  return *value;
 }
 
 bool YamlReader::getBool(const YAML::Node& map, std::string_view path, std::string_view key,
@@ -280,15 +317,9 @@ std::vector<std::int64_t> YamlReader::getIntList(const YAML::Node& map, std::str
   expectSequence(node, p);
   std::vector<std::int64_t> values;
   for (std::size_t i = 0; i < node.size(); ++i) {
-    std::string text = scalar(node[i], index(p, i));
-    std::int64_t value = 0;
-    if (!parseNumber(text, value)) {
-      fail(node[i], index(p, i), fmt::format("expected an integer, got '{}'", text));
-    }
-    if (value < min || value > max) {
-      fail(node[i], index(p, i), fmt::format("must be between {} and {}, got {}", min, max, value));
-    }
-    values.push_back(value);
+    auto value = integerIn(scalar(node[i], index(p, i)), min, max);
+    if (!value) fail(node[i], index(p, i), value.error());
+    values.push_back(*value);
   }
   return values;
 }
@@ -300,12 +331,9 @@ std::vector<double> YamlReader::getDoubleList(const YAML::Node& map, std::string
   expectSequence(node, p);
   std::vector<double> values;
   for (std::size_t i = 0; i < node.size(); ++i) {
-    std::string text = scalar(node[i], index(p, i));
-    double value = 0;
-    if (!parseNumber(text, value) || !std::isfinite(value)) {
-      fail(node[i], index(p, i), fmt::format("expected a number, got '{}'", text));
-    }
-    values.push_back(value);
+    auto value = finiteNumber(scalar(node[i], index(p, i)));
+    if (!value) fail(node[i], index(p, i), value.error());
+    values.push_back(*value);
   }
   return values;
 }
