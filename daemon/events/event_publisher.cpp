@@ -1,55 +1,22 @@
 #include "daemon/events/event_publisher.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <cmath>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "daemon/base/log.h"
 #include "daemon/events/camera_topics.h"
-#include "daemon/events/event_json.h"
 
 namespace vigil {
-
-namespace {
-
-// One line per presence event: new and end at info, updates at debug.
-void logPresenceEvent(const std::string& name, const PresenceEvent& e) {
-  auto log = logger("events");
-  const std::string where = e.zone.empty() ? "" : fmt::format(" zone {}", e.zone);
-  if (e.type == PresenceEventType::kUpdate) {
-    log->debug("[cam={}]{} person update {}: {} person(s), max score {:.2f}", name, where,
-               e.eventId, e.count, e.maxScore);
-  } else if (e.type == PresenceEventType::kNew) {
-    log->info("[cam={}]{} person present ({}): {} person(s), score {:.2f}", name, where, e.eventId,
-              e.count, e.maxScore);
-  } else {
-    log->info("[cam={}]{} person gone ({}), max score {:.2f}", name, where, e.eventId, e.maxScore);
-  }
-}
-
-// What Home Assistant's discovery messages say of this publisher.
-DiscoverySettings discoverySettingsOf(const EventPublisherSettings& s) {
-  return DiscoverySettings{s.haPrefix, s.topicPrefix, s.instance,
-                           s.version,  s.qos,         s.configurationUrl};
-}
-
-}  // namespace
 
 EventPublisher::EventPublisher(EventPublisherSettings settings, MessageSink* sink)
     : settings_(std::move(settings)),
       sink_(sink),
+      availability_(settings_.topicPrefix, sink),
+      presenceMessages_(settings_.topicPrefix, settings_.snapshots, sink),
+      ha_(DiscoverySettings{settings_.haPrefix, settings_.topicPrefix, settings_.instance,
+                            settings_.version, settings_.qos, settings_.configurationUrl},
+          settings_.haDiscovery, settings_.snapshots, sink),
       track_(settings_.topicPrefix, sink, settings_.lineCountsFile) {}
-
-std::string EventPublisher::statusTopic() const {
-  return vigil::statusTopic(settings_.topicPrefix);
-}
-
-std::string EventPublisher::homeAssistantStatusTopic() const {
-  return settings_.haPrefix + "/status";
-}
 
 void EventPublisher::send(std::string topic, std::string payload, bool retained) {
   if (sink_ != nullptr) sink_->publish(std::move(topic), std::move(payload), retained);
@@ -66,8 +33,6 @@ EventPublisher::CameraState& EventPublisher::addCamera(const PublishedCamera& sp
 void EventPublisher::setCameras(const std::vector<PublishedCamera>& cameras) {
   const auto now = std::chrono::system_clock::now();
   track_.configureLines(cameras);
-  std::set<std::string, std::less<>> wanted;
-  for (const PublishedCamera& spec : cameras) wanted.insert(spec.name);
 
   // Removed cameras and zones leave no stale entity or retained state behind.
   for (auto it = cameras_.begin(); it != cameras_.end();) {
@@ -86,7 +51,10 @@ void EventPublisher::setCameras(const std::vector<PublishedCamera>& cameras) {
     if (next == cameras.end()) {
       logger("events")->info("[cam={}] removed: its MQTT topics are cleared", it->first);
     }
-    if (next == cameras.end()) track_.forget(it->first);
+    if (next == cameras.end()) {
+      track_.forget(it->first);
+      availability_.forget(it->first);
+    }
     it = next == cameras.end() ? cameras_.erase(it) : ++it;
   }
   for (const PublishedCamera& spec : cameras) {
@@ -94,27 +62,15 @@ void EventPublisher::setCameras(const std::vector<PublishedCamera>& cameras) {
     if (it != cameras_.end() && it->second.spec == spec) continue;
     CameraState& camera = addCamera(spec);
     if (!announced_) continue;
-    if (settings_.haDiscovery) publishDiscovery(camera);
+    ha_.announce(camera.spec);
     publishState(camera, "");
     for (const ZoneSpec& zone : camera.spec.zones) publishState(camera, zone.name);
   }
   if (!announced_) announce();
 }
 
-void EventPublisher::publishDiscovery(const CameraState& camera) {
-  for (auto& m : discoveryMessages(discoverySettingsOf(settings_),
-                                   discoveredCamera(camera.spec, settings_.snapshots))) {
-    send(std::move(m.topic), std::move(m.payload), true);
-  }
-}
-
 void EventPublisher::clearCamera(const CameraState& camera) {
-  if (settings_.haDiscovery) {
-    for (auto& m : discoveryRemovals(discoverySettingsOf(settings_),
-                                     discoveredCamera(camera.spec, settings_.snapshots))) {
-      send(std::move(m.topic), "", true);
-    }
-  }
+  ha_.remove(camera.spec);
   // An empty retained payload deletes the retained message.
   for (std::string& topic : retainedTopics(settings_.topicPrefix, camera.spec)) {
     send(std::move(topic), "", true);
@@ -123,42 +79,20 @@ void EventPublisher::clearCamera(const CameraState& camera) {
 
 void EventPublisher::announce() {
   announced_ = true;
-  send(statusTopic(), "online", true);
-  if (!statusAttributes_.empty()) {
-    send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
-  }
-  if (settings_.haDiscovery) {
-    DiscoveryMessage node = nodeDiscoveryMessage(discoverySettingsOf(settings_));
-    send(std::move(node.topic), std::move(node.payload), true);
-    for (const auto& [name, camera] : cameras_) publishDiscovery(camera);
-  }
+  availability_.announce();
+  ha_.announceNode();
+  for (const auto& [name, camera] : cameras_) ha_.announce(camera.spec);
   for (const auto& [name, camera] : cameras_) {
     publishState(camera, "");
     for (const ZoneSpec& zone : camera.spec.zones) publishState(camera, zone.name);
-    if (settings_.snapshots && !camera.snapshot.jpeg().empty()) {
-      send(snapshotTopic(settings_.topicPrefix, name), camera.snapshot.jpeg(), true);
-    }
-    if (camera.available) {
-      send(cameraStatusTopic(settings_.topicPrefix, name), *camera.available ? "online" : "offline",
-           true);
-    }
+    presenceMessages_.republishSnapshot(name, camera.snapshot);
+    availability_.announceCamera(name);
   }
-}
-
-void EventPublisher::setStatusAttributes(std::string json) {
-  if (json == statusAttributes_) return;
-  statusAttributes_ = std::move(json);
-  if (announced_) send(statusAttributesTopic(settings_.topicPrefix), statusAttributes_, true);
 }
 
 void EventPublisher::setCameraAvailable(std::string_view camera, bool available) {
   auto it = cameras_.find(camera);
-  if (it == cameras_.end() || it->second.available == available) return;
-  it->second.available = available;
-  if (announced_) {
-    send(cameraStatusTopic(settings_.topicPrefix, it->second.spec.name),
-         available ? "online" : "offline", true);
-  }
+  if (it != cameras_.end()) availability_.setCameraAvailable(it->first, available, announced_);
 }
 
 void EventPublisher::onHomeAssistantStatus(std::string_view payload) {
@@ -168,10 +102,7 @@ void EventPublisher::onHomeAssistantStatus(std::string_view payload) {
 }
 
 void EventPublisher::publishState(const CameraState& camera, const std::string& zone) {
-  PresenceTracker::State state = camera.tracker->state(zone);
-  const std::string& prefix = settings_.topicPrefix;
-  send(personTopic(prefix, camera.spec.name, zone), state.present ? "ON" : "OFF", true);
-  send(countTopic(prefix, camera.spec.name, zone), std::to_string(state.count), true);
+  presenceMessages_.publishState(camera.spec.name, zone, camera.tracker->state(zone));
   if (zone.empty()) track_.publishLineCounts(camera.spec);
   if (!zone.empty()) track_.publishLoitering(camera.spec, zone);
 }
@@ -232,41 +163,8 @@ void EventPublisher::endAll(CameraState& camera, TimePoint now) {
 void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now) {
   if (frame != nullptr && !frame->backend.empty()) camera.backend = std::string(frame->backend);
   if (events_.empty()) return;
-  const std::string& name = camera.spec.name;
-  for (const PresenceEvent& e : events_) {
-    std::optional<double> latencyMs;
-    if (frame != nullptr && e.type != PresenceEventType::kEnd) {
-      latencyMs = std::chrono::duration<double, std::milli>(now - frame->captureTime).count();
-    }
-    const std::string& prefix = settings_.topicPrefix;
-    if (e.type != PresenceEventType::kUpdate) {
-      send(personTopic(prefix, name, e.zone), e.type == PresenceEventType::kNew ? "ON" : "OFF",
-           true);
-    }
-    send(countTopic(prefix, name, e.zone), std::to_string(e.count), true);
-    recent_.onEvent(name, e);
-    // A zone's event shows the camera event's best frame (zones keep no frames of their own).
-    if (!e.zone.empty() && e.type == PresenceEventType::kNew && !camera.snapshot.jpeg().empty()) {
-      recent_.setSnapshot(e.eventId, camera.snapshot.jpeg());
-    }
-    send(eventsTopic(prefix),
-         presenceEventJson(name, e, camera.backend, latencyMs,
-                           frame != nullptr ? frame->persons : nullptr),
-         false);
-    ++eventsPublished_;
-    logPresenceEvent(name, e);
-    if (e.zone.empty() && e.type != PresenceEventType::kEnd && camera.snapshot.due(e.bestFrame) &&
-        camera.snapshot.encode(name)) {
-      publishSnapshot(camera, e.eventId);
-    }
-  }
-}
-
-void EventPublisher::publishSnapshot(const CameraState& camera, const std::string& eventId) {
-  recent_.setSnapshot(eventId, camera.snapshot.jpeg());
-  if (!settings_.snapshots) return;
-  send(snapshotTopic(settings_.topicPrefix, camera.spec.name), camera.snapshot.jpeg(), true);
-  ++snapshotsPublished_;
+  presenceMessages_.publishEvents(camera.spec.name, events_, camera.snapshot, camera.backend, frame,
+                                  now);
 }
 
 std::optional<PresenceTracker::State> EventPublisher::state(std::string_view camera,

@@ -13,14 +13,17 @@
 #include <vector>
 
 #include "daemon/capture/picture/captured_picture.h"
+#include "daemon/events/availability_messages.h"
 #include "daemon/events/event_json.h"
 #include "daemon/events/event_snapshot.h"
 #include "daemon/events/frame_presence.h"
 #include "daemon/events/ha_discovery.h"
+#include "daemon/events/ha_entities.h"
 #include "daemon/events/line_counts.h"
 #include "daemon/events/message_sink.h"
 #include "daemon/events/observed_frame.h"
 #include "daemon/events/person_tracks.h"
+#include "daemon/events/presence_messages.h"
 #include "daemon/events/presence_tracker.h"
 #include "daemon/events/published_camera.h"
 #include "daemon/events/recent_events.h"
@@ -105,23 +108,25 @@ class EventPublisher {
   void announce();
   // The daemon's status attributes (a JSON object, see BackendStatus::json()): published retained
   // now (once announced) and again by every announce().
-  void setStatusAttributes(std::string json);
+  void setStatusAttributes(std::string json) {
+    availability_.setAttributes(std::move(json), announced_);
+  }
   // The camera delivers frames (true) or is lost (false); publishes <camera>/status on a
   // change. Unknown cameras are ignored.
   void setCameraAvailable(std::string_view camera, bool available);
   // Home Assistant's birth message: re-announce when it says "online".
   void onHomeAssistantStatus(std::string_view payload);
 
-  std::string statusTopic() const;
-  std::string homeAssistantStatusTopic() const;  // <ha_prefix>/status
+  std::string statusTopic() const { return availability_.statusTopic(); }
+  std::string homeAssistantStatusTopic() const { return ha_.statusTopic(); }
 
   // For metrics and the status API; nullopt for an unknown camera.
   std::optional<PresenceTracker::State> state(std::string_view camera,
                                               std::string_view zone = {}) const;
-  std::uint64_t eventsPublished() const { return eventsPublished_; }
-  std::uint64_t snapshotsPublished() const { return snapshotsPublished_; }
+  std::uint64_t eventsPublished() const { return presenceMessages_.eventsPublished(); }
+  std::uint64_t snapshotsPublished() const { return presenceMessages_.snapshotsPublished(); }
   // The last events of every camera and zone with their best frames (the page, /api/events).
-  const RecentEvents& recentEvents() const { return recent_; }
+  const RecentEvents& recentEvents() const { return presenceMessages_.recentEvents(); }
   std::uint64_t zoneEventsPublished() const { return track_.zoneEventsPublished(); }
   // Every configured line's running counts (metrics, the status API).
   const LineCounts& lineCounts() const { return track_.lineCounts(); }
@@ -130,35 +135,30 @@ class EventPublisher {
   struct CameraState {
     PublishedCamera spec;
     std::unique_ptr<PresenceTracker> tracker;
-    EventSnapshot snapshot;         // the best frame of the open event or streak
-    std::optional<bool> available;  // nullopt: not reported yet
-    int width = 0;                  // of the latest frame
+    EventSnapshot snapshot;  // the best frame of the open event or streak
+    int width = 0;           // of the latest frame
     int height = 0;
     std::string backend;  // of the latest frame: an event that ends by time names it too
   };
 
   CameraState& addCamera(const PublishedCamera& spec);
   void endAll(CameraState& camera, TimePoint now);
+  // The camera's events_ (and the backend of `frame`, nullptr: none) to presenceMessages_.
   void publishEvents(CameraState& camera, const ObservedFrame* frame, TimePoint now);
   void publishState(const CameraState& camera, const std::string& zone);
-  // The camera's best frame, encoded, to the event's entry in the events list and, with
-  // snapshots on, to MQTT.
-  void publishSnapshot(const CameraState& camera, const std::string& eventId);
-  void publishDiscovery(const CameraState& camera);
   void clearCamera(const CameraState& camera);
   void send(std::string topic, std::string payload, bool retained);
 
   EventPublisherSettings settings_;
   MessageSink* sink_;
+  AvailabilityMessages availability_;  // the daemon's and the cameras' status
   std::map<std::string, CameraState, std::less<>> cameras_;
   std::vector<PresenceEvent> events_;  // reused
   FramePresence presence_;
   bool announced_ = false;
-  std::string statusAttributes_;  // empty: none set yet
-  std::uint64_t eventsPublished_ = 0;
-  std::uint64_t snapshotsPublished_ = 0;
-  RecentEvents recent_;
-  TrackMessages track_;  // zone events, loitering, line crossings and counts
+  PresenceMessages presenceMessages_;  // presence's states, events and snapshots
+  HaEntities ha_;                      // Home Assistant's discovery configs
+  TrackMessages track_;                // zone events, loitering, line crossings and counts
 };
 
 }  // namespace vigil
