@@ -170,50 +170,6 @@ bool HttpServer::Impl::shouldLog(Clock::time_point& last) {
   return true;
 }
 
-const HttpRoute* HttpServer::Impl::find(HttpRequest& request) const {
-  if (auto it = exact_.find(request.path); it != exact_.end()) return &it->second;
-  for (const auto& [prefix, route] : prefixes_) {
-    if (request.path.starts_with(prefix)) {
-      request.subpath = request.path.substr(prefix.size());
-      return &route;
-    }
-  }
-  return nullptr;
-}
-
-HttpResponse HttpServer::Impl::dispatch(HttpRequest& request, const HttpRoute* route) {
-  if (route == nullptr) return textResponse(404, "not found\n");
-  const MethodTable* table = &route->methods;
-  auto handler = table->find(request.method);
-  if (handler == table->end() && request.method == "HEAD") handler = table->find("GET");
-  if (handler == table->end()) {
-    std::string allow;
-    for (const auto& [method, unused] : *table) {
-      allow += allow.empty() ? method : ", " + method;
-      if (method == "GET" && !table->contains("HEAD")) allow += ", HEAD";
-    }
-    return HttpResponse{
-        .status = 405, .body = "method not allowed\n", .headers = {{"Allow", std::move(allow)}}};
-  }
-  try {
-    HttpResponse response = handler->second(request);
-    if (response.status < 200 || response.status > 599) {
-      counters_.handlerErrors.fetch_add(1, std::memory_order_relaxed);
-      log_->error("{} {}: the handler gave status {}", request.method, request.path,
-                  response.status);
-      return textResponse(500, "internal error\n");
-    }
-    return response;
-  } catch (const std::exception& e) {
-    counters_.handlerErrors.fetch_add(1, std::memory_order_relaxed);
-    log_->error("{} {}: the handler threw: {}", request.method, request.path, e.what());
-  } catch (...) {
-    counters_.handlerErrors.fetch_add(1, std::memory_order_relaxed);
-    log_->error("{} {}: the handler threw a non-exception", request.method, request.path);
-  }
-  return textResponse(500, "internal error\n");
-}
-
 HttpServer::HttpServer(asio::io_context& io, HttpServerSettings settings)
     : impl_(std::make_shared<Impl>(io, std::move(settings))) {
   // OpenSSL initializes itself on first use (config file, error state). Done here, on the thread
@@ -227,23 +183,12 @@ HttpServer::~HttpServer() { stop(); }
 
 void HttpServer::route(std::string method, std::string path, HttpHandler handler,
                        RouteAccess access) {
-  HttpRoute& route = impl_->exact_[std::move(path)];
-  route.methods[std::move(method)] = std::move(handler);
-  route.access = access;
+  impl_->routes_.add(std::move(method), std::move(path), std::move(handler), access);
 }
 
 void HttpServer::routePrefix(std::string method, std::string prefix, HttpHandler handler,
                              RouteAccess access) {
-  auto& prefixes = impl_->prefixes_;
-  auto it = std::find_if(prefixes.begin(), prefixes.end(),
-                         [&](const auto& entry) { return entry.first == prefix; });
-  if (it == prefixes.end()) {
-    it = prefixes.emplace(prefixes.end(), std::move(prefix), HttpRoute{});
-  }
-  it->second.methods[std::move(method)] = std::move(handler);
-  it->second.access = access;
-  std::stable_sort(prefixes.begin(), prefixes.end(),
-                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  impl_->routes_.addPrefix(std::move(method), std::move(prefix), std::move(handler), access);
 }
 
 Expected<void> HttpServer::start() {

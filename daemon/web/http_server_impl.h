@@ -26,7 +26,10 @@
 #include "daemon/base/log.h"
 #include "daemon/base/log_rate_limit.h"
 #include "daemon/web/http_logins.h"
+#include "daemon/web/http_routes.h"
 #include "daemon/web/http_server.h"
+#include "daemon/web/http_stream.h"
+#include "daemon/web/http_transport.h"
 
 namespace vigil {
 
@@ -38,30 +41,14 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-// After an error answer, how long and how much the server keeps reading (and discarding) so the
-// client's kernel does not turn our close into a reset that destroys the unread answer.
-constexpr std::chrono::seconds kLingerTime{2};
-constexpr std::size_t kLingerBytes = 1 << 20;
-constexpr std::size_t kLingerChunk = 4096;
 // Logins being checked (bcrypt, one at a time on the login thread) at most; more are answered 503.
 constexpr int kMaxPendingLoginChecks = 4;
 
 HttpResponse textResponse(int status, std::string body);
-// After our FIN on a plain connection: reads and drops what the client still sends (at most
-// kLingerBytes, for at most the stream's deadline), then closes, so that the client's kernel does
-// not turn our close into a reset that destroys the unread answer. `owner` lives until then.
-void lingerThenClose(boost::beast::tcp_stream& tcp, std::shared_ptr<void> owner);
 // Boost 1.74's beast::string_view is boost::string_view, which std::string cannot take directly.
 inline std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
 }  // namespace http_internal
-
-using MethodTable = std::map<std::string, HttpHandler>;
-
-struct HttpRoute {
-  MethodTable methods;
-  RouteAccess access = RouteAccess::kCameraView;
-};
 
 // What the server decides about a request before its handler runs.
 struct HttpAdmission {
@@ -87,15 +74,11 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   // At the limit: the connection that has waited longest for (the rest of) a request, which
   // makes room for the new one; nullptr when every connection is being answered.
   Session* longestWaiting() const;
-  // The route of the request's path (and its subpath set), or nullptr.
-  const HttpRoute* find(HttpRequest& request) const;
   // Who may see it (http_access.cpp): serve, answer 401/403/429/503, or check the login first.
   HttpAdmission admit(const HttpRequest& request, const HttpRoute* route, const std::string& peer);
   // The login check's outcome, on the io thread: counted, remembered or logged; 401 when wrong.
   std::optional<HttpResponse> loginChecked(const HttpAdmission& admission, const std::string& peer,
                                            bool ok);
-  // Runs the route's handler: 404, 405 or 500 when there is none or it fails.
-  HttpResponse dispatch(HttpRequest& request, const HttpRoute* route);
   void count(int status) {
     if (status >= 100 && status < 600) {
       counters_.responses[static_cast<std::size_t>(status / 100 - 1)].fetch_add(
@@ -115,10 +98,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   HttpServerSettings settings_;
   http_internal::tcp::acceptor acceptor_;
   boost::asio::steady_timer retryTimer_;
-  std::map<std::string, HttpRoute> exact_;
-  std::vector<std::pair<std::string, HttpRoute>> prefixes_;  // longest first
   std::unordered_set<Session*> sessions_;
   HttpServerCounters counters_;
+  HttpRoutes routes_{counters_.handlerErrors};
   HttpSecurity security_;
   LoginThrottle throttle_;
   LogRateLimit handshakeLog_;  // failed TLS handshakes: a warning per client address a minute
@@ -140,8 +122,6 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
 // may see it, answer it, repeat while keep-alive holds.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
-  using tcp_stream = boost::beast::tcp_stream;
-
   Session(std::shared_ptr<Impl> server, http_internal::tcp::socket socket,
           std::shared_ptr<boost::asio::ssl::context> tls);
   ~Session();
@@ -151,8 +131,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void start();
   // From stop(): pending operations complete with operation_aborted and release the session.
   void close() {
-    lowest().close();
-    if (pollTimer_) pollTimer_->cancel();
+    transport_.lowest().close();
+    if (streamWriter_) streamWriter_->cancel();
   }
   // Waiting for a request (or the rest of one, or a TLS handshake), or lingering after a close:
   // what may be closed to make room at the connection limit. Since when, to pick the longest.
@@ -161,26 +141,16 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // Closed to make room: its read completes with operation_aborted and releases it.
   void evict() {
     waiting_ = false;
-    lowest().close();
+    transport_.lowest().close();
   }
 
  private:
-  tcp_stream& lowest() { return tls_ ? boost::beast::get_lowest_layer(*tls_) : tcp_; }
-  // Runs `op` on the stream the connection speaks: TLS or the TCP stream itself.
-  template <class Op>
-  void withStream(Op&& op) {
-    if (tls_) {
-      op(*tls_);
-    } else {
-      op(tcp_);
-    }
-  }
   void waitFromNow() {
     waiting_ = true;
     waitingSince_ = Clock::now();
   }
 
-  void onFirstBytes(boost::beast::error_code ec, std::size_t bytes);
+  void onFirstBytes(boost::beast::error_code ec);
   void onHandshake(boost::beast::error_code ec, std::size_t used);
   void readHeader();
   void onHeader(boost::beast::error_code ec, std::size_t headerBytes);
@@ -190,19 +160,15 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void handle();
   void checkLogin(HttpAdmission admission);
   void respond(HttpResponse response);
-  // A stream's header, then its parts as they come (http_stream.cpp).
+  // A stream's header, then its parts as they come (http_stream.cpp), or 503 at the limit.
   void startStream(HttpResponse response);
-  void writeStreamBytes();
-  void nextStreamPart();
   void write(HttpResponse& in, bool headOnly, bool keepAlive, unsigned version);
   void onWrite(boost::beast::error_code ec);
+  // Ends the connection (HttpTransport::shutdown); a lingering one may be closed to make room.
   void shutdown();
 
   std::shared_ptr<Impl> server_;
-  tcp_stream tcp_;  // moved into tls_ once the client has started a TLS handshake
-  std::shared_ptr<boost::asio::ssl::context> tlsContext_;
-  std::optional<boost::beast::ssl_stream<tcp_stream>> tls_;
-  std::string peer_;  // the client's address, for the login throttle and its log lines
+  HttpTransport transport_;
   boost::beast::flat_buffer buffer_;
   std::optional<http_internal::http::request_parser<http_internal::http::string_body>> parser_;
   HttpRequest request_;  // kept while its login is checked
@@ -213,9 +179,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   bool close_ = false;
   bool waiting_ = false;
   Clock::time_point waitingSince_{};
-  std::shared_ptr<HttpStream> stream_;                  // a stream being served
-  std::string streamBytes_;                             // the part being written
-  std::optional<boost::asio::steady_timer> pollTimer_;  // a stream with nothing new waits on it
+  std::optional<HttpStreamWriter> streamWriter_;  // a stream being served
 };
 
 }  // namespace vigil

@@ -12,30 +12,6 @@ using namespace http_internal;
 
 namespace {
 
-// Enough to tell a TLS ClientHello (its first byte 0x16, a handshake record) from a plain request.
-constexpr std::size_t kFirstRead = 1024;
-constexpr unsigned char kTlsHandshakeRecord = 0x16;
-
-// What a lingering close keeps until it closes: the connection's owner and the bytes dropped.
-struct Linger : std::enable_shared_from_this<Linger> {
-  Linger(beast::tcp_stream& stream, std::shared_ptr<void> keep)
-      : tcp(stream), owner(std::move(keep)), discard(std::make_unique<char[]>(kLingerChunk)) {}
-
-  void next() {
-    tcp.async_read_some(asio::buffer(discard.get(), kLingerChunk),
-                        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                          self->discarded += n;
-                          if (ec || self->discarded > kLingerBytes) return self->tcp.close();
-                          self->next();
-                        });
-  }
-
-  beast::tcp_stream& tcp;
-  std::shared_ptr<void> owner;
-  std::unique_ptr<char[]> discard;
-  std::size_t discarded = 0;
-};
-
 // What a failed handshake's reason tells the user to do, after the reason itself.
 std::string_view handshakeFailureHint(std::string_view reason) {
   for (std::string_view refused : {"bad certificate", "unknown ca", "certificate unknown",
@@ -58,66 +34,54 @@ std::string_view handshakeFailureHint(std::string_view reason) {
 
 }  // namespace
 
-void http_internal::lingerThenClose(beast::tcp_stream& tcp, std::shared_ptr<void> owner) {
-  std::make_shared<Linger>(tcp, std::move(owner))->next();
-}
-
 HttpServer::Impl::Session::Session(std::shared_ptr<Impl> server, tcp::socket socket,
                                    std::shared_ptr<asio::ssl::context> tls)
     : server_(std::move(server)),
-      tcp_(std::move(socket)),
-      tlsContext_(std::move(tls)),
+      transport_(std::move(socket), std::move(tls)),
       buffer_(server_->settings_.maxRequestBytes) {
-  beast::error_code ec;
-  auto remote = tcp_.socket().remote_endpoint(ec);
-  peer_ = ec ? std::string("unknown") : remote.address().to_string();
   server_->sessions_.insert(this);
   server_->counters_.open.fetch_add(1, std::memory_order_relaxed);
 }
 
 HttpServer::Impl::Session::~Session() {
-  if (stream_) server_->streamClosed();
+  if (streamWriter_) server_->streamClosed();
   server_->sessions_.erase(this);
   server_->counters_.open.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void HttpServer::Impl::Session::start() {
-  if (!tlsContext_) return readHeader();
+  if (!transport_.listensTls()) return readHeader();
   // The handshake has the same deadline as a request, and waits like one: a client that never
   // finishes it is closed at the deadline or to make room, as a slow request is.
   waitFromNow();
-  tcp_.expires_after(server_->settings_.readTimeout);
-  tcp_.async_read_some(buffer_.prepare(kFirstRead),
-                       [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                         self->onFirstBytes(ec, n);
-                       });
+  transport_.readFirstBytes(
+      buffer_, server_->settings_.readTimeout,
+      [self = shared_from_this()](beast::error_code ec) { self->onFirstBytes(ec); });
 }
 
-void HttpServer::Impl::Session::onFirstBytes(beast::error_code ec, std::size_t bytes) {
-  if (ec || server_->stopped_) return tcp_.close();
-  buffer_.commit(bytes);
-  const auto* first = static_cast<const unsigned char*>(buffer_.data().data());
-  if (bytes == 0 || *first != kTlsHandshakeRecord) {
+void HttpServer::Impl::Session::onFirstBytes(beast::error_code ec) {
+  if (ec || server_->stopped_) return transport_.lowest().close();
+  if (!HttpTransport::startsTlsHandshake(buffer_)) {
     // Plain HTTP on the TLS port: say so in clear text rather than close without a word.
-    server_->tlsHandshakeFailed(peer_, "plain HTTP sent to the TLS port (use https://)");
+    server_->tlsHandshakeFailed(transport_.peer(),
+                                "plain HTTP sent to the TLS port (use https://)");
     waiting_ = false;
     HttpResponse response =
         textResponse(400, "this port speaks HTTPS: use https:// (plain HTTP is not served here)\n");
     return write(response, /*headOnly=*/false, /*keepAlive=*/false, /*version=*/11);
   }
-  tls_.emplace(std::move(tcp_), *tlsContext_);
-  tls_->async_handshake(asio::ssl::stream_base::server, buffer_.data(),
-                        [self = shared_from_this()](beast::error_code e, std::size_t used) {
-                          self->onHandshake(e, used);
-                        });
+  transport_.handshake(buffer_.data(),
+                       [self = shared_from_this()](beast::error_code e, std::size_t used) {
+                         self->onHandshake(e, used);
+                       });
 }
 
 void HttpServer::Impl::Session::onHandshake(beast::error_code ec, std::size_t used) {
   if (ec) {
     if (ec != asio::error::operation_aborted && !server_->stopped_) {
-      server_->tlsHandshakeFailed(peer_, ec.message());
+      server_->tlsHandshakeFailed(transport_.peer(), ec.message());
     }
-    return lowest().close();
+    return transport_.lowest().close();
   }
   buffer_.consume(used);
   readHeader();
@@ -131,8 +95,8 @@ void HttpServer::Impl::Session::readHeader() {
       std::min<std::size_t>(limit, std::numeric_limits<std::uint32_t>::max())));
   parser_->body_limit(limit);
   // One deadline for the whole request, header and body.
-  lowest().expires_after(server_->settings_.readTimeout);
-  withStream([this](auto& stream) {
+  transport_.lowest().expires_after(server_->settings_.readTimeout);
+  transport_.with([this](auto& stream) {
     http::async_read_header(stream, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
                               self->onHeader(ec, bytes);
@@ -149,7 +113,7 @@ void HttpServer::Impl::Session::onHeader(beast::error_code ec, std::size_t heade
   if (length && *length > left) return answerError(http::status::payload_too_large);
   if (parser_->is_done()) return handle();
   parser_->body_limit(left);  // chunked bodies are checked as they arrive
-  withStream([this](auto& stream) {
+  transport_.with([this](auto& stream) {
     http::async_read(
         stream, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code e, std::size_t) { self->onBody(e); });
@@ -174,7 +138,7 @@ void HttpServer::Impl::Session::onReadError(beast::error_code ec) {
   }
   if (auto status = http_messages::answerToReadError(ec, *parser_)) return answerError(*status);
   // Resets, a client gone mid-request (partial_message), TLS errors: nobody to answer.
-  lowest().close();
+  transport_.lowest().close();
 }
 
 void HttpServer::Impl::Session::answerError(http::status status) {
@@ -194,11 +158,11 @@ void HttpServer::Impl::Session::handle() {
   headOnly_ = request_.method == "HEAD";
   keepAlive_ = message.keep_alive();
   version_ = message.version();
-  const HttpRoute* route = server_->find(request_);
-  HttpAdmission admission = server_->admit(request_, route, peer_);
+  const HttpRoute* route = server_->routes_.find(request_);
+  HttpAdmission admission = server_->admit(request_, route, transport_.peer());
   switch (admission.kind) {
     case HttpAdmission::Kind::kServe:
-      return respond(server_->dispatch(request_, route));
+      return respond(server_->routes_.dispatch(request_, route));
     case HttpAdmission::Kind::kAnswer:
       return respond(std::move(admission.answer));
     case HttpAdmission::Kind::kCheckLogin:
@@ -209,7 +173,7 @@ void HttpServer::Impl::Session::handle() {
 // bcrypt takes tens of milliseconds: on the login thread, then back here to answer.
 void HttpServer::Impl::Session::checkLogin(HttpAdmission admission) {
   ++server_->pendingLoginChecks_;
-  auto executor = lowest().get_executor();
+  auto executor = transport_.lowest().get_executor();
   asio::post(*server_->loginThread_,
              [self = shared_from_this(), admission = std::move(admission), executor]() mutable {
                const bool ok = admission.logins->verify(*admission.credential);
@@ -218,10 +182,10 @@ void HttpServer::Impl::Session::checkLogin(HttpAdmission admission) {
                asio::post(executor, [self = std::move(self), admission = std::move(admission), ok] {
                  --self->server_->pendingLoginChecks_;
                  if (self->server_->stopped_) return;
-                 auto refused = self->server_->loginChecked(admission, self->peer_, ok);
+                 auto refused = self->server_->loginChecked(admission, self->transport_.peer(), ok);
                  if (refused) return self->respond(std::move(*refused));
-                 const HttpRoute* route = self->server_->find(self->request_);
-                 self->respond(self->server_->dispatch(self->request_, route));
+                 const HttpRoute* route = self->server_->routes_.find(self->request_);
+                 self->respond(self->server_->routes_.dispatch(self->request_, route));
                });
              });
 }
@@ -237,8 +201,8 @@ void HttpServer::Impl::Session::write(HttpResponse& in, bool headOnly, bool keep
                                         version, *server_->log_);
   server_->count(in.status);
   close_ = !keepAlive;
-  lowest().expires_after(server_->settings_.writeTimeout);
-  withStream([this](auto& stream) {
+  transport_.lowest().expires_after(server_->settings_.writeTimeout);
+  transport_.with([this](auto& stream) {
     http::async_write(
         stream, response_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
@@ -246,25 +210,15 @@ void HttpServer::Impl::Session::write(HttpResponse& in, bool headOnly, bool keep
 }
 
 void HttpServer::Impl::Session::onWrite(beast::error_code ec) {
-  if (ec || server_->stopped_) return lowest().close();
+  if (ec || server_->stopped_) return transport_.lowest().close();
   response_ = {};  // a large body (a JPEG) need not stay while the connection idles
   if (close_) return shutdown();
   readHeader();
 }
 
-// Plain: sends FIN, then reads and drops what the client still sends (bounded), then closes.
-// TLS: sends close_notify and waits (bounded) for the client's, then closes.
 void HttpServer::Impl::Session::shutdown() {
   waitFromNow();
-  lowest().expires_after(kLingerTime);
-  if (tls_) {
-    tls_->async_shutdown(
-        [self = shared_from_this()](beast::error_code) { self->lowest().close(); });
-    return;
-  }
-  beast::error_code ignored;
-  tcp_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  lingerThenClose(tcp_, shared_from_this());
+  transport_.shutdown(shared_from_this());
 }
 
 void HttpServer::Impl::tlsHandshakeFailed(const std::string& peer, const std::string& reason) {

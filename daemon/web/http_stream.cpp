@@ -1,5 +1,7 @@
-// Streams on an HttpServer connection (HttpStream in http_server.h): the header once, then each
-// part the stream gives, written one at a time.
+// Streams on an HttpServer connection (HttpStream in http_server.h): the server's count of open
+// streams, and the writer that serves one (http_stream.h).
+#include "daemon/web/http_stream.h"
+
 #include <boost/asio/write.hpp>
 
 #include "daemon/web/http_messages.h"
@@ -29,41 +31,54 @@ void HttpServer::Impl::streamClosed() {
   counters_.streams.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void HttpServer::Impl::Session::startStream(HttpResponse response) {
-  if (auto busy = server_->openStream()) {
-    return write(*busy, /*headOnly=*/false, /*keepAlive=*/false, version_);
-  }
-  stream_ = std::move(response.stream);
-  streamBytes_ = http_messages::streamHead(response, server_->security_.headers);
-  pollTimer_.emplace(lowest().get_executor());
-  writeStreamBytes();
+HttpStreamWriter::HttpStreamWriter(HttpTransport& transport, std::shared_ptr<HttpStream> stream,
+                                   std::chrono::milliseconds writeTimeout)
+    : transport_(transport),
+      stream_(std::move(stream)),
+      writeTimeout_(writeTimeout),
+      pollTimer_(transport.lowest().get_executor()) {}
+
+void HttpStreamWriter::start(std::string head, std::shared_ptr<void> owner,
+                             std::function<bool()> stopped, std::function<void()> ended) {
+  bytes_ = std::move(head);
+  stopped_ = std::move(stopped);
+  ended_ = std::move(ended);
+  writeBytes(std::move(owner));
 }
 
-void HttpServer::Impl::Session::writeStreamBytes() {
-  // A viewer that reads nothing for writeTimeout is closed (the part stays unsent meanwhile, and
-  // no newer one queues behind it).
-  lowest().expires_after(server_->settings_.writeTimeout);
-  withStream([this](auto& stream) {
-    asio::async_write(stream, asio::buffer(streamBytes_),
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (ec || self->server_->stopped_) return self->lowest().close();
-                        self->lowest().expires_never();
-                        self->nextStreamPart();
+void HttpStreamWriter::writeBytes(std::shared_ptr<void> owner) {
+  transport_.lowest().expires_after(writeTimeout_);
+  transport_.with([&](auto& stream) {
+    asio::async_write(stream, asio::buffer(bytes_),
+                      [this, owner = std::move(owner)](beast::error_code ec, std::size_t) mutable {
+                        if (ec || stopped_()) return transport_.lowest().close();
+                        transport_.lowest().expires_never();
+                        nextPart(std::move(owner));
                       });
   });
 }
 
-void HttpServer::Impl::Session::nextStreamPart() {
-  if (!stream_->open()) return shutdown();
+void HttpStreamWriter::nextPart(std::shared_ptr<void> owner) {
+  if (!stream_->open()) return ended_();
   if (auto part = stream_->next()) {
-    streamBytes_ = std::move(*part);
-    return writeStreamBytes();
+    bytes_ = std::move(*part);
+    return writeBytes(std::move(owner));
   }
-  pollTimer_->expires_after(kStreamPoll);
-  pollTimer_->async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (ec || self->server_->stopped_) return;
-    self->nextStreamPart();
+  pollTimer_.expires_after(kStreamPoll);
+  pollTimer_.async_wait([this, owner = std::move(owner)](beast::error_code ec) mutable {
+    if (ec || stopped_()) return;
+    nextPart(std::move(owner));
   });
+}
+
+void HttpServer::Impl::Session::startStream(HttpResponse response) {
+  if (auto busy = server_->openStream()) {
+    return write(*busy, /*headOnly=*/false, /*keepAlive=*/false, version_);
+  }
+  streamWriter_.emplace(transport_, std::move(response.stream), server_->settings_.writeTimeout);
+  streamWriter_->start(
+      http_messages::streamHead(response, server_->security_.headers), shared_from_this(),
+      [server = server_.get()] { return server->stopped_; }, [this] { shutdown(); });
 }
 
 }  // namespace vigil
