@@ -19,19 +19,16 @@
 
 #include "daemon/base/log.h"
 #include "daemon/config/config_file.h"
-#include "daemon/events/result_delivery.h"
 #include "daemon/events/result_path.h"
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/heap.h"
 #include "daemon/mqtt/publishing.h"
-#include "daemon/pipeline/backend_status.h"
 #include "daemon/pipeline/camera_set.h"
-#include "daemon/pipeline/detector_load.h"
 #include "daemon/pipeline/detector_loading.h"
-#include "daemon/pipeline/detector_reload.h"
-#include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/scheduler.h"
+#include "daemon/service/control_signals.h"
 #include "daemon/service/run_summary.h"
+#include "daemon/service/running_detector.h"
 #include "daemon/service/systemd_notify.h"
 #include "daemon/service/watchdog_pinger.h"
 #include "daemon/status/http_endpoint.h"
@@ -171,7 +168,6 @@ class Daemon {
  public:
   explicit Daemon(RunOptions options)
       : options_(std::move(options)),
-        backendStatus_(registry_),
         cameras_(scheduler_,
                  {[this](const std::string& name, const Camera& camera,
                          const std::shared_ptr<CameraChannel>& channel,
@@ -190,23 +186,9 @@ class Daemon {
                   }}) {}
 
   int run() {
-    // First: until these are registered, SIGHUP's and SIGTERM's default action kills the
-    // process, and systemd may reload or stop as soon as READY=1 (or even before) is sent.
-    signals_.add(SIGINT);
-    signals_.add(SIGTERM);
-    signals_.add(SIGHUP);
     if (!start()) return 1;
-    waitForSignal();
-    asio::steady_timer duration(io_);
-    if (options_.durationSeconds) {
-      duration.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::duration<double>(*options_.durationSeconds)));
-      duration.async_wait([this](boost::system::error_code ec) {
-        if (ec) return;
-        log_->info("--duration reached, stopping");
-        shutdown();
-      });
-    }
+    signals_.listen();
+    if (options_.durationSeconds) signals_.stopAfter(*options_.durationSeconds);
     startedAt_ = SteadyClock::now();
     const double cpuAtStart = processCpuSeconds();
     io_.run();
@@ -247,8 +229,8 @@ class Daemon {
     }
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
-        registry_, DaemonMetrics::Sources{worker_, *publishing_.publisher, publishing_.mqtt.get(),
-                                          config->node});
+        registry_, DaemonMetrics::Sources{detector_.worker(), *publishing_.publisher,
+                                          publishing_.mqtt.get(), config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     results_->keepEventStarts(!options_.summaryJson.empty());
@@ -256,10 +238,14 @@ class Daemon {
       trackRecorder_ = std::make_unique<TrackRecorder>(options_.tracksOut);
       results_->setTrackRecorder(trackRecorder_.get());
     }
-    if (!startWorker(config->detector)) return false;
+    if (!detector_.start(config->detector, scheduler_, io_, *results_,
+                         [this](const DetectorReload::Outcome& out) { onDetectorReloaded(out); })) {
+      return false;
+    }
+    publishing_.publisher->setStatusAttributes(detector_.backendStatus().json().dump());
     if (!startHttp(config->http)) return false;
     config_ = *config;
-    worker_->setScaledDecode(config_.capture.scaledDecode);
+    detector_.worker()->setScaledDecode(config_.capture.scaledDecode);
     // The retained state is OFF and queued before the first frame is even captured.
     publishing_.publisher->setCameras(publishedCameras(config_));
     if (publishing_.mqtt) publishing_.mqtt->start();
@@ -275,23 +261,6 @@ class Daemon {
     return true;
   }
 
-  bool startWorker(const DetectorConfig& config) {
-    auto loaded = loadDetector(config);
-    if (!loaded) {
-      log_->error("detector: {}", loaded.error().message);
-      return false;
-    }
-    backendStatus_.reset(config.backend, loaded->detector->backend(), loaded->reason);
-    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
-    worker_ = std::make_unique<InferenceWorker>(std::move(loaded->detector), scheduler_,
-                                                deliverResults(io_, *results_, backendStatus_));
-    worker_->start();
-    reload_ = std::make_unique<DetectorReload>(*worker_, [this](DetectorReload::Outcome out) {
-      asio::post(io_, [this, out = std::move(out)]() mutable { onDetectorReloaded(out); });
-    });
-    return true;
-  }
-
   bool startHttp(const HttpConfig& config) {
     if (!config.enabled) {
       log_->info("HTTP: off (http.enabled is false)");
@@ -300,29 +269,12 @@ class Daemon {
     http_ = std::make_unique<HttpEndpoint>(
         io_, config,
         StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
-                           registry_, *results_, [this] { return classNamesOf(worker_.get()); },
+                           registry_, *results_,
+                           [this] { return classNamesOf(detector_.worker().get()); },
                            publishing_.publisher->recentEvents()});
     if (!http_->start()) return false;
     metrics_->addHttp(http_->counters());
     return true;
-  }
-
-  void waitForSignal() {
-    signals_.async_wait([this](boost::system::error_code ec, int signal) {
-      if (ec) return;
-      if (signal == SIGHUP) {
-        reload();
-        waitForSignal();
-        return;
-      }
-      // A second SIGTERM or Ctrl-C during the stop ends the process at once: their default
-      // action again (systemd counts an end by SIGTERM as clean).
-      boost::system::error_code ignored;
-      signals_.remove(SIGINT, ignored);
-      signals_.remove(SIGTERM, ignored);
-      log_->info("signal {} received, stopping (another ends the process at once)", signal);
-      shutdown();
-    });
   }
 
   void shutdown() {
@@ -332,7 +284,8 @@ class Daemon {
   }
 
   std::string statusLine() const {
-    return fmt::format("{} camera(s), backend {}{}", cameras_.size(), backendStatus_.inUse().name,
+    return fmt::format("{} camera(s), backend {}{}", cameras_.size(),
+                       detector_.backendStatus().inUse().name,
                        publishing_.mqtt ? ", MQTT " + config_.mqtt.url : std::string());
   }
 
@@ -349,24 +302,15 @@ class Daemon {
       metrics_->updateEnergyPerInference(now);
       metrics_->updateCameraInfo();
       results_->tick(now);
-      if (backendStatus_.poll()) onBackendChanged();
-      if (auto change = detectorLoad_.observe(now, worker_->busySeconds())) {
-        log_->log(change->saturated ? spdlog::level::warn : spdlog::level::info, change->message);
-      }
+      if (detector_.backendChanged()) onBackendChanged();
+      detector_.watchLoad(now);
       tickPresence();
     });
   }
 
-  // `auto` switched between the NPU and the CPU (BackendStatus::poll): the backend's own log
-  // line said why; here the status attributes follow.
+  // `auto` switched between the NPU and the CPU (logged): the status attributes follow.
   void onBackendChanged() {
-    const BackendStatus::InUse& now = backendStatus_.inUse();
-    if (now.name == "npu") {
-      log_->info("detector: backend in use is now npu ({})", now.device);
-    } else {
-      log_->warn("detector: backend in use is now {} ({})", now.name, now.reason);
-    }
-    publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+    publishing_.publisher->setStatusAttributes(detector_.backendStatus().json().dump());
     notifier_.status(statusLine());
   }
 
@@ -387,10 +331,7 @@ class Daemon {
     std::string detectorNote;
     if (!loadsTheSameDetector(next->detector, config_.detector)) {
       // The rest of the file applies now; the detector section once its detector runs.
-      detectorNote = reload_->begin(next->detector, config_.detector)
-                         ? "; the new detector loads in the background"
-                         : "; the detector section was not (a detector is still loading: "
-                           "SIGHUP again once it is in use)";
+      detectorNote = detector_.reload(next->detector, config_.detector);
       next->detector = config_.detector;
     }
     results_->setReportedScore(next->detector.minScore);
@@ -399,7 +340,7 @@ class Daemon {
       http_->reload(next->http);  // TLS, logins and headers at once, their files read again
     }
     config_ = *next;
-    worker_->setScaledDecode(config_.capture.scaledDecode);
+    detector_.worker()->setScaledDecode(config_.capture.scaledDecode);
     publishing_.publisher->setCameras(publishedCameras(config_));
     log_->info("reload applied: {} camera(s) restarted, {} added, {} removed, {} running{}",
                changes.restarted, changes.added, changes.removed, cameras_.size(), detectorNote);
@@ -407,35 +348,29 @@ class Daemon {
 
   // The end of a DetectorReload, on the control thread.
   void onDetectorReloaded(const DetectorReload::Outcome& out) {
+    detector_.reloaded(out);
     if (out.backend) {
-      backendStatus_.reset(*out.backend);
-      publishing_.publisher->setStatusAttributes(backendStatus_.json().dump());
+      publishing_.publisher->setStatusAttributes(detector_.backendStatus().json().dump());
     }
     config_.detector = out.running;
     results_->setReportedScore(out.running.minScore);
-    detectorLoad_ = DetectorLoad(out.running.threads);
-    if (out.applied) {
-      log_->info("reload: the new detector is in use (loaded in {:.2f} s)", out.loadSeconds);
-    } else {
-      log_->error("reload: the new detector does not load ({}); the previous one {}", out.error,
-                  out.backend ? "runs again" : "keeps running");
-    }
     notifier_.status(statusLine());
   }
 
   void stopAll() {
     background::processEnding();  // work that cannot be cut is no longer waited for
     if (http_) http_->stop();
-    windDown(cameras_, reload_.get(), worker_.get(), results_.get(), publishing_);
+    windDown(cameras_, detector_.reloading(), detector_.worker().get(), results_.get(),
+             publishing_);
   }
 
   SnapshotSources snapshotSources() const {
     return {cameras_,
             *results_,
             *publishing_.publisher,
-            worker_.get(),
+            detector_.worker().get(),
             publishing_.mqtt.get(),
-            backendStatus_,
+            detector_.backendStatus(),
             config_,
             startedAt_};
   }
@@ -445,22 +380,19 @@ class Daemon {
   RunOptions options_;
   std::shared_ptr<spdlog::logger> log_ = logger("daemon");
   asio::io_context io_;
-  asio::signal_set signals_{io_};
+  ControlSignals signals_{io_, [this] { reload(); }, [this] { shutdown(); }};
   asio::steady_timer presenceTimer_{io_};
-  DetectorLoad detectorLoad_{1};  // says when the shared detector cannot keep up
   asio::steady_timer heapTimer_{io_};
   SystemdNotifier notifier_;
   WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};
   Config config_;
   Registry registry_;
-  BackendStatus backendStatus_;
   Publishing publishing_;
   std::unique_ptr<DaemonMetrics> metrics_;  // after publishing_: its series read the publisher
   std::unique_ptr<TrackRecorder> trackRecorder_;
   std::unique_ptr<ResultPath> results_;
   Scheduler scheduler_;
-  std::unique_ptr<InferenceWorker> worker_;
-  std::unique_ptr<DetectorReload> reload_;  // after worker_: its thread uses the worker
+  RunningDetector detector_{registry_};  // after scheduler_ and results_: its worker uses them
   std::unique_ptr<HttpEndpoint> http_;
   CameraSet cameras_;  // last: its cameras stop before anything they feed goes
   SteadyClock::time_point startedAt_;
