@@ -8,56 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/events/presence_event.h"
+#include "daemon/events/zone_presence.h"
 #include "daemon/settings/zones.h"
 #include "detector/box.h"
 
 namespace vigil {
-
-// One frame's detector output. `detections` (pixels, as the detector returns them) is
-// borrowed for the observe() call; nullptr means none. With `trackIds` (one per detection),
-// the detections are the camera's tracked persons (events/person_tracks.h), which already
-// passed tracking's min_score rule: they count whatever their latest score.
-struct TrackedFrame {
-  TrackedFrame(std::chrono::steady_clock::time_point frameMonotonic,
-               std::chrono::system_clock::time_point frameTime, std::uint64_t frameSequence,
-               std::uint64_t frameId, int frameWidth, int frameHeight,
-               const std::vector<Detection>* frameDetections,
-               const std::vector<std::uint64_t>* frameTrackIds = nullptr)
-      : monotonic(frameMonotonic),
-        time(frameTime),
-        sequence(frameSequence),
-        id(frameId),
-        width(frameWidth),
-        height(frameHeight),
-        detections(frameDetections),
-        trackIds(frameTrackIds) {}
-
-  // Capture time on the monotonic clock, which every duration is measured on (a wall clock
-  // stepped by NTP would end or prolong events), and on the wall clock, for messages only.
-  std::chrono::steady_clock::time_point monotonic;
-  std::chrono::system_clock::time_point time;
-  std::uint64_t sequence;  // the source's frame counter: an event's start_frame
-  std::uint64_t id;        // only grows for a camera (Frame::id): an event's best frame
-  int width;
-  int height;
-  const std::vector<Detection>* detections;
-  const std::vector<std::uint64_t>* trackIds;
-};
-
-enum class PresenceEventType { kNew, kUpdate, kEnd };
-
-struct PresenceEvent {
-  PresenceEventType type;
-  std::string zone;     // empty: whole camera
-  std::string eventId;  // the same for the new, updates and end of one event
-  std::chrono::system_clock::time_point start;  // time of the first frame of the streak
-  std::optional<std::chrono::system_clock::time_point> end;  // kEnd only: last frame with one
-  int count;                            // counted persons in the triggering frame; 0 for kEnd
-  float maxScore;                       // highest counted score over the whole event so far
-  std::vector<Detection> boxes;         // the counted persons, box normalized 0..1; empty for kEnd
-  std::vector<std::uint64_t> trackIds;  // with tracking: the boxes' track ids, else empty
-  std::uint64_t bestFrame;              // id of the (first) frame with maxScore
-};
 
 // Turns one camera's detections into presence events, with one independent state machine for
 // the whole camera and one per zone.
@@ -93,14 +49,7 @@ struct PresenceEvent {
 // first time a frame holds more than 32 persons).
 class PresenceTracker {
  public:
-  struct State {
-    bool present;
-    int count;  // while present the count of the latest frame with a person, so present
-                // implies count >= 1 also during the clearAfter grace period; 0 when absent
-    // While present: the open event's start (time and sequence of the streak's first frame).
-    std::chrono::system_clock::time_point start{};
-    std::uint64_t startSequence = 0;
-  };
+  using State = ZonePresence::State;
 
   PresenceTracker(std::string camera, PresenceSettings settings, std::vector<ZoneSpec> zones,
                   std::vector<Polygon> masks);
@@ -118,7 +67,7 @@ class PresenceTracker {
   // The sequence of the frame with the highest counted score of the whole camera's current
   // event, or of its streak towards one; nullopt when neither is open. After observe() it tells
   // whether that frame is the best so far (a snapshot worth keeping).
-  std::optional<std::uint64_t> bestFrame() const;
+  std::optional<std::uint64_t> bestFrame() const { return areas_.front().bestFrame(); }
 
   // `zone` empty: the whole camera. An unknown zone reads as absent.
   State state(std::string_view zone = {}) const;
@@ -127,57 +76,15 @@ class PresenceTracker {
   const std::string& camera() const { return camera_; }
 
  private:
-  using TimePoint = std::chrono::system_clock::time_point;  // wall: for messages
-  using Monotonic = std::chrono::steady_clock::time_point;  // every comparison
-
-  // A detection that passed the zone-independent rules, in normalized coordinates.
-  struct Candidate {
-    Box box;
-    Point foot;
-    float score;
-    std::uint64_t trackId;  // 0: untracked
-  };
-
-  struct Tracker {
-    std::string zone;     // empty for the whole camera
-    std::string idLabel;  // zone name, or "camera"
-    Polygon polygon;
-    bool wholeCamera = false;
-    std::uint64_t eventCounter = 0;
-    // Streak towards `new` while absent.
-    int streak = 0;
-    TimePoint streakStart{};
-    std::uint64_t streakStartSequence = 0;
-    Monotonic streakLast{};
-    float streakMaxScore = 0;
-    std::uint64_t streakBestFrame = 0;
-    // The current event while present.
-    bool present = false;
-    std::string eventId;
-    TimePoint start{};
-    std::uint64_t startSequence = 0;
-    TimePoint lastSeen{};  // the end an event reports
-    Monotonic lastSeenMonotonic{};
-    Monotonic lastEmit{};
-    int count = 0;
-    float maxScore = 0;
-    std::uint64_t bestFrame = 0;
-    int emittedCount = 0;
-    float emittedMaxScore = 0;
-  };
-
-  bool counts(const Tracker& tracker, const Candidate& candidate) const;
-  void step(Tracker& tracker, const TrackedFrame& frame, std::vector<PresenceEvent>& out);
-  void expire(Tracker& tracker, Monotonic now, std::vector<PresenceEvent>& out);
-  void emit(const Tracker& tracker, PresenceEventType type, int count,
-            std::vector<PresenceEvent>& out) const;
+  // The frame's detections that count, zones aside, into candidates_.
+  void findCandidates(const TrackedFrame& frame);
 
   std::string camera_;
   PresenceSettings settings_;
   std::vector<Polygon> masks_;
-  std::vector<Tracker> trackers_;  // [0] the whole camera, then the zones
+  std::vector<ZonePresence> areas_;  // [0] the whole camera, then the zones
   std::vector<std::string> zoneNames_;
-  std::vector<Candidate> candidates_;  // reused for every frame
+  std::vector<PresenceCandidate> candidates_;  // reused for every frame
 };
 
 }  // namespace vigil
