@@ -7,12 +7,28 @@
 
 namespace vigil {
 
-// One line per 10 s at most: a broken backend must not flood the journal.
-struct InferenceWorker::ErrorLog {
-  std::shared_ptr<spdlog::logger> log = logger("detector");
-  SteadyClock::time_point last{};
-  std::uint64_t suppressed = 0;
-};
+namespace {
+
+// What the detector made of the job's frame, for the result handler; the frame goes with it.
+FrameResult frameResultOf(DetectionJob& job, const DetectionResult& result,
+                          SteadyClock::time_point start, const std::string& backend) {
+  FrameResult out;
+  out.camera = job.camera->name();
+  out.sequence = job.frame->sequence;
+  out.frameId = job.frame->id;
+  out.width = result.width;
+  out.height = result.height;
+  out.captureTime = job.frame->captureTime;
+  out.startTime = start;
+  out.doneTime = SteadyClock::now();
+  out.detections = result.detections;
+  out.timings = result.timings;
+  out.backend = backend;
+  out.frame = std::move(job.frame);
+  return out;
+}
+
+}  // namespace
 
 InferenceWorker::InferenceWorker(std::unique_ptr<Detector> detector, Scheduler& scheduler,
                                  ResultHandler onResult)
@@ -103,7 +119,6 @@ std::vector<std::string> InferenceWorker::classNames() const {
 }
 
 void InferenceWorker::run() {
-  ErrorLog errors;
   constexpr auto kWait = std::chrono::milliseconds(500);
   while (!stopping_) {
     heartbeat_.expectWithin(kWait + std::chrono::seconds(10));
@@ -119,11 +134,11 @@ void InferenceWorker::run() {
     lock.lock();
     if (!detector_) continue;  // taken meanwhile: the frame goes back to its pool
     heartbeat_.expectWithin(kInferenceLimit);
-    detect(*job, errors);
+    detect(*job);
   }
 }
 
-Expected<void> InferenceWorker::detectPicture(DetectionJob& job, ErrorLog& errors, bool& refused) {
+Expected<void> InferenceWorker::detectPicture(DetectionJob& job, bool& refused) {
   const Frame& frame = *job.frame;
   // The picture becomes pixels here, when the camera is due, at the size the detection needs:
   // the whole picture just covering the letterbox; on regions, each region's own pixels.
@@ -133,7 +148,7 @@ Expected<void> InferenceWorker::detectPicture(DetectionJob& job, ErrorLog& error
   // a detection (the picture counted it, once, in its camera's DecodeAccount).
   auto decoded = [&](Expected<cv::Mat> pixels) {
     if (!pixels) {
-      errors.log->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
+      log_->debug("[cam={}] frame skipped: {}", job.camera->name(), pixels.error().message);
       refused = true;
     }
     return pixels;
@@ -168,53 +183,20 @@ void InferenceWorker::charge(DetectionJob& job, const RegionCounts& ran) {
   scheduler_.charge(*job.camera, std::accumulate(ran.begin(), ran.end(), std::uint64_t{0}));
 }
 
-void InferenceWorker::detect(DetectionJob& job, ErrorLog& errors) {
-  const Frame& frame = *job.frame;
+void InferenceWorker::detect(DetectionJob& job) {
   auto start = SteadyClock::now();
   bool refused = false;
-  auto ok = detectPicture(job, errors, refused);
-  if (refused) {
-    busyNanos_.fetch_add(std::chrono::nanoseconds(SteadyClock::now() - start).count(),
-                         std::memory_order_relaxed);
-    return;
-  }
-  busyNanos_.fetch_add(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count(),
-      std::memory_order_relaxed);
+  auto ok = detectPicture(job, refused);
+  counters_.busy(SteadyClock::now() - start);
+  if (refused) return;
   if (!ok) {
     if (stopping_) return;  // cut by the stop (interrupt): no failure of the detector
-    failures_.fetch_add(1, std::memory_order_relaxed);
-    if (ok.error().code == ErrorCode::kInvalidOutput) {
-      invalidOutputs_.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (start - errors.last > std::chrono::seconds(10)) {
-      errors.log->error("[cam={}] detection failed: {}{}", job.camera->name(), ok.error().message,
-                        errors.suppressed > 0
-                            ? fmt::format(" ({} more since the last report)", errors.suppressed)
-                            : std::string());
-      errors.last = start;
-      errors.suppressed = 0;
-    } else {
-      ++errors.suppressed;
-    }
+    counters_.failed(ok.error(), job.camera->name(), start);
     return;
   }
   job.camera->counters().detected.fetch_add(1, std::memory_order_relaxed);
-  inferences_.fetch_add(1, std::memory_order_relaxed);
-  FrameResult out;
-  out.camera = job.camera->name();
-  out.sequence = frame.sequence;
-  out.frameId = frame.id;
-  out.width = result_.width;
-  out.height = result_.height;
-  out.captureTime = frame.captureTime;
-  out.startTime = start;
-  out.doneTime = SteadyClock::now();
-  out.detections = result_.detections;
-  out.timings = result_.timings;
-  out.backend = backend_;
-  out.frame = std::move(job.frame);
-  onResult_(std::move(out));
+  counters_.succeeded();
+  onResult_(frameResultOf(job, result_, start, backend_));
 }
 
 }  // namespace vigil

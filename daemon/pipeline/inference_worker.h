@@ -13,6 +13,7 @@
 
 #include "daemon/base/heartbeat.h"
 #include "daemon/capture/frame/frame.h"
+#include "daemon/pipeline/inference_counters.h"
 #include "daemon/pipeline/scheduler.h"
 #include "detector/detector.h"
 #include "detector/region_detector.h"
@@ -72,28 +73,23 @@ class InferenceWorker {
   // capture.scaled_decode: pictures decoded at the smallest size covering the detector's input
   // (the default), or at full size. Any thread; the next frame follows it.
   void setScaledDecode(bool scaled) { scaledDecode_ = scaled; }
-  std::uint64_t failures() const { return failures_.load(); }
-  std::uint64_t inferences() const { return inferences_.load(); }  // successful detections
-  // Failures whose output was checked and rejected (NaN/Inf, wrong shape): the backend ran
-  // but produced garbage. A subset of failures().
-  std::uint64_t invalidOutputs() const { return invalidOutputs_.load(); }
-  // Seconds spent in the detector so far, failures included (DetectorLoad, the metric).
-  double busySeconds() const {
-    return std::chrono::duration<double>(std::chrono::nanoseconds(busyNanos_.load())).count();
-  }
+  // InferenceCounters' figures: any thread.
+  std::uint64_t failures() const { return counters_.failures(); }
+  std::uint64_t inferences() const { return counters_.inferences(); }
+  std::uint64_t invalidOutputs() const { return counters_.invalidOutputs(); }
+  double busySeconds() const { return counters_.busySeconds(); }
   const Heartbeat& heartbeat() const { return heartbeat_; }
 
   // How long one detection may take before /healthz calls the worker stuck.
   static constexpr std::chrono::seconds kInferenceLimit{30};
 
  private:
-  struct ErrorLog;
   void run();
-  void detect(DetectionJob& job, ErrorLog& errors);
+  void detect(DetectionJob& job);
   // The detection itself: on the camera's regions when it uses them (CameraRegions), else on
   // the whole picture decoded just large enough. Into result_; `refused`: the picture did not
   // decode (a corrupt frame, no failure of the detector).
-  Expected<void> detectPicture(DetectionJob& job, ErrorLog& errors, bool& refused);
+  Expected<void> detectPicture(DetectionJob& job, bool& refused);
   // The inferences a detection ran, to its camera's counts and the scheduler's fairness (a
   // failed one's too: the detector's time was spent).
   void charge(DetectionJob& job, const RegionCounts& ran);
@@ -117,10 +113,8 @@ class InferenceWorker {
   RegionDetector regions_;  // the worker's, for every camera that uses regions
   std::atomic<bool> scaledDecode_{true};
   std::atomic<bool> stopping_{false};
-  std::atomic<std::uint64_t> failures_{0};
-  std::atomic<std::uint64_t> inferences_{0};
-  std::atomic<std::uint64_t> invalidOutputs_{0};
-  std::atomic<std::int64_t> busyNanos_{0};
+  InferenceCounters counters_;
+  std::shared_ptr<spdlog::logger> log_ = logger("detector");
   Heartbeat heartbeat_;
   std::thread thread_;
 };
