@@ -57,38 +57,10 @@ void warnIfOthersRead(const YamlReader& r, const YAML::Node& node, const std::st
                   file, info.st_mode & 07777)));
 }
 
-// Reads the fields, then builds the context key by key so that a failure names its key.
-void readTls(const YamlReader& r, const YAML::Node& node, WebConfig& web) {
+// Exactly one of a file and an inline PEM for the certificate and for the key; client CAs only
+// with a client_auth_type.
+void checkTlsChoices(const YamlReader& r, const YAML::Node& node, const TlsServerConfig& t) {
   const std::string path = "tls_server_config";
-  r.expectMap(node, path);
-  if (node["client_allowed_sans"].IsDefined()) {
-    r.fail(node["client_allowed_sans"], "tls_server_config.client_allowed_sans",
-           "not implemented by Vigil; remove it (client certificates are verified against "
-           "client_ca_file only)");
-  }
-  r.rejectUnknownKeys(node, path,
-                      {"cert_file", "key_file", "cert", "key", "client_ca_file", "client_auth_type",
-                       "cipher_suites", "prefer_server_cipher_suites", "min_version", "max_version",
-                       "curve_preferences"});
-  TlsServerConfig t;
-  auto file = [&](std::string_view key) {
-    const std::string value = r.getString(node, path, key, "");
-    return value.empty() ? value : besideFile(web.file, value).string();
-  };
-  t.certFile = file("cert_file");
-  t.keyFile = file("key_file");
-  t.certPem = r.getString(node, path, "cert", "");
-  t.keyPem = r.getString(node, path, "key", "");
-  t.clientCaFile = file("client_ca_file");
-  t.clientAuth = clientAuthOf(r, node);
-  t.minVersion = r.getString(node, path, "min_version", t.minVersion);
-  t.maxVersion = r.getString(node, path, "max_version", t.maxVersion);
-  if (node["cipher_suites"].IsDefined())
-    t.cipherSuites = r.getStringList(node, path, "cipher_suites");
-  t.preferServerCipherSuites = r.getBool(node, path, "prefer_server_cipher_suites", true);
-  if (node["curve_preferences"].IsDefined()) {
-    t.curvePreferences = r.getStringList(node, path, "curve_preferences");
-  }
   auto at = [&](std::string_view key) {
     return std::make_pair(node[std::string(key)], YamlReader::join(path, key));
   };
@@ -108,7 +80,51 @@ void readTls(const YamlReader& r, const YAML::Node& node, WebConfig& web) {
            "client CAs are configured without a client_auth_type (as exporter-toolkit, "
            "this is refused: say which clients must show a certificate)");
   }
+}
 
+// The section's fields, files beside `webFile`, checked against each other.
+TlsServerConfig tlsFieldsOf(const YamlReader& r, const YAML::Node& node,
+                            const std::filesystem::path& webFile) {
+  const std::string path = "tls_server_config";
+  r.expectMap(node, path);
+  if (node["client_allowed_sans"].IsDefined()) {
+    r.fail(node["client_allowed_sans"], "tls_server_config.client_allowed_sans",
+           "not implemented by Vigil; remove it (client certificates are verified against "
+           "client_ca_file only)");
+  }
+  r.rejectUnknownKeys(node, path,
+                      {"cert_file", "key_file", "cert", "key", "client_ca_file", "client_auth_type",
+                       "cipher_suites", "prefer_server_cipher_suites", "min_version", "max_version",
+                       "curve_preferences"});
+  TlsServerConfig t;
+  auto file = [&](std::string_view key) {
+    const std::string value = r.getString(node, path, key, "");
+    return value.empty() ? value : besideFile(webFile, value).string();
+  };
+  t.certFile = file("cert_file");
+  t.keyFile = file("key_file");
+  t.certPem = r.getString(node, path, "cert", "");
+  t.keyPem = r.getString(node, path, "key", "");
+  t.clientCaFile = file("client_ca_file");
+  t.clientAuth = clientAuthOf(r, node);
+  t.minVersion = r.getString(node, path, "min_version", t.minVersion);
+  t.maxVersion = r.getString(node, path, "max_version", t.maxVersion);
+  if (node["cipher_suites"].IsDefined())
+    t.cipherSuites = r.getStringList(node, path, "cipher_suites");
+  t.preferServerCipherSuites = r.getBool(node, path, "prefer_server_cipher_suites", true);
+  if (node["curve_preferences"].IsDefined()) {
+    t.curvePreferences = r.getStringList(node, path, "curve_preferences");
+  }
+  checkTlsChoices(r, node, t);
+  return t;
+}
+
+// The context, built key by key so that a failure names its key; a key file others can read is
+// a warning.
+std::shared_ptr<boost::asio::ssl::context> tlsContextOf(const YamlReader& r, const YAML::Node& node,
+                                                        const TlsServerConfig& t,
+                                                        std::vector<std::string>& warnings) {
+  const std::string path = "tls_server_config";
   TlsContextBuilder tls;
   if (!t.certFile.empty()) {
     check(r, node["cert_file"], path + ".cert_file", tls.certificateFile(t.certFile));
@@ -117,7 +133,7 @@ void readTls(const YamlReader& r, const YAML::Node& node, WebConfig& web) {
   }
   if (!t.keyFile.empty()) {
     check(r, node["key_file"], path + ".key_file", tls.privateKeyFile(t.keyFile));
-    warnIfOthersRead(r, node["key_file"], path + ".key_file", t.keyFile, web.warnings);
+    warnIfOthersRead(r, node["key_file"], path + ".key_file", t.keyFile, warnings);
   } else {
     check(r, node["key"], path + ".key", tls.privateKey(t.keyPem));
   }
@@ -132,7 +148,13 @@ void readTls(const YamlReader& r, const YAML::Node& node, WebConfig& web) {
   check(r, node["curve_preferences"], path + ".curve_preferences", tls.curves(t.curvePreferences));
   auto context = tls.finish();
   if (!context) r.fail(node, path, context.error().message);
-  web.tlsContext = std::move(*context);
+  return std::move(*context);
+}
+
+// Reads the fields, then builds the context key by key so that a failure names its key.
+void readTls(const YamlReader& r, const YAML::Node& node, WebConfig& web) {
+  TlsServerConfig t = tlsFieldsOf(r, node, web.file);
+  web.tlsContext = tlsContextOf(r, node, t, web.warnings);
   web.tls = std::move(t);
 }
 
