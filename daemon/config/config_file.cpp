@@ -99,6 +99,52 @@ void checkTopicPrefix(const YamlReader& r, const YAML::Node& node, const std::st
   }
 }
 
+// mqtt's username and password: from password_file, else $VIGIL_MQTT_PASSWORD (kMqttPasswordEnv).
+void readMqttLogin(const YamlReader& r, const YAML::Node& node, const std::filesystem::path& base,
+                   MqttConfig& m, std::vector<std::string>& warnings) {
+  const std::string path = "mqtt";
+  m.username = r.getString(node, path, "username", "");
+  m.passwordFile = r.getString(node, path, "password_file", "");
+  if (!m.passwordFile.empty()) {
+    m.passwordFile = resolve(base, m.passwordFile).string();
+    m.password = readSecretFile(r, node["password_file"], "mqtt.password_file", m.passwordFile);
+    warnIfWorldReadable(r, node["password_file"], "mqtt.password_file", m.passwordFile, warnings);
+  } else if (const char* env = std::getenv(kMqttPasswordEnv); env != nullptr && *env != 0) {
+    m.password = env;
+  }
+  if (!m.password.empty() && m.username.empty()) {
+    r.fail(node, "mqtt.username", "a password is set but no username (MQTT needs both)");
+  }
+}
+
+// mqtt's CA, client certificate and key files: beside the configuration, existing, for mqtts://
+// only.
+void readMqttTlsFiles(const YamlReader& r, const YAML::Node& node,
+                      const std::filesystem::path& base, MqttConfig& m,
+                      std::vector<std::string>& warnings) {
+  const std::string path = "mqtt";
+  const std::pair<const char*, std::string*> files[] = {
+      {"ca_file", &m.caFile}, {"cert_file", &m.certFile}, {"key_file", &m.keyFile}};
+  for (const auto& [key, value] : files) {
+    *value = r.getString(node, path, key, "");
+    if (value->empty()) continue;
+    *value = resolve(base, *value).string();
+    const std::string keyPath = YamlReader::join(path, key);
+    if (!startsWith(m.url, "mqtts://")) {
+      r.fail(node[key], keyPath, fmt::format("set, but mqtt.url '{}' is not mqtts://", m.url));
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*value, ec)) {
+      r.fail(node[key], keyPath, fmt::format("no such file '{}'", *value));
+    }
+  }
+  if (!m.keyFile.empty() && m.certFile.empty()) {
+    r.fail(node["key_file"], "mqtt.key_file", "set without mqtt.cert_file");
+  }
+  if (!m.keyFile.empty())
+    warnIfWorldReadable(r, node["key_file"], "mqtt.key_file", m.keyFile, warnings);
+}
+
 void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& base,
               MqttConfig& m, std::vector<std::string>& warnings) {
   YAML::Node node = root["mqtt"];
@@ -120,38 +166,8 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
     r.fail(node["client_id"], "mqtt.client_id",
            fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", m.clientId));
   }
-  m.username = r.getString(node, path, "username", "");
-  m.passwordFile = r.getString(node, path, "password_file", "");
-  if (!m.passwordFile.empty()) {
-    m.passwordFile = resolve(base, m.passwordFile).string();
-    m.password = readSecretFile(r, node["password_file"], "mqtt.password_file", m.passwordFile);
-    warnIfWorldReadable(r, node["password_file"], "mqtt.password_file", m.passwordFile, warnings);
-  } else if (const char* env = std::getenv(kMqttPasswordEnv); env != nullptr && *env != 0) {
-    m.password = env;
-  }
-  if (!m.password.empty() && m.username.empty()) {
-    r.fail(node, "mqtt.username", "a password is set but no username (MQTT needs both)");
-  }
-  const std::pair<const char*, std::string*> files[] = {
-      {"ca_file", &m.caFile}, {"cert_file", &m.certFile}, {"key_file", &m.keyFile}};
-  for (const auto& [key, value] : files) {
-    *value = r.getString(node, path, key, "");
-    if (value->empty()) continue;
-    *value = resolve(base, *value).string();
-    const std::string keyPath = YamlReader::join(path, key);
-    if (!startsWith(m.url, "mqtts://")) {
-      r.fail(node[key], keyPath, fmt::format("set, but mqtt.url '{}' is not mqtts://", m.url));
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(*value, ec)) {
-      r.fail(node[key], keyPath, fmt::format("no such file '{}'", *value));
-    }
-  }
-  if (!m.keyFile.empty() && m.certFile.empty()) {
-    r.fail(node["key_file"], "mqtt.key_file", "set without mqtt.cert_file");
-  }
-  if (!m.keyFile.empty())
-    warnIfWorldReadable(r, node["key_file"], "mqtt.key_file", m.keyFile, warnings);
+  readMqttLogin(r, node, base, m, warnings);
+  readMqttTlsFiles(r, node, base, m, warnings);
   m.topicPrefix = r.getString(node, path, "topic_prefix", m.topicPrefix);
   checkTopicPrefix(r, node["topic_prefix"], "mqtt.topic_prefix", m.topicPrefix);
   m.qos = static_cast<int>(r.getInt(node, path, "qos", 0, 2, 1));
