@@ -167,15 +167,62 @@ Expected<void> openVideo(cv::VideoCapture& video, const std::string& path) {
   return {};
 }
 
+// The detector's options: persons only, down to the low-score detections ByteTrack's second
+// association uses, as the daemon's detector.
+DetectorOptions trackingDetectorOptions(const TrackCommandOptions& options) {
+  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
+  if (!detectorOptions.minScore) detectorOptions.minScore = kTrackingLowScore;
+  detectorOptions.classes = {"person"};
+  return detectorOptions;
+}
+
+// Every how many of the video's frames one is tracked: --detect-fps against the video's rate.
+int detectStride(double videoFps, double detectFps) {
+  return detectFps > 0 && videoFps > 0
+             ? std::max(1, static_cast<int>(std::lround(videoFps / detectFps)))
+             : 1;
+}
+
+// What `vigil track` writes: --out, and with their options --lines-out and --detections-out.
+struct TrackOutputs {
+  std::ofstream mot;
+  std::ofstream lines;
+  std::unique_ptr<TrackLineWriter> lineWriter;  // writes to `lines`; nullptr: no --lines-out
+  std::ofstream detections;
+};
+
+// The outputs opened, or false and why logged.
+bool openTrackOutputs(const TrackCommandOptions& options, TrackOutputs& outputs) {
+  if (!openOutput(options.out, "--out", outputs.mot)) return false;
+  auto lineWriter = lineWriterFor(options, outputs.lines);
+  if (!lineWriter) {
+    logger("track")->error("{}", lineWriter.error().message);
+    return false;
+  }
+  outputs.lineWriter = std::move(*lineWriter);
+  return options.detectionsOut.empty() ||
+         openOutput(options.detectionsOut, "--detections-out", outputs.detections);
+}
+
+// The run's summary on `out`: the frames, the regions, the line crossings.
+void reportTracked(const TrackCommandOptions& options, int tracked, int stride, double videoFps,
+                   const VideoRegions& regions, const TrackOutputs& outputs, std::ostream& out) {
+  out << fmt::format(
+      "{}: {} frame(s) tracked (every {} of a {:.2f} fps video), {} tracker, "
+      "tracks in {}\n",
+      options.video, tracked, stride, videoFps, options.tracker, options.out);
+  if (const std::string s = regions.summary(); !s.empty()) out << s << '\n';
+  if (outputs.lineWriter) {
+    out << fmt::format("{} line crossing(s) in {}\n", outputs.lineWriter->crossings(),
+                       options.linesOut);
+  }
+}
+
 }  // namespace
 
 int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
   auto log = logger("track");
-  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
-  // The low-score detections ByteTrack's second association uses, as the daemon's detector.
-  if (!detectorOptions.minScore) detectorOptions.minScore = kTrackingLowScore;
-  detectorOptions.classes = {"person"};
-  auto detector = createDetectorLogged(detectorOptions);
+  auto detector = createDetectorLogged(trackingDetectorOptions(options));
   if (!detector) {
     log->error("{}", detector.error().message);
     return 2;
@@ -186,22 +233,9 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     return 2;
   }
   const double videoFps = video.get(cv::CAP_PROP_FPS);
-  const int stride = options.detectFps > 0 && videoFps > 0
-                         ? std::max(1, static_cast<int>(std::lround(videoFps / options.detectFps)))
-                         : 1;
-  std::ofstream file;
-  if (!openOutput(options.out, "--out", file)) return 2;
-  std::ofstream linesFile;
-  auto lineWriter = lineWriterFor(options, linesFile);
-  if (!lineWriter) {
-    log->error("{}", lineWriter.error().message);
-    return 2;
-  }
-  std::ofstream detectionsFile;
-  if (!options.detectionsOut.empty() &&
-      !openOutput(options.detectionsOut, "--detections-out", detectionsFile)) {
-    return 2;
-  }
+  const int stride = detectStride(videoFps, options.detectFps);
+  TrackOutputs outputs;
+  if (!openTrackOutputs(options, outputs)) return 2;
   VideoTracker tracker = makeTracker(options);
   ConfirmedTracks confirmed(options.confirmScore);
   VideoRegions regions(*regionsModeNamed(options.regions));  // checked by CLI11
@@ -220,12 +254,14 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
       log->error("{} frame {}: {}", options.video, index, ok.error().message);
       return 2;
     }
-    if (detectionsFile.is_open()) writeMotDetections(detectionsFile, index, result.detections);
+    if (outputs.detections.is_open()) {
+      writeMotDetections(outputs.detections, index, result.detections);
+    }
     const std::vector<Track>& allTracks = tracker.update(time, result.detections);
     regions.regions().setTracks(allTracks);  // where the next frame looks again
     const std::vector<Track>& tracks = confirmed.filter(allTracks);
-    writeMotLines(file, index, previousIndex, tracks);
-    if (*lineWriter) (*lineWriter)->observe(index, time, tracks);
+    writeMotLines(outputs.mot, index, previousIndex, tracks);
+    if (outputs.lineWriter) outputs.lineWriter->observe(index, time, tracks);
     previousIndex = index;
     ++tracked;
   }
@@ -234,15 +270,8 @@ int runTrackCommand(const TrackCommandOptions& options, std::ostream& out) {
     log->error("{}: no decodable frames", options.video);
     return 2;
   }
-  out << fmt::format(
-      "{}: {} frame(s) tracked (every {} of a {:.2f} fps video), {} tracker, "
-      "tracks in {}\n",
-      options.video, tracked, stride, videoFps, options.tracker, options.out);
-  if (const std::string s = regions.summary(); !s.empty()) out << s << '\n';
-  if (*lineWriter) {
-    out << fmt::format("{} line crossing(s) in {}\n", (*lineWriter)->crossings(), options.linesOut);
-  }
-  return file && (!*lineWriter || linesFile) ? 0 : 2;
+  reportTracked(options, tracked, stride, videoFps, regions, outputs, out);
+  return outputs.mot && (!outputs.lineWriter || outputs.lines) ? 0 : 2;
 }
 
 void addEvalTracksCommand(CLI::App& app, EvalTracksOptions& options) {
