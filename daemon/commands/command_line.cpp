@@ -45,6 +45,67 @@ std::string commandNames(const CLI::App& app) {
   return names;
 }
 
+// Every subcommand's options, filled by the parse.
+struct CommandOptions {
+  RunOptions run;
+  CheckConfigOptions checkConfig;
+  CamerasCommandOptions cameras;
+  DetectCommandOptions detect;
+  EvalCommandOptions eval;
+  BenchCommandOptions bench;
+  DoctorCommandOptions doctor;
+  StageRunOptions stageRun;
+  NpuSelftestOptions selftest;
+  NpuCompileOptions npuCompile;
+  TrackCommandOptions track;
+  EvalTracksOptions evalTracks;
+  PasswdOptions passwd;
+  EvalLinesOptions evalLines;
+};
+
+// The subcommands with their options, in the order --help lists them; returns `npu`, which has
+// a subcommand of its own.
+CLI::App& addCommands(CLI::App& app, CommandOptions& o) {
+  addRunCommand(app, o.run);
+  addCheckConfigCommand(app, o.checkConfig);
+  addCamerasCommand(app, o.cameras);
+  addDetectCommand(app, o.detect);
+  addEvalCommand(app, o.eval);
+  addBenchCommand(app, o.bench);
+  addDoctorCommand(app, o.doctor);
+  addStageRunCommand(app, o.stageRun);
+  CLI::App& npu = addNpuCommand(app, o.selftest);
+  addNpuCompileCommand(npu, o.npuCompile);
+  addTrackCommand(app, o.track);
+  addEvalTracksCommand(app, o.evalTracks);
+  addPasswdCommand(app, o.passwd);
+  addEvalLinesCommand(app, o.evalLines);
+  return npu;
+}
+
+// Runs the subcommand the parse chose: its exit status.
+int runChosenCommand(const CLI::App& app, const CLI::App& npu, CommandOptions& o) {
+  if (app.got_subcommand("run")) return runDaemon(o.run);
+  if (app.got_subcommand("check-config")) {
+    return runCheckConfigCommand(o.checkConfig, std::cout);
+  }
+  if (app.got_subcommand("cameras")) return runCamerasCommand(o.cameras, std::cout);
+  if (app.got_subcommand("detect")) return runDetectCommand(o.detect, std::cout);
+  if (app.got_subcommand("eval")) return runEvalCommand(o.eval, std::cout);
+  if (app.got_subcommand("bench")) return runBenchCommand(o.bench, std::cout);
+  if (app.got_subcommand("doctor")) return runDoctorCommand(o.doctor, std::cout);
+  if (app.got_subcommand("track")) return runTrackCommand(o.track, std::cout);
+  if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(o.evalTracks, std::cout);
+  if (app.got_subcommand("passwd")) {
+    return runPasswdCommand(o.passwd, std::cin, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("eval-lines")) return runEvalLinesCommand(o.evalLines, std::cout);
+  if (app.got_subcommand("stage-run")) return runStageRunCommand(o.stageRun, std::cerr);
+  if (npu.got_subcommand("compile")) return runNpuCompile(o.npuCompile, std::cout, std::cerr);
+  if (app.got_subcommand("npu")) return runNpuSelftest(o.selftest, std::cout);
+  return 2;
+}
+
 }  // namespace
 
 int runCommandLine(int argc, char** argv) {
@@ -57,35 +118,8 @@ int runCommandLine(int argc, char** argv) {
   app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Debug logging");
-
-  DetectCommandOptions detect;
-  EvalCommandOptions eval;
-  BenchCommandOptions bench;
-  RunOptions run;
-  CheckConfigOptions checkConfig;
-  CamerasCommandOptions cameras;
-  addRunCommand(app, run);
-  addCheckConfigCommand(app, checkConfig);
-  addCamerasCommand(app, cameras);
-  addDetectCommand(app, detect);
-  addEvalCommand(app, eval);
-  addBenchCommand(app, bench);
-  DoctorCommandOptions doctor;
-  StageRunOptions stageRun;
-  addDoctorCommand(app, doctor);
-  addStageRunCommand(app, stageRun);
-  NpuSelftestOptions selftest;
-  CLI::App& npu = addNpuCommand(app, selftest);
-  NpuCompileOptions npuCompile;
-  addNpuCompileCommand(npu, npuCompile);
-  TrackCommandOptions track;
-  EvalTracksOptions evalTracks;
-  addTrackCommand(app, track);
-  addEvalTracksCommand(app, evalTracks);
-  PasswdOptions passwd;
-  addPasswdCommand(app, passwd);
-  EvalLinesOptions evalLines;
-  addEvalLinesCommand(app, evalLines);
+  CommandOptions options;
+  const CLI::App& npu = addCommands(app, options);
 
   if (auto word = unknownCommand(app, argc, argv)) {
     std::cerr << "vigil: unknown command '" << *word << "'; the commands are " << commandNames(app)
@@ -100,24 +134,7 @@ int runCommandLine(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (verbose) setLogLevel(spdlog::level::debug);
-
-  if (app.got_subcommand("run")) return runDaemon(run);
-  if (app.got_subcommand("check-config")) {
-    return runCheckConfigCommand(checkConfig, std::cout);
-  }
-  if (app.got_subcommand("cameras")) return runCamerasCommand(cameras, std::cout);
-  if (app.got_subcommand("detect")) return runDetectCommand(detect, std::cout);
-  if (app.got_subcommand("eval")) return runEvalCommand(eval, std::cout);
-  if (app.got_subcommand("bench")) return runBenchCommand(bench, std::cout);
-  if (app.got_subcommand("doctor")) return runDoctorCommand(doctor, std::cout);
-  if (app.got_subcommand("track")) return runTrackCommand(track, std::cout);
-  if (app.got_subcommand("eval-tracks")) return runEvalTracksCommand(evalTracks, std::cout);
-  if (app.got_subcommand("passwd")) return runPasswdCommand(passwd, std::cin, std::cout, std::cerr);
-  if (app.got_subcommand("eval-lines")) return runEvalLinesCommand(evalLines, std::cout);
-  if (app.got_subcommand("stage-run")) return runStageRunCommand(stageRun, std::cerr);
-  if (npu.got_subcommand("compile")) return runNpuCompile(npuCompile, std::cout, std::cerr);
-  if (app.got_subcommand("npu")) return runNpuSelftest(selftest, std::cout);
-  return 2;
+  return runChosenCommand(app, npu, options);
 }
 
 }  // namespace vigil
