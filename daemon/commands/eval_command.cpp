@@ -19,6 +19,42 @@ constexpr float kEvalNmsIou = 0.65F;
 constexpr int kEvalMaxDetections = 100;
 constexpr int kCocoPersonCategory = 1;
 
+// The detector's options under the COCO protocol, where the command line does not say.
+DetectorOptions evalDetectorOptions(const EvalCommandOptions& options) {
+  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
+  if (!detectorOptions.minScore) detectorOptions.minScore = kEvalMinScore;
+  if (!detectorOptions.nmsIou) detectorOptions.nmsIou = kEvalNmsIou;
+  if (detectorOptions.classes.empty()) detectorOptions.classes = {"person"};
+  detectorOptions.maxDetections = kEvalMaxDetections;
+  return detectorOptions;
+}
+
+// The image at full size, or with --scaled-decode at the smallest size covering `input`.
+Expected<ScaledImage> readEvalImage(const std::filesystem::path& path, bool scaledDecode,
+                                    const InputSpec& input) {
+  if (scaledDecode) return readJpegScaled(path, cv::Size(input.width, input.height));
+  return readImage(path).map([](cv::Mat bgr) {
+    const cv::Size full = bgr.size();
+    return ScaledImage{std::move(bgr), full};
+  });
+}
+
+// The metrics, the run's figures, and with --json the metrics as one JSON line.
+void reportEval(const CocoMetrics& m, int failures, double meanInferenceMs,
+                const Detector& detector, bool json, std::ostream& out) {
+  out << fmt::format("person AP@[.50:.95] {:.3f}  AP50 {:.3f}  AP75 {:.3f}  AR@100 {:.3f}\n", m.ap,
+                     m.ap50, m.ap75, m.ar);
+  out << fmt::format(
+      "{} images ({} failed), {} positives, backend {}, input {}, mean inference {:.1f} ms\n",
+      m.images, failures, m.positives, detector.backend().device(), detector.inputDescription(),
+      meanInferenceMs);
+  if (json) {
+    nlohmann::json line = {{"AP", m.ap}, {"AP50", m.ap50},     {"AP75", m.ap75},
+                           {"AR", m.ar}, {"images", m.images}, {"positives", m.positives}};
+    out << line.dump() << '\n';
+  }
+}
+
 }  // namespace
 
 void addEvalCommand(CLI::App& app, EvalCommandOptions& options) {
@@ -48,12 +84,7 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
     log->error("{}", dataset.error().message);
     return 2;
   }
-  DetectorOptions detectorOptions = toDetectorOptions(options.detector);
-  if (!detectorOptions.minScore) detectorOptions.minScore = kEvalMinScore;
-  if (!detectorOptions.nmsIou) detectorOptions.nmsIou = kEvalNmsIou;
-  if (detectorOptions.classes.empty()) detectorOptions.classes = {"person"};
-  detectorOptions.maxDetections = kEvalMaxDetections;
-  auto detector = createDetectorLogged(detectorOptions);
+  auto detector = createDetectorLogged(evalDetectorOptions(options));
   if (!detector) {
     log->error("{}", detector.error().message);
     return 2;
@@ -68,12 +99,7 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
   for (const CocoImage& image : dataset->images) {
     progress.update(static_cast<std::size_t>(&image - dataset->images.data()));
     std::filesystem::path path = std::filesystem::path(options.images) / image.fileName;
-    const InputSpec& input = (*detector)->manifest().input;
-    auto read = options.scaledDecode ? readJpegScaled(path, cv::Size(input.width, input.height))
-                                     : readImage(path).map([](cv::Mat bgr) {
-                                         const cv::Size full = bgr.size();
-                                         return ScaledImage{std::move(bgr), full};
-                                       });
+    auto read = readEvalImage(path, options.scaledDecode, (*detector)->manifest().input);
     if (!read) {
       log->error("{}", read.error().message);
       ++failures;
@@ -91,19 +117,10 @@ int runEvalCommand(const EvalCommandOptions& options, std::ostream& out) {
     }
   }
 
-  CocoMetrics m = evaluateCoco(*dataset, detections, kEvalMaxDetections);
-  out << fmt::format("person AP@[.50:.95] {:.3f}  AP50 {:.3f}  AP75 {:.3f}  AR@100 {:.3f}\n", m.ap,
-                     m.ap50, m.ap75, m.ar);
-  out << fmt::format(
-      "{} images ({} failed), {} positives, backend {}, input {}, mean inference {:.1f} ms\n",
-      m.images, failures, m.positives, (*detector)->backend().device(),
-      (*detector)->inputDescription(),
-      dataset->images.empty() ? 0.0 : inferenceMs / static_cast<double>(dataset->images.size()));
-  if (options.json) {
-    nlohmann::json line = {{"AP", m.ap}, {"AP50", m.ap50},     {"AP75", m.ap75},
-                           {"AR", m.ar}, {"images", m.images}, {"positives", m.positives}};
-    out << line.dump() << '\n';
-  }
+  const double meanInferenceMs =
+      dataset->images.empty() ? 0.0 : inferenceMs / static_cast<double>(dataset->images.size());
+  reportEval(evaluateCoco(*dataset, detections, kEvalMaxDetections), failures, meanInferenceMs,
+             **detector, options.json, out);
   return failures == 0 ? 0 : 2;
 }
 
