@@ -119,9 +119,10 @@ std::string configTopic(const DiscoverySettings& s, const DiscoveredCamera& came
 
 std::string nodeDeviceId(const DiscoverySettings& s) { return "vigil_" + s.instance; }
 
-nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& camera,
-                         const EntityRef& ref) {
-  nlohmann::json p = {
+// What every entity of a camera says: its id, availability, attributes, device and origin.
+nlohmann::json commonPayload(const DiscoverySettings& s, const DiscoveredCamera& camera,
+                             const EntityRef& ref) {
+  return {
       {"unique_id", s.instance + "_" + objectId(camera, ref)},
       // Available while Vigil runs *and* the camera delivers frames: an unplugged camera's
       // entities turn unavailable in Home Assistant instead of showing a stale OFF.
@@ -143,6 +144,11 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
         {"via_device", nodeDeviceId(s)}}},
       {"origin", {{"name", "Vigil"}, {"sw_version", s.version}}},
   };
+}
+
+// The entity's own part: its name, topics and class, by kind.
+void describeEntity(nlohmann::json& p, const DiscoverySettings& s, const DiscoveredCamera& camera,
+                    const EntityRef& ref) {
   // Named within the camera's device: Home Assistant shows "<camera> person".
   const std::string zonePart = ref.zone.empty() ? "" : ref.zone + " ";
   switch (ref.kind) {
@@ -179,6 +185,12 @@ nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& cam
       p["icon"] = ref.direction == "in" ? "mdi:location-enter" : "mdi:location-exit";
       break;
   }
+}
+
+nlohmann::json payloadOf(const DiscoverySettings& s, const DiscoveredCamera& camera,
+                         const EntityRef& ref) {
+  nlohmann::json p = commonPayload(s, camera, ref);
+  describeEntity(p, s, camera, ref);
   return p;
 }
 
