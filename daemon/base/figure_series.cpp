@@ -27,6 +27,11 @@ class FamilyFinder final : public FigureWriter {
                                      labelNamesOf(partLabelNames_, name)),
            name, labelValue);
   }
+  void total(const FigureName& name, std::string_view labelValue, double) override {
+    found_(registry_.callbackCounter(std::string(name.metric), std::string(name.help),
+                                     labelNamesOf(partLabelNames_, name)),
+           name, labelValue);
+  }
   void level(const FigureName& name, std::string_view labelValue, double) override {
     found_(registry_.callbackGauge(std::string(name.metric), std::string(name.help),
                                    labelNamesOf(partLabelNames_, name)),
@@ -47,6 +52,9 @@ class FigureReader final : public FigureWriter {
 
   void count(const FigureName& name, std::string_view labelValue, std::uint64_t value) override {
     if (&name == &name_ && labelValue == labelValue_) value_ = static_cast<double>(value);
+  }
+  void total(const FigureName& name, std::string_view labelValue, double value) override {
+    if (&name == &name_ && labelValue == labelValue_) value_ = value;
   }
   void level(const FigureName& name, std::string_view labelValue, double value) override {
     if (&name == &name_ && labelValue == labelValue_) value_ = value;
@@ -69,7 +77,7 @@ void FigureSeries::declare(Registry& registry, const std::vector<std::string>& p
 }
 
 FigureSeries::FigureSeries(Registry& registry, std::vector<std::string> partLabelNames,
-                           LabelValues partLabels, Report report) {
+                           LabelValues partLabels, Report report, const Report& names) {
   auto shared = std::make_shared<Report>(std::move(report));
   FamilyFinder families(
       registry, partLabelNames,
@@ -83,7 +91,11 @@ FigureSeries::FigureSeries(Registry& registry, std::vector<std::string> partLabe
         });
         series_.emplace_back(&family, std::move(labels));
       });
-  (*shared)(families);
+  if (names) {
+    names(families);
+  } else {
+    (*shared)(families);
+  }
 }
 
 FigureSeries::~FigureSeries() {

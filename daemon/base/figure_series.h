@@ -11,7 +11,7 @@
 namespace vigil {
 
 // A part's figures (figures.h) as callback series of a registry: each figure is a series of its
-// family (a counter for a count, a gauge for a level), labelled with the part's own labels
+// family (a counter for a count or a total, a gauge for a level), labelled with the part's labels
 // (e.g. camera="door") and then the figure's, and read when /metrics is rendered by asking the
 // part to report again. /metrics so shows every figure a part reports without knowing the part.
 // Destroying it removes its series; their families stay, unrendered while they have none.
@@ -26,8 +26,11 @@ class FigureSeries {
   static void declare(Registry& registry, const std::vector<std::string>& partLabelNames,
                       const Report& report);
 
+  // `names`: what the part reports when it is there, for a part that may be absent when this is
+  // made (a reloaded detector's worker): its series exist from the start and are absent from
+  // /metrics while `report` does not write them. Without it, `report` names the series.
   FigureSeries(Registry& registry, std::vector<std::string> partLabelNames, LabelValues partLabels,
-               Report report);
+               Report report, const Report& names = {});
   ~FigureSeries();
   FigureSeries(const FigureSeries&) = delete;
   FigureSeries& operator=(const FigureSeries&) = delete;

@@ -23,7 +23,8 @@ struct FigureName {
 // Where a part writes its figures: each view (the status API's snapshot, /metrics) implements
 // one, so that a part's figures are written once, in its report(FigureWriter&), and every view
 // shows a new one without knowing the part's class (Envoy's stats scopes). Counts only grow
-// (Prometheus counters); levels go up and down (gauges).
+// (Prometheus counters), as do totals (a measured amount, e.g. CPU seconds); levels go up and
+// down (gauges).
 // A FigureName is a constant of its part (static storage): writers may keep its address.
 // Threads: a part's report() runs on whichever thread asks; what it reads must be safe there
 // (atomics).
@@ -33,6 +34,7 @@ class FigureWriter {
 
   // `labelValue`: the figure's value of name.label ("" when the figure has no label).
   virtual void count(const FigureName& name, std::string_view labelValue, std::uint64_t value) = 0;
+  virtual void total(const FigureName& name, std::string_view labelValue, double value) = 0;
   virtual void level(const FigureName& name, std::string_view labelValue, double value) = 0;
 };
 
@@ -48,6 +50,9 @@ class FigureList final : public FigureWriter {
   };
 
   void count(const FigureName& name, std::string_view labelValue, std::uint64_t value) override {
+    figures_.push_back({&name, std::string(labelValue), value});
+  }
+  void total(const FigureName& name, std::string_view labelValue, double value) override {
     figures_.push_back({&name, std::string(labelValue), value});
   }
   void level(const FigureName& name, std::string_view labelValue, double value) override {

@@ -11,7 +11,6 @@
 #include "daemon/base/log.h"
 #include "daemon/metrics/daemon_series.h"
 #include "daemon/metrics/heap.h"
-#include "daemon/pipeline/motion.h"
 
 namespace vigil {
 
@@ -79,9 +78,6 @@ void addPresenceSeries(Registry& registry, const EventPublisher& publisher,
       });
 }
 
-constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
-                                         MotionState::kPerson, MotionState::kIdle};
-
 constexpr auto kEnergyWindow = std::chrono::seconds(2);
 
 std::optional<double> count(std::uint64_t v) { return static_cast<double>(v); }
@@ -105,30 +101,23 @@ DaemonMetrics::DaemonMetrics(Registry& registry, Sources sources)
         break;
     }
   }
-  FigureSeries::declare(registry_, {"camera"},
-                        [](FigureWriter& out) { CameraCounters().report(out); });
   registerProcessMetrics(registry_);
   registerHeapMetrics(registry_);
   power_ = std::make_shared<PowerMonitor>();
   registerPowerMetrics(registry_, power_);
   addGlobalSeries();
-  if (sources_.mqtt) addMqttSeries();
+  if (sources_.mqtt) {
+    mqtt_ = std::make_unique<FigureSeries>(registry_, std::vector<std::string>{}, LabelValues{},
+                                           sources_.mqtt);
+  }
 }
 
 void DaemonMetrics::addGlobalSeries() {
   callbacks(registry_, Series::kEnergyPerInference).add({}, [this]() {
     return energyPerInference_;
   });
-  const auto& worker = sources_.worker;
-  callbacks(registry_, Series::kDetectionFailures).add({}, [&worker]() -> std::optional<double> {
-    return worker ? count(worker->failures()) : std::nullopt;
-  });
-  callbacks(registry_, Series::kDetectorBusy).add({}, [&worker]() -> std::optional<double> {
-    return worker ? std::optional<double>(worker->busySeconds()) : std::nullopt;
-  });
-  callbacks(registry_, Series::kInvalidOutputs).add({}, [&worker]() -> std::optional<double> {
-    return worker ? count(worker->invalidOutputs()) : std::nullopt;
-  });
+  worker_ = std::make_unique<FigureSeries>(registry_, std::vector<std::string>{}, LabelValues{},
+                                           sources_.worker, sources_.workerNames);
   const EventPublisher& publisher = sources_.publisher;
   callbacks(registry_, Series::kEventsPublished).add({}, [&publisher]() {
     return count(publisher.eventsPublished());
@@ -136,20 +125,6 @@ void DaemonMetrics::addGlobalSeries() {
   callbacks(registry_, Series::kZoneEventsPublished).add({}, [&publisher]() {
     return count(publisher.zoneEventsPublished());
   });
-}
-
-void DaemonMetrics::addMqttSeries() {
-  const MqttClient& mqtt = *sources_.mqtt;
-  const std::pair<Series, std::uint64_t (*)(const MqttClient&)> reads[] = {
-      {Series::kMqttConnected, [](const MqttClient& m) -> std::uint64_t { return m.connected(); }},
-      {Series::kMqttBuffered, [](const MqttClient& m) -> std::uint64_t { return m.bufferedNow(); }},
-      {Series::kMqttPublished, [](const MqttClient& m) -> std::uint64_t { return m.published(); }},
-      {Series::kMqttDropped, [](const MqttClient& m) -> std::uint64_t { return m.dropped(); }},
-      {Series::kMqttReconnects,
-       [](const MqttClient& m) -> std::uint64_t { return m.reconnects(); }}};
-  for (const auto& [series, read] : reads) {
-    callbacks(registry_, series).add({}, [&mqtt, read = read]() { return count(read(mqtt)); });
-  }
 }
 
 ResultPath::StageHistogramsFor DaemonMetrics::stageHistograms() {
@@ -166,57 +141,20 @@ ResultPath::CameraHistograms DaemonMetrics::cameraHistograms(const std::string& 
           histograms(registry_, Series::kTrackDuration).labels({camera})};
 }
 
-void DaemonMetrics::addHttp(const HttpServerCounters& counters) {
-  CallbackFamily& responses = callbacks(registry_, Series::kHttpResponses);
-  for (std::size_t i = 0; i < counters.responses.size(); ++i) {
-    responses.add({fmt::format("{}xx", i + 1)},
-                  [&counters, i]() { return count(counters.responses[i].load()); });
-  }
-  const std::pair<Series, const std::atomic<std::uint64_t>*> reads[] = {
-      {Series::kHttpBadRequests, &counters.badRequests},
-      {Series::kHttpReadTimeouts, &counters.readTimeouts},
-      {Series::kHttpRejected, &counters.rejected},
-      {Series::kHttpEvicted, &counters.evicted},
-      {Series::kHttpOpen, &counters.open},
-      {Series::kHttpTlsHandshakeFailures, &counters.tlsHandshakeFailures},
-      {Series::kHttpLoginFailures, &counters.loginFailures},
-      {Series::kHttpLoginsThrottled, &counters.loginsThrottled},
-      {Series::kHttpRefusedWithoutLogins, &counters.refusedWithoutLogins},
-      {Series::kHttpStreams, &counters.streams},
-      {Series::kHttpStreamsRefused, &counters.streamsRefused}};
-  for (const auto& [series, value] : reads) {
-    callbacks(registry_, series).add({}, [value = value]() { return count(value->load()); });
-  }
+void DaemonMetrics::addHttp(FigureSeries::Report http) {
+  http_ = std::make_unique<FigureSeries>(registry_, std::vector<std::string>{}, LabelValues{},
+                                         std::move(http));
 }
 
-void DaemonMetrics::addCamera(const std::string& name,
-                              const std::shared_ptr<CameraChannel>& channel, const CameraView& view,
-                              const CameraConfig& config) {
+void DaemonMetrics::addCamera(const std::string& name, CameraFigures figures,
+                              const CameraView& view, const CameraConfig& config) {
   CameraSeries& added = cameras_[name];
   added.zones = zoneNames(config);
   added.view = &view;
-  added.frames.reset();  // a camera added again: its old series go before the new ones come
-  added.frames = std::make_unique<FigureSeries>(
-      registry_, std::vector<std::string>{"camera"}, LabelValues{name},
-      [channel](FigureWriter& out) { channel->counters().report(out); });
-  for (std::size_t k = 0; k < kRegionKinds; ++k) {
-    const auto kind = static_cast<RegionKind>(k);
-    callbacks(registry_, Series::kDetectorRegions)
-        .add({name, std::string(regionKindName(kind))},
-             [channel, kind]() { return count(channel->regions().count(kind)); });
-  }
-  callbacks(registry_, Series::kCaptureCpu).add({name}, [channel]() -> std::optional<double> {
-    return channel->counters().captureCpuSeconds();
-  });
-  callbacks(registry_, Series::kCameraUp).add({name}, [channel]() -> std::optional<double> {
-    return channel->counters().up.load() ? 1 : 0;
-  });
-  if (view.pictures) {
-    callbacks(registry_, Series::kPictureStreamUp)
-        .add({name}, [pictures = view.pictures]() -> std::optional<double> {
-          return pictures->counters().up.load() ? 1 : 0;
-        });
-  }
+  added.decoder = std::move(figures.decoder);
+  added.figures.reset();  // a camera added again: its old series go before the new ones come
+  added.figures = std::make_unique<FigureSeries>(registry_, std::vector<std::string>{"camera"},
+                                                 LabelValues{name}, std::move(figures.report));
   addPresenceSeries(registry_, sources_.publisher, name, "");
   for (const std::string& zone : added.zones) {
     addPresenceSeries(registry_, sources_.publisher, name, zone);
@@ -227,14 +165,8 @@ void DaemonMetrics::addCamera(const std::string& name,
                                                  : "auto",
                 fmt::format("{}", config.detectFps)};
   addInfo(registry_, Series::kCameraInfo, added.info);
-  added.decoder = {name, ""};
-  addInfo(registry_, Series::kCameraDecoder, added.decoder);
-  for (MotionState s : kMotionStates) {
-    callbacks(registry_, Series::kMotionState)
-        .add({name, std::string(motionStateName(s))}, [channel, s]() -> std::optional<double> {
-          return channel->counters().motionState.load() == static_cast<int>(s) ? 1 : 0;
-        });
-  }
+  added.decoderInfo = {name, ""};
+  addInfo(registry_, Series::kCameraDecoder, added.decoderInfo);
   callbacks(registry_, Series::kGatedSeconds).add({name}, [&view]() -> std::optional<double> {
     return view.gatedSeconds;
   });
@@ -265,17 +197,9 @@ void DaemonMetrics::addLineSeries(const std::string& camera, const CameraConfig&
 }
 
 void DaemonMetrics::removeCamera(const std::string& name) {
-  for (Series s :
-       {Series::kCaptureCpu, Series::kCameraUp, Series::kPictureStreamUp, Series::kPersonPresent,
-        Series::kPersons, Series::kGatedSeconds, Series::kTracksActive, Series::kTracksStarted}) {
+  for (Series s : {Series::kPersonPresent, Series::kPersons, Series::kGatedSeconds,
+                   Series::kTracksActive, Series::kTracksStarted}) {
     callbacks(registry_, s).remove({name});
-  }
-  for (MotionState s : kMotionStates) {
-    callbacks(registry_, Series::kMotionState).remove({name, std::string(motionStateName(s))});
-  }
-  for (std::size_t k = 0; k < kRegionKinds; ++k) {
-    callbacks(registry_, Series::kDetectorRegions)
-        .remove({name, std::string(regionKindName(static_cast<RegionKind>(k)))});
   }
   if (auto it = cameras_.find(name); it != cameras_.end()) {
     for (const std::string& zone : it->second.zones) {
@@ -286,7 +210,7 @@ void DaemonMetrics::removeCamera(const std::string& name) {
       callbacks(registry_, Series::kLineCrossings).remove(labels);
     }
     callbacks(registry_, Series::kCameraInfo).remove(it->second.info);
-    callbacks(registry_, Series::kCameraDecoder).remove(it->second.decoder);
+    callbacks(registry_, Series::kCameraDecoder).remove(it->second.decoderInfo);
     cameras_.erase(it);
   }
   histograms(registry_, Series::kCaptureToPublish).remove({name});
@@ -300,17 +224,17 @@ void DaemonMetrics::updateCameraInfo() {
                 view.hasFrame
                     ? fmt::format("{}x{}", view.latest.size().width, view.latest.size().height)
                     : "");
-    relabelInfo(registry_, Series::kCameraDecoder, camera.decoder, kDecoderLabel,
-                view.channel->counters().decoder());
+    relabelInfo(registry_, Series::kCameraDecoder, camera.decoderInfo, kDecoderLabel,
+                camera.decoder());
   }
 }
 
 // The whole package (every process on the box), so an upper bound on what one inference costs;
 // absent without RAPL.
-void DaemonMetrics::updateEnergyPerInference(SteadyClock::time_point now) {
+void DaemonMetrics::updateEnergyPerInference(std::chrono::steady_clock::time_point now) {
   if (now - energySince_ < kEnergyWindow) return;
   auto joules = power_->packageEnergyJoules();
-  std::uint64_t frames = sources_.worker ? sources_.worker->inferences() : 0;
+  std::uint64_t frames = sources_.inferences();
   if (joules && energyBase_ && frames > inferencesBase_) {
     energyPerInference_ = (*joules - *energyBase_) / static_cast<double>(frames - inferencesBase_);
   } else if (!joules) {

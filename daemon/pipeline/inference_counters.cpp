@@ -23,4 +23,25 @@ void InferenceCounters::failed(const Error& error, std::string_view camera,
   }
 }
 
+namespace {
+
+constexpr FigureName kFailures{
+    "failures", "vigil_detection_failures_total",
+    "Frames the detector failed on (runtime errors and invalid outputs)"};
+constexpr FigureName kBusy{
+    "busy_seconds", "vigil_detector_busy_seconds_total",
+    "Seconds the shared detector spent detecting; its rate near 1 means the cameras wait for it "
+    "(raise detector.threads)"};
+constexpr FigureName kInvalidOutputs{
+    "invalid_outputs", "vigil_invalid_outputs_total",
+    "Inferences the runtime reported as successful whose output was NaN, Inf or malformed"};
+
+}  // namespace
+
+void InferenceCounters::report(FigureWriter& out) const {
+  out.count(kFailures, {}, failures());
+  out.total(kBusy, {}, busySeconds());
+  out.count(kInvalidOutputs, {}, invalidOutputs());
+}
+
 }  // namespace vigil

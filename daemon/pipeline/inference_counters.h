@@ -6,8 +6,9 @@
 #include <memory>
 #include <string_view>
 
-#include "daemon/base/log.h"
 #include "daemon/base/error.h"
+#include "daemon/base/figures.h"
+#include "daemon/base/log.h"
 
 namespace vigil {
 
@@ -37,6 +38,9 @@ class InferenceCounters {
   double busySeconds() const {
     return std::chrono::duration<double>(std::chrono::nanoseconds(busyNanos_.load())).count();
   }
+  // Its figures for /metrics (vigil_detection_failures_total, vigil_detector_busy_seconds_total,
+  // vigil_invalid_outputs_total), each named once in inference_counters.cpp. Any thread.
+  void report(FigureWriter& out) const;
 
  private:
   std::atomic<std::uint64_t> failures_{0};

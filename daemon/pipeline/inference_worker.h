@@ -78,6 +78,7 @@ class InferenceWorker {
   std::uint64_t inferences() const { return counters_.inferences(); }
   std::uint64_t invalidOutputs() const { return counters_.invalidOutputs(); }
   double busySeconds() const { return counters_.busySeconds(); }
+  const InferenceCounters& counters() const { return counters_; }
   const Heartbeat& heartbeat() const { return heartbeat_; }
 
   // How long one detection may take before /healthz calls the worker stuck.

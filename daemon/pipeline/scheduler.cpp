@@ -2,7 +2,48 @@
 
 #include <algorithm>
 
+#include "daemon/pipeline/motion.h"
+
 namespace vigil {
+
+namespace {
+
+constexpr FigureName kRegions{
+    "inferences", "vigil_detector_regions_total",
+    "Inferences the camera's detections ran, by what each looked at: motion and track (a region "
+    "around changed pixels or a tracked person, at the camera's resolution), whole (the whole "
+    "picture shrunk: every detection of a camera without regions), edge (a person cut by a "
+    "region's edge, detected again); per detection: divide by vigil_camera_frames_detected_total",
+    "kind"};
+constexpr FigureName kCaptureCpu{
+    "capture_cpu_seconds", "vigil_camera_capture_cpu_seconds_total",
+    "CPU time the camera's capture cost: its capture thread's own CPU clock (reading, FFmpeg's "
+    "decoding, the motion check) plus its pictures' decoding on other threads"};
+constexpr FigureName kUp{"up", "vigil_camera_up", "1 while the camera delivers frames"};
+constexpr FigureName kMotionState{
+    "motion_state", "vigil_camera_motion_state",
+    "Motion gating state (value 1 for the current one): off (gating disabled), motion (full "
+    "detect_fps), person (still, a person present: still_detect_interval), idle (still, "
+    "nobody: idle_detect_interval)",
+    "state"};
+constexpr MotionState kMotionStates[] = {MotionState::kOff, MotionState::kMotion,
+                                         MotionState::kPerson, MotionState::kIdle};
+
+}  // namespace
+
+void CameraChannel::report(FigureWriter& out) const {
+  counters_.report(out);
+  for (std::size_t k = 0; k < kRegionKinds; ++k) {
+    const auto kind = static_cast<RegionKind>(k);
+    out.count(kRegions, regionKindName(kind), regions_.count(kind));
+  }
+  out.total(kCaptureCpu, {}, counters_.captureCpuSeconds());
+  out.level(kUp, {}, counters_.up.load() ? 1 : 0);
+  const int state = counters_.motionState.load();
+  for (MotionState s : kMotionStates) {
+    out.level(kMotionState, motionStateName(s), state == static_cast<int>(s) ? 1 : 0);
+  }
+}
 
 CameraChannel::CameraChannel(std::string name, double detectFps, bool denoise,
                              RegionsConfig regions)

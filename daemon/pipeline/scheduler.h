@@ -42,6 +42,11 @@ class CameraChannel final : public DetectionFeedback {
   void tellTracks(const std::vector<Track>& tracks) override { regions_.setTracks(tracks); }
   void tellPersons(const std::vector<Detection>& persons) override { regions_.setPersons(persons); }
 
+  // Its figures for /metrics, each named once (scheduler.cpp): its counters' frame counts, the
+  // inferences its regions ran by kind, its capture CPU, whether it is up, its gating state.
+  // Any thread.
+  void report(FigureWriter& out) const;
+
  private:
   friend class Scheduler;
   std::string name_;

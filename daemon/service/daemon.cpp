@@ -22,17 +22,18 @@
 #include "daemon/events/result_path.h"
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/heap.h"
+#include "daemon/mqtt/mqtt_figures.h"
 #include "daemon/mqtt/publishing.h"
 #include "daemon/pipeline/camera_set.h"
 #include "daemon/pipeline/detector_loading.h"
 #include "daemon/pipeline/scheduler.h"
 #include "daemon/service/control_signals.h"
+#include "daemon/service/daemon_snapshot.h"
 #include "daemon/service/run_summary.h"
 #include "daemon/service/running_detector.h"
 #include "daemon/service/systemd_notify.h"
 #include "daemon/service/watchdog_pinger.h"
 #include "daemon/status/http_endpoint.h"
-#include "daemon/status/status_snapshot.h"
 #include "foundation/background_work.h"
 
 namespace vigil {
@@ -40,6 +41,30 @@ namespace vigil {
 namespace {
 
 namespace asio = boost::asio;
+
+// What /metrics reads of a camera's pipeline and its picture stream (picture_source).
+DaemonMetrics::CameraFigures cameraFigures(std::shared_ptr<CameraChannel> channel,
+                                           std::shared_ptr<PictureStream> pictures) {
+  return {[channel, pictures](FigureWriter& out) {
+            channel->report(out);
+            if (pictures) pictures->report(out);
+          },
+          [channel] { return channel->counters().decoder(); }};
+}
+
+// The loaded detector's figures for /metrics: none while the slot is empty (before the first
+// load), whichever worker a reload put there after.
+FigureSeries::Report workerFigures(const std::unique_ptr<InferenceWorker>& slot) {
+  return [&slot](FigureWriter& out) {
+    if (slot) slot->counters().report(out);
+  };
+}
+
+// The MQTT client's figures for /metrics; none without MQTT.
+FigureSeries::Report mqttFigures(const MqttClient* client) {
+  if (client == nullptr) return {};
+  return [client](FigureWriter& out) { reportMqttFigures(*client, out); };
+}
 
 // The loaded detector's class names, for the page's boxes; none before it loaded.
 std::vector<std::string> classNamesOf(const InferenceWorker* worker) {
@@ -175,7 +200,7 @@ class Daemon {
                     // Snapshots at full size: the picture stream decodes while a person is seen.
                     if (pictures) pictures->setWantedWhilePersonInView(config_.mqtt.snapshots);
                     metrics_->addCamera(
-                        name, channel,
+                        name, cameraFigures(channel, pictures),
                         results_->addCamera(name, channel, metrics_->cameraHistograms(name),
                                             personTracksFor(camera.config()), pictures),
                         camera.config());
@@ -194,8 +219,10 @@ class Daemon {
     io_.run();
     const double cpuWhileRunning = processCpuSeconds() - cpuAtStart;
     // The summary tells each camera's state as it was while running, its counts after the stop.
-    std::vector<CameraState> running;  // in the camera set's order, as the snapshot lists them
-    for (const auto& [name, camera] : cameras_.cameras()) running.push_back(camera->state());
+    std::vector<std::string> running;  // in the camera set's order, as the snapshot lists them
+    for (const auto& [name, camera] : cameras_.cameras()) {
+      running.emplace_back(cameraStateName(camera->state()));
+    }
     stopAll();
     DaemonSnapshot stopped = snapshot();
     for (std::size_t i = 0; i < stopped.cameras.size(); ++i) stopped.cameras[i].state = running[i];
@@ -229,8 +256,11 @@ class Daemon {
     }
     publishing_ = std::move(*publishing);
     metrics_ = std::make_unique<DaemonMetrics>(
-        registry_, DaemonMetrics::Sources{detector_.worker(), *publishing_.publisher,
-                                          publishing_.mqtt.get(), config->node});
+        registry_, DaemonMetrics::Sources{
+                       workerFigures(detector_.worker()),
+                       [](FigureWriter& out) { InferenceCounters().report(out); },
+                       [&slot = detector_.worker()] { return slot ? slot->inferences() : 0; },
+                       *publishing_.publisher, mqttFigures(publishing_.mqtt.get()), config->node});
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     results_->keepEventStarts(!options_.summaryJson.empty());
@@ -273,7 +303,7 @@ class Daemon {
                            [this] { return classNamesOf(detector_.worker().get()); },
                            publishing_.publisher->recentEvents()});
     if (!http_->start()) return false;
-    metrics_->addHttp(http_->counters());
+    metrics_->addHttp([&counters = http_->counters()](FigureWriter& out) { counters.report(out); });
     return true;
   }
 

@@ -38,7 +38,7 @@ nlohmann::json cameraSummary(const CameraSnapshot& c, const CameraView* view) {
       {{"gated_detector_seconds_estimate", c.gatedSeconds},
        {"capture_cpu_seconds", c.captureCpuSeconds},
        {"regions", regionsJson(c.regions)},
-       {"state", cameraStateName(c.state)},
+       {"state", c.state},
        {"latency_ms",
         {{"p50", c.latencyMs.p50}, {"p99", c.latencyMs.p99}, {"samples", c.latencyMs.samples}}},
        {"person_events", events}});

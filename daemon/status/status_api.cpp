@@ -91,7 +91,7 @@ nlohmann::json pictureStreamJson(const CameraSnapshot& c) {
   if (!c.pictureStream) return nullptr;
   const CameraSnapshot::PictureStream& p = *c.pictureStream;
   return {{"source", p.source},
-          {"state", cameraStateName(p.state)},
+          {"state", p.state},
           {"up", p.up},
           {"last_error", nullIfEmpty(p.lastError)},
           {"width", p.width},
@@ -133,7 +133,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
   return {
       {"name", c.name},
       {"source", c.source},
-      {"state", cameraStateName(c.state)},
+      {"state", c.state},
       {"up", c.up},
       {"last_error", nullIfEmpty(c.lastError)},
       {"detect_fps", c.detectFps},
@@ -152,7 +152,7 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
       {"frames", figuresJson(c.frames)},
       {"motion",
        {{"enabled", c.motionEnabled},
-        {"state", motionStateName(c.motion)},
+        {"state", c.motion},
         {"idle_detect_interval_s", c.idleDetectIntervalS},
         {"still_detect_interval_s", c.stillDetectIntervalS},
         {"gated_detector_seconds_estimate", c.gatedSeconds}}},
@@ -212,7 +212,7 @@ HttpResponse readinessResponse(const DaemonSnapshot& s) {
       body += fmt::format("[cam={}] not started\n", name);
       continue;
     }
-    body += fmt::format("[cam={}] started, {}\n", name, cameraStateName(it->state));
+    body += fmt::format("[cam={}] started, {}\n", name, it->state);
   }
   return plainResponse(ready ? 200 : 503, body);
 }

@@ -9,27 +9,23 @@
 #include <vector>
 
 #include "daemon/base/figures.h"
-#include "daemon/capture/camera/camera.h"
-#include "daemon/events/event_publisher.h"
-#include "daemon/events/result_path.h"
-#include "daemon/mqtt/mqtt_client.h"
-#include "daemon/pipeline/backend_status.h"
-#include "daemon/pipeline/camera_set.h"
-#include "daemon/pipeline/inference_worker.h"
-#include "daemon/pipeline/motion.h"
+#include "daemon/base/heartbeat.h"
+#include "daemon/events/camera_view.h"
+#include "daemon/events/person_tracks.h"
 #include "daemon/settings/settings.h"
+#include "detector/regions.h"
 
 namespace vigil {
 
 struct CameraSnapshot {
   std::string name;
-  std::string source;  // as configured, credentials redacted
-  CameraState state = CameraState::kStopped;
-  std::string lastError;  // empty while streaming
+  std::string source;             // as configured, credentials redacted
+  std::string state = "stopped";  // cameraStateName
+  std::string lastError;          // empty while streaming
   bool up = false;
   FigureList frames;  // its counts at one moment, as CameraCounters::report gives them
   bool motionEnabled = false;
-  MotionState motion = MotionState::kOff;
+  std::string motion = "off";  // motionStateName
   double gatedSeconds = 0;
   double fpsCaptured = 0;
   double fpsDetected = 0;
@@ -68,9 +64,9 @@ struct CameraSnapshot {
   int detectHeight = 0;
   // Its picture stream (picture_source), when it has one.
   struct PictureStream {
-    std::string source;  // credentials redacted
-    CameraState state = CameraState::kStopped;
-    std::string lastError;  // empty while streaming
+    std::string source;             // credentials redacted
+    std::string state = "stopped";  // cameraStateName
+    std::string lastError;          // empty while streaming
     bool up = false;
     int width = 0;  // of its newest picture; 0 before the first
     int height = 0;
@@ -106,7 +102,11 @@ struct DaemonSnapshot {
   std::string node;  // Config::node
   double uptimeSeconds = 0;
   bool detectorLoaded = false;
-  BackendStatus::InUse backend;
+  struct Backend {
+    std::string name;    // the backend answering now (BackendStatus::InUse)
+    std::string device;  // what runs it
+  };
+  Backend backend;
   nlohmann::json backendJson;  // BackendStatus::json()
   std::string model;
   std::uint64_t detectionFailures = 0;
@@ -117,23 +117,5 @@ struct DaemonSnapshot {
   std::vector<std::string> enabledCameras;  // in the configuration, in its order
   std::vector<CameraSnapshot> cameras;      // running, by name
 };
-
-// What a snapshot is taken from: the daemon's parts, borrowed for the call.
-struct SnapshotSources {
-  const CameraSet& cameras;
-  const ResultPath& results;
-  const EventPublisher& publisher;
-  const InferenceWorker* worker;  // nullptr before the detector loaded
-  const MqttClient* mqtt;         // nullptr without MQTT
-  const BackendStatus& backend;
-  const Config& config;
-  SteadyClock::time_point startedAt;
-};
-
-// On the control thread, which owns every source.
-DaemonSnapshot takeSnapshot(const SnapshotSources& sources);
-// Only what liveness reads (the worker's and each capture thread's heartbeat, with the
-// cameras' names): the systemd watchdog and /healthz ask often and need nothing else.
-DaemonSnapshot takeHeartbeats(const SnapshotSources& sources);
 
 }  // namespace vigil

@@ -266,4 +266,55 @@ unsigned short HttpServer::port() const { return impl_->port_; }
 
 const HttpServerCounters& HttpServer::counters() const { return impl_->counters_; }
 
+namespace {
+
+constexpr FigureName kResponses{"responses", "vigil_http_responses_total",
+                                "HTTP responses by status class", "code"};
+constexpr std::array<std::string_view, 5> kResponseClasses{"1xx", "2xx", "3xx", "4xx", "5xx"};
+constexpr FigureName kBadRequests{"bad_requests", "vigil_http_bad_requests_total",
+                                  "Malformed or oversized requests (400, 413, 431)"};
+constexpr FigureName kReadTimeouts{"read_timeouts", "vigil_http_read_timeouts_total",
+                                   "Connections closed with a request half received"};
+constexpr FigureName kRejected{
+    "rejected", "vigil_http_connections_rejected_total",
+    "Connections refused with 503 at the connection limit (all being answered)"};
+constexpr FigureName kEvicted{
+    "evicted", "vigil_http_connections_evicted_total",
+    "Connections waiting longest for a request, closed at the limit to make room"};
+constexpr FigureName kOpen{"open", "vigil_http_connections_open", "HTTP connections open now"};
+constexpr FigureName kTlsHandshakeFailures{
+    "tls_handshake_failures", "vigil_http_tls_handshake_failures_total",
+    "TLS handshakes that failed, plain HTTP sent to the TLS listener included"};
+constexpr FigureName kLoginFailures{"login_failures", "vigil_http_login_failures_total",
+                                    "Requests with a wrong or malformed login (answered 401)"};
+constexpr FigureName kLoginsThrottled{
+    "logins_throttled", "vigil_http_logins_throttled_total",
+    "Login attempts answered 429: too many failures from that address"};
+constexpr FigureName kRefusedWithoutLogins{
+    "camera_views_refused", "vigil_http_camera_views_refused_total",
+    "Camera pictures and pages answered 403: not on loopback and no logins configured"};
+constexpr FigureName kStreams{"streams", "vigil_http_streams_open", "Live MJPEG streams open now"};
+constexpr FigureName kStreamsRefused{
+    "streams_refused", "vigil_http_streams_refused_total",
+    "Live streams answered 503: the most that may be open at once are"};
+
+}  // namespace
+
+void HttpServerCounters::report(FigureWriter& out) const {
+  for (std::size_t i = 0; i < responses.size(); ++i) {
+    out.count(kResponses, kResponseClasses[i], responses[i].load());
+  }
+  out.count(kBadRequests, {}, badRequests.load());
+  out.count(kReadTimeouts, {}, readTimeouts.load());
+  out.count(kRejected, {}, rejected.load());
+  out.count(kEvicted, {}, evicted.load());
+  out.level(kOpen, {}, static_cast<double>(open.load()));
+  out.count(kTlsHandshakeFailures, {}, tlsHandshakeFailures.load());
+  out.count(kLoginFailures, {}, loginFailures.load());
+  out.count(kLoginsThrottled, {}, loginsThrottled.load());
+  out.count(kRefusedWithoutLogins, {}, refusedWithoutLogins.load());
+  out.level(kStreams, {}, static_cast<double>(streams.load()));
+  out.count(kStreamsRefused, {}, streamsRefused.load());
+}
+
 }  // namespace vigil

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/base/error.h"
+#include "daemon/base/figures.h"
 
 // Forward-declared so that users of the server do not compile Asio or Beast.
 namespace boost::asio {
@@ -133,6 +134,9 @@ struct HttpServerCounters {
   std::atomic<std::uint64_t> refusedWithoutLogins{0};
   std::atomic<std::uint64_t> streams{0};         // streams open now (a gauge)
   std::atomic<std::uint64_t> streamsRefused{0};  // answered 503: maxStreams open
+
+  // Its figures, each named once (http_server.cpp) for /metrics (vigil_http_*). Any thread.
+  void report(FigureWriter& out) const;
 };
 
 // A small HTTP/1.1 server (Boost.Beast) for the daemon's metrics and status pages.

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/mqtt/mqtt_figures.h"
 #include "tests/mosquitto_broker.h"
 #include "tests/mqtt_subscriber.h"
 #include "tests/process.h"
@@ -247,6 +248,18 @@ TEST(MqttClientBroker, OverflowWhileBrokerDownDropsOldestAndCounts) {
   for (int i = 1; i <= 5; ++i) client.publish("vigil/event", std::to_string(i), false);
   EXPECT_EQ(client.dropped(), 2u);
   EXPECT_EQ(client.bufferedNow(), 3u);
+  // What /metrics shows of it (mqtt_figures): the same counts, by their names there.
+  FigureList figures;
+  reportMqttFigures(client, figures);
+  EXPECT_EQ(figures.countOf("dropped"), 2u);
+  EXPECT_EQ(figures.countOf("reconnects"), client.reconnects());
+  for (const FigureList::Figure& f : figures.figures()) {
+    if (f.name->metric == "vigil_mqtt_buffered_messages") {
+      EXPECT_EQ(std::get<double>(f.value), 3);
+    } else if (f.name->metric == "vigil_mqtt_connected") {
+      EXPECT_EQ(std::get<double>(f.value), 0);
+    }
+  }
 
   ASSERT_TRUE(broker.restart());
   subscriber = std::make_unique<Subscriber>(broker.url(), "vigil/#", persistent);

@@ -77,4 +77,17 @@ cv::Size PictureStream::size() const {
   return latest_ ? (*latest_)->picture.size() : cv::Size();
 }
 
+namespace {
+
+constexpr FigureName kPictureStreamUp{
+    "picture_stream_up", "vigil_camera_picture_stream_up",
+    "1 while the camera's picture stream (picture_source) delivers pictures; 0 while it is lost "
+    "(detection goes on, the page shows the detected frames); absent without one"};
+
+}  // namespace
+
+void PictureStream::report(FigureWriter& out) const {
+  out.level(kPictureStreamUp, {}, counters_.up.load() ? 1 : 0);
+}
+
 }  // namespace vigil

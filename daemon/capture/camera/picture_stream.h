@@ -36,6 +36,8 @@ class PictureStream final : public FrameSink {
 
   CameraCounters& counters() override { return counters_; }
   const CameraCounters& counters() const { return counters_; }
+  // Its figure for /metrics: vigil_camera_picture_stream_up. Any thread.
+  void report(FigureWriter& out) const;
   void attach() override {}
   void detach() override;  // the kept picture goes back to its pool
   bool admit(const CapturedPicture& /*picture*/, SteadyClock::time_point /*captured*/) override {

@@ -14,17 +14,20 @@ constexpr FigureName kSeen{"seen", "test_pictures_seen_total", "Pictures seen"};
 constexpr FigureName kSaid{"said", "test_pictures_said_total", "Pictures the decoder spoke of",
                            "kind"};
 constexpr FigureName kLoad{"load", "test_load", "Share of a core"};
+constexpr FigureName kBusy{"busy", "test_busy_seconds_total", "Seconds spent"};
 
 // A part as a camera's counters are one: its figures read from atomics when asked.
 struct Part {
   std::atomic<std::uint64_t> seen{0};
   std::atomic<std::uint64_t> truncated{0};
   double load = 0.25;
+  double busy = 1.5;
   void report(FigureWriter& out) const {
     out.count(kSeen, {}, seen.load());
     out.count(kSaid, "truncated", truncated.load());
     out.count(kSaid, "metadata", 0);
     out.level(kLoad, {}, load);
+    out.total(kBusy, {}, busy);
   }
 };
 
@@ -49,6 +52,11 @@ TEST(FigureSeriesTest, EachFigureIsASeriesWithThePartsLabelsReadWhenRendered) {
       << text;
   EXPECT_NE(text.find("# TYPE test_load gauge\ntest_load{camera=\"door\"} 0.25\n"),
             std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE test_busy_seconds_total counter\n"
+                      "test_busy_seconds_total{camera=\"door\"} 1.5\n"),
+            std::string::npos)
+      << "a total is a counter with a fractional value\n"
       << text;
   part->seen = 8;
   EXPECT_NE(registry.render().find("test_pictures_seen_total{camera=\"door\"} 8\n"),
@@ -80,13 +88,34 @@ TEST(FigureSeriesTest, DeclaredFamiliesKeepTheirPlaceAndGoUnseenWithTheirParts) 
   EXPECT_NE(text.find("test_later_total 1\n"), std::string::npos) << text;
 }
 
+// A part that may be absent (a detector before its first load, or between a reload's swap):
+// its series are made from the names it reports when there, and absent while it is not.
+TEST(FigureSeriesTest, APartAbsentAtFirstHasItsSeriesAbsentUntilItIsThere) {
+  Registry registry;
+  std::shared_ptr<Part> slot;
+  FigureSeries series(
+      registry, {}, {},
+      [&slot](FigureWriter& out) {
+        if (slot) slot->report(out);
+      },
+      [](FigureWriter& out) { Part().report(out); });
+  EXPECT_EQ(registry.render().find("test_pictures_seen_total"), std::string::npos)
+      << "no sample while the part is absent";
+  slot = std::make_shared<Part>();
+  slot->seen = 4;
+  EXPECT_NE(registry.render().find("test_pictures_seen_total 4\n"), std::string::npos)
+      << registry.render();
+  slot.reset();
+  EXPECT_EQ(registry.render().find("test_pictures_seen_total 4"), std::string::npos);
+}
+
 TEST(FigureListTest, KeepsWhatThePartWroteAndFindsACountByKeyAndLabel) {
   Part part;
   part.seen = 3;
   part.truncated = 1;
   FigureList figures;
   part.report(figures);
-  ASSERT_EQ(figures.figures().size(), 4U);
+  ASSERT_EQ(figures.figures().size(), 5U);
   EXPECT_EQ(figures.figures()[0].name, &kSeen);
   EXPECT_EQ(figures.countOf("seen"), 3U);
   EXPECT_EQ(figures.countOf("said", "truncated"), 1U);

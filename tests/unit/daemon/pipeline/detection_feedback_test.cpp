@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
+#include "daemon/pipeline/motion.h"
 #include "daemon/pipeline/scheduler.h"
 
 namespace vigil {
@@ -39,6 +43,29 @@ TEST(DetectionFeedbackTest, TracksAndPersonsToldBecomeTheNextDetectionsRegions) 
   EXPECT_EQ(plan[0].kind, RegionKind::kTrack);
   EXPECT_TRUE(plan[0].rect.contains({110, 725}));
   EXPECT_FALSE(plan[0].rect.contains({1510, 325})) << "the persons told replace the tracks";
+}
+
+// What /metrics reads of the camera's pipeline: its frame counts, its regions' inferences by
+// kind, its capture CPU, up and its gating state, one series per state.
+TEST(CameraChannelTest, ReportsItsCountsRegionsAndGatingStateForMetrics) {
+  CameraChannel channel("door", 5.0);
+  channel.counters().captured = 12;
+  channel.counters().up = true;
+  channel.counters().motionState = static_cast<int>(MotionState::kIdle);
+  FigureList figures;
+  channel.report(figures);
+  EXPECT_EQ(figures.countOf("captured"), 12U);
+  EXPECT_EQ(figures.countOf("inferences", "whole"), 0U);
+  std::map<std::string, double, std::less<>> levels;
+  for (const FigureList::Figure& f : figures.figures()) {
+    if (const auto* v = std::get_if<double>(&f.value)) {
+      levels[std::string(f.name->metric) + "/" + f.labelValue] = *v;
+    }
+  }
+  EXPECT_EQ(levels["vigil_camera_up/"], 1);
+  EXPECT_EQ(levels["vigil_camera_motion_state/idle"], 1);
+  EXPECT_EQ(levels["vigil_camera_motion_state/motion"], 0);
+  EXPECT_EQ(levels.count("vigil_camera_capture_cpu_seconds_total/"), 1U);
 }
 
 }  // namespace

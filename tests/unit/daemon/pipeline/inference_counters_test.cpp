@@ -30,6 +30,14 @@ TEST(InferenceCountersTest, CountsSuccessesFailuresInvalidOutputsAndBusyTime) {
   EXPECT_EQ(counters.failures(), 2U);
   EXPECT_EQ(counters.invalidOutputs(), 1U);  // a subset of the failures
   EXPECT_DOUBLE_EQ(counters.busySeconds(), 1.75);
+  // The same, as /metrics reads them (report): failures, invalid outputs, busy seconds.
+  FigureList figures;
+  counters.report(figures);
+  EXPECT_EQ(figures.countOf("failures"), 2U);
+  EXPECT_EQ(figures.countOf("invalid_outputs"), 1U);
+  ASSERT_EQ(figures.figures().size(), 3U);
+  EXPECT_EQ(figures.figures()[1].name->metric, "vigil_detector_busy_seconds_total");
+  EXPECT_DOUBLE_EQ(std::get<double>(figures.figures()[1].value), 1.75);
 }
 
 TEST(InferenceCountersTest, AFailureIsLoggedOnceEveryTenSecondsSayingHowManyItPassedOver) {

@@ -8,6 +8,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <thread>
 
+#include "daemon/capture/camera/camera_counters.h"
+#include "daemon/capture/camera/camera_status.h"
 #include "daemon/events/event_publisher.h"
 #include "daemon/events/result_path.h"
 #include "daemon/web/http_server.h"
@@ -22,7 +24,7 @@ CameraSnapshot camera(const std::string& name, CameraState state = CameraState::
   CameraSnapshot c;
   c.name = name;
   c.source = "file:/clips/" + name + ".mp4";
-  c.state = state;
+  c.state = cameraStateName(state);
   c.up = state == CameraState::kStreaming;
   return c;
 }

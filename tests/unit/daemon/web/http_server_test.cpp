@@ -212,6 +212,31 @@ class HttpServerTest : public ::testing::Test {
   std::thread thread_;
 };
 
+// The server's counters as /metrics shows them (HttpServerCounters::report): responses by
+// class under the label "code", connections and streams open as levels.
+TEST(HttpServerCountersTest, ReportsEachCounterByItsName) {
+  HttpServerCounters counters;
+  counters.responses[1] = 5;
+  counters.responses[3] = 2;
+  counters.open = 3;
+  counters.loginFailures = 1;
+  FigureList figures;
+  counters.report(figures);
+  EXPECT_EQ(figures.countOf("responses", "2xx"), 5U);
+  EXPECT_EQ(figures.countOf("responses", "4xx"), 2U);
+  EXPECT_EQ(figures.countOf("responses", "5xx"), 0U);
+  EXPECT_EQ(figures.countOf("login_failures"), 1U);
+  EXPECT_EQ(figures.countOf("open"), std::nullopt) << "open connections are a level";
+  bool openSeen = false;
+  for (const FigureList::Figure& f : figures.figures()) {
+    if (f.name->metric == "vigil_http_connections_open") {
+      openSeen = true;
+      EXPECT_EQ(std::get<double>(f.value), 3.0);
+    }
+  }
+  EXPECT_TRUE(openSeen);
+}
+
 TEST_F(HttpServerTest, GetReturnsBodyAndHeaders) {
   create();
   run();

@@ -232,11 +232,14 @@ TEST(CameraTest, OnlyCorruptFramesForTheStallLimitIsALostSource) {
   }
   ASSERT_TRUE(testing::waitUntil([&] { return camera.counters().reconnects.load() >= 1; }))
       << "state " << cameraStateName(camera.state());
+  // Lost for the stall limit of corrupt frames (the message), not for some number of them: how
+  // many fit in 200 ms depends on the machine's load (40 of 100 were seen at a load of 11, as
+  // few as one on a capture thread kept from running), so at least one is all that is certain.
   EXPECT_NE(camera.lastError().find("no usable frame for 200 ms"), std::string::npos)
       << camera.lastError();
   EXPECT_NE(camera.lastError().find("scripted read failure"), std::string::npos)
       << camera.lastError();
-  EXPECT_GE(camera.counters().decodeErrors.load(), 50U);
+  EXPECT_GE(camera.counters().decodeErrors.load(), 1U) << "each corrupt frame is counted";
   camera.stop();
 }
 

@@ -82,5 +82,19 @@ TEST(PictureStreamTest, ItsCameraIsTheCamerasOwnWithThePictureSourceAndNothingTo
   EXPECT_FALSE(pictures.picture.enabled());
 }
 
+// What /metrics reads of it: whether it delivers pictures (vigil_camera_picture_stream_up).
+TEST(PictureStreamTest, ReportsWhetherItIsUp) {
+  PictureStream stream("door");
+  FigureList figures;
+  stream.report(figures);
+  ASSERT_EQ(figures.figures().size(), 1U);
+  EXPECT_EQ(figures.figures()[0].name->metric, "vigil_camera_picture_stream_up");
+  EXPECT_EQ(std::get<double>(figures.figures()[0].value), 0);
+  stream.counters().up = true;
+  FigureList up;
+  stream.report(up);
+  EXPECT_EQ(std::get<double>(up.figures()[0].value), 1);
+}
+
 }  // namespace
 }  // namespace vigil

@@ -1,6 +1,7 @@
-#include "daemon/status/status_snapshot.h"
+#include "daemon/service/daemon_snapshot.h"
 
 #include "daemon/base/url_credentials.h"
+#include "daemon/pipeline/motion.h"
 
 namespace vigil {
 
@@ -17,9 +18,9 @@ FigureList figuresOf(const CameraCounters& c) {
 template <typename Snapshot>
 void describeCapture(const Camera& camera, Snapshot& s) {
   s.source = redactCredentials(camera.config().source);
-  s.state = camera.state();
+  s.state = cameraStateName(camera.state());
   // The camera's last state reason is an error only when it is not streaming.
-  if (s.state != CameraState::kStreaming) s.lastError = camera.lastError();
+  if (camera.state() != CameraState::kStreaming) s.lastError = camera.lastError();
   s.up = camera.counters().up.load();
   s.frames = figuresOf(camera.counters());
 }
@@ -47,7 +48,7 @@ CameraSnapshot cameraSnapshot(const std::string& name, const Camera& camera, con
   s.captureCpuSeconds = c.captureCpuSeconds();
   s.decoder = camera.counters().decoder();
   s.motionEnabled = camera.config().motion.enabled;
-  s.motion = static_cast<MotionState>(c.motionState.load());
+  s.motion = motionStateName(static_cast<MotionState>(c.motionState.load()));
   s.captureOverdue = c.heartbeat.overdueBy();
   if (auto presence = publisher.state(name)) {
     s.present = presence->present;
@@ -107,7 +108,7 @@ DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
   s.node = in.config.node;
   s.uptimeSeconds = std::chrono::duration<double>(SteadyClock::now() - in.startedAt).count();
   s.detectorLoaded = in.worker != nullptr;
-  s.backend = in.backend.inUse();
+  s.backend = {in.backend.inUse().name, in.backend.inUse().device};
   s.backendJson = in.backend.json();
   if (in.worker != nullptr) {
     s.model = in.worker->modelName();
