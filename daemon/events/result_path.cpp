@@ -10,12 +10,9 @@ namespace vigil {
 
 namespace {
 
-constexpr auto kRateWindow = std::chrono::seconds(2);
 // How much longer than its lost time a tracked camera may go without a result before its tracks
 // end by time: more than a slow detector's capture-to-result latency.
 constexpr auto kNoFrameGrace = std::chrono::seconds(2);
-
-double secondsOfMs(double ms) { return ms / 1000.0; }
 
 template <typename Clock>
 double secondsSinceEpoch(std::chrono::time_point<Clock> t) {
@@ -61,7 +58,7 @@ std::unique_ptr<PersonTracks> personTracksFor(const CameraConfig& camera) {
 }
 
 ResultPath::ResultPath(EventPublisher& publisher, StageHistogramsFor stages, float reportedScore)
-    : publisher_(publisher), stagesFor_(std::move(stages)), reportedScore_(reportedScore) {}
+    : publisher_(publisher), stages_(std::move(stages)), reportedScore_(reportedScore) {}
 
 const CameraView& ResultPath::addCamera(const std::string& name,
                                         std::shared_ptr<CameraChannel> channel,
@@ -101,7 +98,7 @@ void ResultPath::onResult(const FrameResult& r) {
                                  received - r.captureTime);
   view.latency.add(std::chrono::duration<double, std::milli>(r.doneTime - r.captureTime).count());
   track(r, view, capture);
-  const CapturedPicture* picture = keepPicture(r, view);
+  const CapturedPicture* picture = pictures_.keep(r, view);
   view.lastHadPerson = publish(r, view, picture, capture, now);
   if (view.pictures && view.lastHadPerson) view.pictures->personInView(received);
   const auto presence = publisher_.state(r.camera);
@@ -111,25 +108,8 @@ void ResultPath::onResult(const FrameResult& r) {
     }
   }
   tellPerson(view, presence);
-  // The price of a gated frame: what the detector spends per frame, recently.
-  const double detectorSeconds =
-      secondsOfMs(r.timings.preprocessMs + r.timings.inferenceMs + r.timings.postprocessMs);
-  meanDetectorSeconds_ =
-      meanDetectorSeconds_ == 0
-          ? detectorSeconds
-          : meanDetectorSeconds_ + 0.05 * (detectorSeconds - meanDetectorSeconds_);
-  observeStages(r, view, received);
-}
-
-const CapturedPicture* ResultPath::keepPicture(const FrameResult& r, CameraView& view) {
-  if (!r.frame) return nullptr;
-  view.detectSize = cv::Size(r.width, r.height);
-  view.latestFromPictureStream =
-      view.pictures != nullptr && view.pictures->take(view.detectSize, r.captureTime, view.latest);
-  if (!view.latestFromPictureStream) view.latest.assign(r.frame->picture);
-  view.hasFrame = true;
-  view.frameVersion = ++frameVersions_;
-  return &view.latest;
+  rates_.detectorRan(r.timings);
+  stages_.observe(r, received, view.captureToPublish.get());
 }
 
 void ResultPath::track(const FrameResult& r, CameraView& view,
@@ -228,55 +208,14 @@ bool ResultPath::publish(const FrameResult& r, CameraView& view, const CapturedP
   return hasPerson;
 }
 
-void ResultPath::observeStages(const FrameResult& r, CameraView& view,
-                               SteadyClock::time_point received) {
-  const auto published = SteadyClock::now();
-  auto it = stages_.find(r.backend);
-  if (it == stages_.end()) it = stages_.emplace(r.backend, stagesFor_(r.backend)).first;
-  const StageHistograms& stages = it->second;
-  stages.captureToStart->observe(
-      std::chrono::duration<double>(r.startTime - r.captureTime).count());
-  stages.preprocess->observe(secondsOfMs(r.timings.preprocessMs));
-  stages.inference->observe(secondsOfMs(r.timings.inferenceMs));
-  stages.postprocess->observe(secondsOfMs(r.timings.postprocessMs));
-  stages.publish->observe(std::chrono::duration<double>(published - received).count());
-  if (view.captureToPublish) {
-    view.captureToPublish->observe(
-        std::chrono::duration<double>(published - r.captureTime).count());
-  }
-}
-
 void ResultPath::tick(SteadyClock::time_point now) {
   for (auto& [name, view] : views_) {
-    const std::uint64_t gated = view.channel->counters().gated.load();
-    view.gatedSeconds += static_cast<double>(gated - view.gatedPriced) * meanDetectorSeconds_;
-    view.gatedPriced = gated;
+    rates_.priceGated(view);
     // An event ends by time (clear_after) as well as by frames: tell the gate here too.
     tellPerson(view, publisher_.state(name));
-    updateRates(view, now);
+    CameraRates::update(view, now);
     expireTracks(name, view, now);
   }
-}
-
-void ResultPath::updateRates(CameraView& view, SteadyClock::time_point now) {
-  const CameraCounters& c = view.channel->counters();
-  if (view.rateSince == SteadyClock::time_point{}) {
-    view.rateSince = now;
-    view.capturedSince = c.captured.load();
-    view.detectedSince = c.detected.load();
-    view.captureCpuSince = c.captureCpuSeconds();
-    return;
-  }
-  double dt = std::chrono::duration<double>(now - view.rateSince).count();
-  if (dt < std::chrono::duration<double>(kRateWindow).count()) return;
-  view.fpsCaptured = static_cast<double>(c.captured.load() - view.capturedSince) / dt;
-  view.fpsDetected = static_cast<double>(c.detected.load() - view.detectedSince) / dt;
-  const double cpu = c.captureCpuSeconds();
-  view.captureCpuShare = (cpu - view.captureCpuSince) / dt;
-  view.captureCpuSince = cpu;
-  view.rateSince = now;
-  view.capturedSince = c.captured.load();
-  view.detectedSince = c.detected.load();
 }
 
 void ResultPath::tellPerson(CameraView& view,

@@ -1,14 +1,16 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "daemon/base/metrics.h"
+#include "daemon/events/camera_rates.h"
 #include "daemon/events/camera_view.h"
 #include "daemon/events/event_publisher.h"
+#include "daemon/events/latest_picture.h"
+#include "daemon/events/stage_histograms.h"
 #include "daemon/events/track_recorder.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/settings/settings.h"
@@ -19,26 +21,19 @@ namespace vigil {
 // are set aside (the detector reports persons down to kTrackingLowScore for tracking), the
 // camera's PersonTracks follows its persons on the frames' capture times, the publisher hears
 // the frame (presence events counting the tracked persons, zone events, MQTT), the camera's
-// motion gate hears whether a person is there, the stage histograms and the camera's latency
-// window are fed, and the camera's view keeps the frame and its tracks for the status page.
-// Between results, tick() ages what time alone changes (rates, the gate's view of a presence
-// event that ends by clear_after, the detector time gating saved).
+// motion gate hears whether a person is there, the stage histograms (StagesByBackend) and the
+// camera's latency window are fed, and the camera's view keeps the frame (LatestPictures) and its
+// tracks for the status page. Between results, tick() ages what time alone changes (rates and the
+// detector time gating saved: CameraRates; the gate's view of a presence event that ends by
+// clear_after).
 //
 // Threads: the control (io_context) thread only; results reach it through asio::post from the
 // inference worker. Borrows the publisher, which outlives it.
 class ResultPath {
  public:
-  // The histograms every result feeds (metrics/daemon_metrics.h makes them).
-  struct StageHistograms {
-    std::shared_ptr<Histogram> captureToStart;
-    std::shared_ptr<Histogram> preprocess;
-    std::shared_ptr<Histogram> inference;
-    std::shared_ptr<Histogram> postprocess;
-    std::shared_ptr<Histogram> publish;
-  };
-  // One backend's stage histograms, made the first time a frame of that backend comes (an NPU
-  // and the CPU it falls back to are timed apart).
-  using StageHistogramsFor = std::function<StageHistograms(const std::string& backend)>;
+  // The stage histograms (stage_histograms.h), by their older names.
+  using StageHistograms = vigil::StageHistograms;
+  using StageHistogramsFor = vigil::StageHistogramsFor;
   // One camera's histograms.
   struct CameraHistograms {
     std::shared_ptr<Histogram> captureToPublish;
@@ -79,9 +74,6 @@ class ResultPath {
   // Keeps the detections at reportedScore in view.latestDetections and runs the camera's
   // tracks on the persons (zone events into zoneEvents_).
   void track(const FrameResult& r, CameraView& view, std::chrono::system_clock::time_point capture);
-  // Keeps the picture people see of this frame in view.latest (CameraView::latest: as it
-  // arrived, decoded only when asked for); nullptr when the result carries no frame.
-  const CapturedPicture* keepPicture(const FrameResult& r, CameraView& view);
   // Hands the frame (`picture`: the one people see) to the publisher; returns whether it
   // showed a person.
   bool publish(const FrameResult& r, CameraView& view, const CapturedPicture* picture,
@@ -94,24 +86,21 @@ class ResultPath {
   // The camera's tracked persons leave (zone events); it is not tracked any more.
   void endTracks(const std::string& name, CameraView& view);
   void expireTracks(const std::string& name, CameraView& view, SteadyClock::time_point now);
-  void observeStages(const FrameResult& r, CameraView& view, SteadyClock::time_point received);
-  void updateRates(CameraView& view, SteadyClock::time_point now);
   // Tells the camera's pipeline (its DetectionFeedback: the motion gate reads it) what the
   // detector says of persons; `presence`: the camera's presence state now
   // (EventPublisher::state).
   void tellPerson(CameraView& view, const std::optional<PresenceTracker::State>& presence);
 
   EventPublisher& publisher_;
-  StageHistogramsFor stagesFor_;
-  std::uint64_t frameVersions_ = 0;  // CameraView::frameVersion, unique across cameras
-  std::map<std::string, StageHistograms> stages_;  // by backend
+  StagesByBackend stages_;
+  CameraRates rates_;
+  LatestPictures pictures_;
   float reportedScore_;
   TrackRecorder* recorder_ = nullptr;
   bool keepEventStarts_ = false;
   std::map<std::string, CameraView> views_;
   std::vector<Detection> persons_;     // reused: the tracker's input
   std::vector<ZoneEvent> zoneEvents_;  // reused
-  double meanDetectorSeconds_ = 0;     // moving average over recent frames, all cameras
 };
 
 // The camera's PersonTracks (its tracking section, presence.min_score, its zones); nullptr when
