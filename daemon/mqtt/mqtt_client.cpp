@@ -16,9 +16,6 @@ namespace vigil {
 
 namespace {
 
-// Messages handed to Paho and not yet acknowledged. Small: the broker is near, and the
-// window bounds how many may be sent twice after a lost connection.
-constexpr std::size_t kWindow = 10;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 // stop() is part of the daemon's 2 s stop promise: the final message gets a second to be
 // acknowledged (a broker nearby takes milliseconds), the disconnect half a second; a broker
@@ -37,19 +34,6 @@ std::string pahoUri(std::string_view url) {
   if (url.starts_with(kTlsScheme)) return "ssl://" + std::string(url.substr(kTlsScheme.size()));
   return std::string(url);
 }
-
-// Forwards Paho's per-message completion to the client.
-class DeliveryListener : public mqtt::iaction_listener {
- public:
-  explicit DeliveryListener(std::function<void(const mqtt::token&, bool)> done)
-      : done_(std::move(done)) {}
-
- private:
-  void on_success(const mqtt::token& token) override { done_(token, true); }
-  void on_failure(const mqtt::token& token) override { done_(token, false); }
-
-  std::function<void(const mqtt::token&, bool)> done_;
-};
 
 // A reason a person can act on. Paho reports MQTT 3.1.1 CONNACK refusals as return codes
 // 1..5 and everything below the protocol (DNS, TCP, TLS) as a generic -1 failure.
@@ -82,16 +66,15 @@ std::string describe(const mqtt::exception& e, bool tls) {
 MqttClient::MqttClient(MqttSettings settings)
     : settings_(std::move(settings)),
       serverUri_(pahoUri(settings_.url)),
-      queue_(settings_.bufferMessages),
-      problem_(settings_.url) {
+      window_(settings_.bufferMessages, settings_.qos, mutex_, wake_, connected_),
+      problem_(settings_.url),
+      backoff_(settings_.minRetry, settings_.maxRetry) {
   try {
-    deliveryListener_ = std::make_unique<DeliveryListener>(
-        [this](const mqtt::token& token, bool success) { onDelivered(token, success); });
     client_ = makePahoClient(serverUri_, settings_.clientId,
                              [this](const std::string& cause) { onConnectionLost(cause); });
 
     connectOptions_ = std::make_unique<mqtt::connect_options>(
-        pahoConnectOptions(settings_, kConnectTimeout, kWindow));
+        pahoConnectOptions(settings_, kConnectTimeout, DeliveryWindow::kMessages));
   } catch (const mqtt::exception& e) {
     client_.reset();
     problem_.keep("cannot create the MQTT client for " + settings_.url + ": " + e.what());
@@ -129,11 +112,11 @@ void MqttClient::start() {
       return;
     }
     started_ = true;
-    nextAttempt_ = std::chrono::steady_clock::now();
+    backoff_.startNow();
   }
   // Paho is never called with mutex_ held: its threads take their own lock, then mutex_ in
-  // onDelivered (ThreadSanitizer reports the opposite order as a potential deadlock).
-  // Set once here, before any connect: Paho calls it from its own thread.
+  // the window's delivery callback (ThreadSanitizer reports the opposite order as a potential
+  // deadlock). Set once here, before any connect: Paho calls it from its own thread.
   subscriptions_.install(*client_);
   worker_ = std::thread([this] { run(); });
   nameThread(worker_, "mqtt");
@@ -144,15 +127,7 @@ void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload
     std::lock_guard lock(mutex_);
     if (stopped_) return;
   }
-  if (!finalTopic.empty() && connected_) {
-    publish(std::string(finalTopic), std::string(finalPayload), true);
-    std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, kFinalDeliveryWait, [this] { return queue_.empty() || !connected_; });
-    if (!queue_.empty()) {
-      logger("mqtt")->warn("stopping with {} message(s) not delivered (final '{}' included)",
-                           queue_.size(), finalTopic);
-    }
-  }
+  if (!finalTopic.empty()) window_.deliverFinal(finalTopic, finalPayload, kFinalDeliveryWait);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -164,29 +139,12 @@ void MqttClient::stop(std::string_view finalTopic, std::string_view finalPayload
   if (connected_.exchange(false)) logger("mqtt")->info("disconnected from {}", settings_.url);
 }
 
-void MqttClient::publish(std::string topic, std::string payload, bool retained) {
-  std::shared_ptr<const mqtt::message> message;
-  try {
-    message = mqtt::message::create(std::move(topic), std::move(payload), settings_.qos, retained);
-  } catch (const mqtt::exception& e) {
-    logger("mqtt")->error("cannot create a message: {}", e.what());
-    dropped_++;
-    return;
-  }
-  {
-    std::lock_guard lock(mutex_);
-    if (queue_.push(std::move(message), retained)) dropped_++;
-    bufferedNow_ = queue_.size();
-  }
-  wake_.notify_all();
-}
-
 void MqttClient::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     if (!connected_) {
-      if (std::chrono::steady_clock::now() < nextAttempt_) {
-        wake_.wait_until(lock, nextAttempt_);
+      if (std::chrono::steady_clock::now() < backoff_.nextAttempt()) {
+        wake_.wait_until(lock, backoff_.nextAttempt());
         continue;
       }
       lock.unlock();
@@ -194,7 +152,7 @@ void MqttClient::run() {
       lock.lock();
       continue;
     }
-    if (queue_.hasUnsent(kWindow)) {
+    if (window_.hasUnsent()) {
       sendWindow(lock);
       continue;
     }
@@ -208,7 +166,7 @@ bool MqttClient::stopRequested() const {
 }
 
 void MqttClient::attemptConnect() {
-  if (++attempts_ > 1) reconnects_++;
+  backoff_.countAttempt();
   try {
     // Bounded by the connect options' own timeout; a stop cancels the attempt.
     if (!awaitPahoToken(*client_->connect(*connectOptions_), std::nullopt,
@@ -217,9 +175,7 @@ void MqttClient::attemptConnect() {
     }
   } catch (const mqtt::exception& e) {
     std::lock_guard lock(mutex_);
-    backoff_ =
-        backoff_.count() == 0 ? settings_.minRetry : std::min(2 * backoff_, settings_.maxRetry);
-    nextAttempt_ = std::chrono::steady_clock::now() + backoff_;
+    backoff_.failed();
     problem_.report(describe(e, isMqttTls(settings_.url)), true);
     return;
   }
@@ -231,10 +187,10 @@ void MqttClient::attemptConnect() {
   {
     std::lock_guard lock(mutex_);
     connected_ = true;
-    queue_.resendFromFront();  // whatever the last connection did not get acknowledged
-    backoff_ = std::chrono::milliseconds(0);
+    window_.resendFromFront();  // whatever the last connection did not get acknowledged
+    backoff_.connected();
     logger("mqtt")->info("connected to {}{}", settings_.url,
-                         queue_.empty() ? "" : fmt::format("; sending {} queued", queue_.size()));
+                         window_.empty() ? "" : fmt::format("; sending {} queued", window_.size()));
     problem_.connected();
     onConnected = onConnected_;
   }
@@ -249,43 +205,10 @@ void MqttClient::attemptConnect() {
 }
 
 void MqttClient::sendWindow(std::unique_lock<std::mutex>& lock) {
-  const std::vector<OutgoingQueue::Message> batch = queue_.takeWindow(kWindow);
-  // Paho is never called with mutex_ held: its threads take mutex_ in callbacks.
-  lock.unlock();
-  bool failed = false;
-  for (const auto& message : batch) {
-    try {
-      client_->publish(message, nullptr, *deliveryListener_);
-    } catch (const mqtt::exception& e) {
-      logger("mqtt")->debug("publish to {} failed: {}", message->get_topic(), e.what());
-      failed = true;
-      break;
-    }
-  }
-  lock.lock();
+  const bool failed = !window_.handOver(lock, *client_);
   if (failed) checkAlive(lock);
-  if (failed && connected_) {
-    // Lost connection (its handler resends) or Paho's window full: resend from the front
-    // after a short pause; duplicates are within QoS 1 rules.
-    queue_.resendFromFront();
-    wake_.wait_for(lock, std::chrono::milliseconds(100));
-  }
-}
-
-void MqttClient::onDelivered(const mqtt::token& token, bool success) {
-  const auto* delivery = dynamic_cast<const mqtt::delivery_token*>(&token);
-  if (delivery == nullptr) return;
-  auto message = delivery->get_message();
-  {
-    std::lock_guard lock(mutex_);
-    if (success) {
-      published_ += queue_.acknowledge(message);
-      bufferedNow_ = queue_.size();
-    } else if (connected_) {
-      queue_.resendFromFront();
-    }
-  }
-  wake_.notify_all();
+  // Lost connection (its handler resends) or Paho's window full.
+  if (failed && connected_) window_.resendAfterPause(lock);
 }
 
 void MqttClient::checkAlive(std::unique_lock<std::mutex>& lock) {
@@ -304,9 +227,8 @@ void MqttClient::onConnectionLost(const std::string& cause) {
     std::lock_guard lock(mutex_);
     if (!connected_) return;
     connected_ = false;
-    queue_.resendFromFront();
-    backoff_ = settings_.minRetry;
-    nextAttempt_ = std::chrono::steady_clock::now() + backoff_;
+    window_.resendFromFront();
+    backoff_.lost();
     problem_.report(cause.empty() ? "connection lost" : "connection lost (" + cause + ")", true);
   }
   wake_.notify_all();

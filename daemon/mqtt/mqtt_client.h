@@ -18,16 +18,14 @@
 #include "daemon/base/error.h"
 #include "daemon/events/message_sink.h"
 #include "daemon/mqtt/connection_problem.h"
+#include "daemon/mqtt/delivery_window.h"
 #include "daemon/mqtt/mqtt_settings.h"
 #include "daemon/mqtt/mqtt_subscriptions.h"
-#include "daemon/mqtt/outgoing_queue.h"
+#include "daemon/mqtt/reconnect_backoff.h"
 
 namespace mqtt {
 class async_client;
 class connect_options;
-class iaction_listener;
-class message;
-class token;
 }  // namespace mqtt
 
 namespace vigil {
@@ -38,7 +36,11 @@ namespace vigil {
 // from its io_context thread); they never block on the network, only on a short internal
 // mutex. The client owns one internal thread that connects, reconnects with exponential
 // backoff (minRetry doubling up to maxRetry) and hands queued messages to Paho in order.
-// Paho's own threads deliver acknowledgements and connection-lost notices.
+// Paho's own threads deliver acknowledgements and connection-lost notices. All three share one
+// mutex and one condition variable: the mutex guards the delivery window (DeliveryWindow, which
+// borrows both, and the connected flag, to take and wake them itself), the reconnect backoff
+// (ReconnectBackoff), the connection problem, the start/stop flags and the on-connected
+// callback; the connected flag and the counters are atomics, read without it.
 //
 // Delivery: every message goes through one bounded queue of bufferMessages entries and is
 // removed only once Paho reports it delivered (QoS 1/2: acknowledged by the broker). After a
@@ -73,7 +75,9 @@ class MqttClient : public MessageSink {
   void stop(std::string_view finalTopic, std::string_view finalPayload);
 
   // Queues a message; see "Delivery" above. Never blocks on the network.
-  void publish(std::string topic, std::string payload, bool retained) override;
+  void publish(std::string topic, std::string payload, bool retained) override {
+    window_.publish(std::move(topic), std::move(payload), retained);
+  }
 
   // Subscribes to `topicFilter` (at settings.qos) on every connect; messages arrive at the
   // handler set with setOnMessage(), from a Paho thread (post to your own executor). Call both
@@ -88,10 +92,10 @@ class MqttClient : public MessageSink {
   void setOnConnected(std::function<void()> callback);
 
   bool connected() const { return connected_.load(); }
-  std::uint64_t published() const { return published_.load(); }    // delivered (acked) messages
-  std::uint64_t dropped() const { return dropped_.load(); }        // lost to a full buffer
-  std::size_t bufferedNow() const { return bufferedNow_.load(); }  // queued, not yet acked
-  std::uint64_t reconnects() const { return reconnects_.load(); }  // attempts after the first
+  std::uint64_t published() const { return window_.published(); }     // delivered (acked) messages
+  std::uint64_t dropped() const { return window_.dropped(); }         // lost to a full buffer
+  std::size_t bufferedNow() const { return window_.bufferedNow(); }   // queued, not yet acked
+  std::uint64_t reconnects() const { return backoff_.reconnects(); }  // attempts after the first
   std::string lastError() const;
 
  private:
@@ -100,35 +104,28 @@ class MqttClient : public MessageSink {
   // A stop was asked for (stop() disconnects, which cancels what a token waits for).
   bool stopRequested() const;
   void sendWindow(std::unique_lock<std::mutex>& lock);
-  void onDelivered(const mqtt::token& token, bool success);
   void onConnectionLost(const std::string& cause);
   void checkAlive(std::unique_lock<std::mutex>& lock);
 
   MqttSettings settings_;
-  std::string serverUri_;                                     // tcp:// or ssl:// for Paho
-  std::unique_ptr<mqtt::iaction_listener> deliveryListener_;  // outlives client_
+  std::string serverUri_;  // tcp:// or ssl:// for Paho
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::atomic<bool> connected_{false};
+  DeliveryWindow window_;  // guarded by mutex_; its Paho listener outlives client_
+
   std::unique_ptr<mqtt::async_client> client_;
   std::unique_ptr<mqtt::connect_options> connectOptions_;
   std::function<void()> onConnected_;
   MqttSubscriptions subscriptions_;
 
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  OutgoingQueue queue_;
   bool stopping_ = false;
   bool started_ = false;
   bool stopped_ = false;
   ConnectionProblem problem_;
-  std::chrono::milliseconds backoff_{0};
-  std::chrono::steady_clock::time_point nextAttempt_{};
+  ReconnectBackoff backoff_;  // guarded by mutex_
   std::thread worker_;
-
-  std::atomic<bool> connected_{false};
-  std::atomic<std::uint64_t> published_{0};
-  std::atomic<std::uint64_t> dropped_{0};
-  std::atomic<std::size_t> bufferedNow_{0};
-  std::atomic<std::uint64_t> reconnects_{0};
-  std::uint64_t attempts_ = 0;  // worker thread only
 };
 
 }  // namespace vigil
