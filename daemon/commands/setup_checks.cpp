@@ -13,6 +13,7 @@
 
 #include "daemon/base/log.h"
 #include "daemon/capture/camera/picture_stream.h"
+#include "daemon/capture/ffmpeg/ffmpeg_decoder.h"
 #include "daemon/capture/ffmpeg/ffmpeg_reader.h"
 #include "daemon/capture/v4l2/v4l2_device.h"
 #include "daemon/mqtt/mqtt_client.h"

@@ -3,13 +3,10 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <libavutil/hwcontext.h>
 }
 
-#include <fmt/format.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -59,7 +56,9 @@ Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool 
   // An MJPEG stream's pictures stand alone: each is kept as its JPEG and decoded only when
   // taken, at the size needed, instead of every one at full size here.
   if (codec->id != AV_CODEC_ID_MJPEG) {
-    if (auto decoder = openDecoder(hw, info); !decoder) return tl::unexpected(decoder.error());
+    if (auto decoder = decoding_.open(*stream, hw, info); !decoder) {
+      return tl::unexpected(decoder.error());
+    }
   } else {
     // Not subject to hwaccel: a JPEG at 1/4 scale on the CPU costs less than a hardware
     // decode and its download.
@@ -73,28 +72,12 @@ Expected<SourceInfo> FfmpegReader::open(std::chrono::milliseconds timeout, bool 
   return info;
 }
 
-Expected<void> FfmpegReader::openDecoder(const HwDecode& hw, SourceInfo& info) {
-  const DecoderWish wish{hw, skipLoopFilter_, hwFailed_};
-  if (auto opened =
-          openFfmpegDecoder(*format_->streams[stream_], wish, location_, decoder_, hwDevice_, info);
-      !opened) {
-    return opened;
-  }
-  picture_ = av_frame_alloc();
-  newest_ = av_frame_alloc();
-  if (picture_ == nullptr || newest_ == nullptr) {
-    return makeError(ErrorCode::kUnavailable, "out of memory");
-  }
-  skipping_.attach(decoder_);
-  return {};
-}
-
 Expected<void> FfmpegReader::read(CapturedPicture& picture, std::chrono::milliseconds timeout) {
   if (format_ == nullptr || packet_ == nullptr) {
     return makeError(ErrorCode::kUnavailable, "{}: not open", location_);
   }
   deadline_.setFrom(timeout);
-  return decoder_ == nullptr ? readJpeg(picture, timeout) : readDecoded(picture, timeout);
+  return decoding_.isOpen() ? readDecoded(picture, timeout) : readJpeg(picture, timeout);
 }
 
 Expected<void> FfmpegReader::readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout) {
@@ -133,105 +116,54 @@ Expected<void> FfmpegReader::readDecoded(CapturedPicture& picture,
                                          std::chrono::milliseconds timeout) {
   const auto skippingUntil = SteadyClock::now() + timeout;
   // Leaving idle: from the last keyframe to the newest packet at once.
-  if (skipping_.replayDue() && replayedNewPicture()) {
-    return deliver(newest_, picture);
-  }
+  if (auto replayed = decoding_.replayBacklog(picture)) return *replayed;
   for (;;) {
-    int rc = avcodec_receive_frame(decoder_, picture_);
-    if (rc == 0 && deliveredAlready(picture_)) continue;
-    if (rc == 0) {
-      if (flushing_) {
-        if (auto turn = waitForTurn(); !turn) {
-          av_frame_unref(picture_);
-          return turn;
-        }
-      }
-      return deliver(picture_, picture);
-    }
-    if (rc == AVERROR_EOF) {
-      return makeError(ErrorCode::kEndOfStream, "{}: stream ended or stalled: {}", location_,
-                       describeAvError(rc));
-    }
-    if (rc != AVERROR(EAGAIN)) {
-      if (hwDevice_ != nullptr) {
-        // The hardware failed: the camera reopens, and from then on decodes in software.
-        hwFailed_ = fmt::format("VAAPI decoding failed: {}", describeAvError(rc));
-      }
-      return makeError(ErrorCode::kUnavailable, "{}: the decoder stopped: {}", location_,
-                       describeAvError(rc));
-    }
-    if (flushing_) {
+    auto received = decoding_.receive();
+    if (!received) return tl::unexpected(received.error());
+    if (*received) return deliverReceived(picture);
+    if (decoding_.flushing()) {
       return makeError(ErrorCode::kEndOfStream, "{}: stream ended", location_);
     }
-    if (skipping_.skippingToKeyframe() && SteadyClock::now() > skippingUntil) {
+    if (decoding_.skippingToKeyframe() && SteadyClock::now() > skippingUntil) {
       // The stream goes on, its pictures skipped: no stall, and the caller is not held longer.
       return makeError(ErrorCode::kTimeout, "{}: no keyframe within {} ms (skipping to it)",
                        location_, timeout.count());
     }
-    rc = av_read_frame(format_, packet_);
-    if (rc == AVERROR_EOF && !deadline_.interrupted()) {
-      // The decoder may still hold pictures (reordering): ask for them before saying the end.
-      flushing_ = true;
-      avcodec_send_packet(decoder_, nullptr);
-      continue;
+    if (auto decoded = feedDecoder(picture, timeout)) return *decoded;
+  }
+}
+
+Expected<void> FfmpegReader::deliverReceived(CapturedPicture& picture) {
+  if (decoding_.flushing()) {
+    if (auto turn = waitForTurn(); !turn) {
+      decoding_.dropReceived();
+      return turn;
     }
-    if (rc < 0) return deadline_.failure(location_, "stream ended or stalled", rc, timeout);
-    // Packets arriving are no stall, even when none of them makes a picture (keyframes only).
-    deadline_.setFrom(timeout);
-    if (packet_->stream_index == stream_) {
-      if (auto turn = waitForTurn(); !turn) {
-        av_packet_unref(packet_);
-        return turn;
-      }
-      const auto verdict =
-          skipping_.admit(packet_, packetSeconds(*format_->streams[stream_], *packet_));
-      using enum PictureSkipping::Verdict;
-      if (verdict == kWake || verdict == kKeep) {
-        // Kept (for a replay), not sent. kWake: idle, and the picture changed between keyframes:
-        // from the last keyframe on at once (the motion check decides whether it leaves idle).
-        av_packet_unref(packet_);
-        if (verdict == kWake && replayedNewPicture()) return deliver(newest_, picture);
-        continue;
-      }
-      rc = avcodec_send_packet(decoder_, packet_);
-      if (verdict == kSendAndDrain && rc >= 0) {
-        av_packet_unref(packet_);
-        if (skipping_.drainKeyframe(picture_, newest_)) return deliver(newest_, picture);
-        continue;
-      }
-    }
+  }
+  return decoding_.deliverReceived(picture);
+}
+
+std::optional<Expected<void>> FfmpegReader::feedDecoder(CapturedPicture& picture,
+                                                        std::chrono::milliseconds timeout) {
+  const int rc = av_read_frame(format_, packet_);
+  if (rc == AVERROR_EOF && !deadline_.interrupted()) {
+    // The decoder may still hold pictures (reordering): ask for them before saying the end.
+    decoding_.flush();
+    return std::nullopt;
+  }
+  if (rc < 0) return deadline_.failure(location_, "stream ended or stalled", rc, timeout);
+  // Packets arriving are no stall, even when none of them makes a picture (keyframes only).
+  deadline_.setFrom(timeout);
+  if (packet_->stream_index != stream_) {
     av_packet_unref(packet_);
-    if (rc < 0 && rc != AVERROR(EAGAIN)) {
-      // A corrupt packet: this frame is lost, the stream goes on (counted as a decode error).
-      return makeError(ErrorCode::kInvalidData, "{}: the decoder refused a packet: {}", location_,
-                       describeAvError(rc));
-    }
+    return std::nullopt;
   }
-}
-
-Expected<void> FfmpegReader::deliver(AVFrame* decoded, CapturedPicture& picture) {
-  if (decoded->format == AV_PIX_FMT_VAAPI && decoded->hw_frames_ctx == nullptr) {
-    av_frame_unref(decoded);
-    return makeError(ErrorCode::kInvalidData, "{}: a VAAPI picture without its frames", location_);
+  if (auto turn = waitForTurn(); !turn) {
+    av_packet_unref(packet_);
+    return turn;
   }
-  if (decoded->width <= 0 || decoded->height <= 0) {
-    av_frame_unref(decoded);
-    return makeError(ErrorCode::kInvalidData, "{}: the decoder gave an empty picture", location_);
-  }
-  delivered_.delivered(decoded->best_effort_timestamp);
-  picture.takeFfmpeg(decoded);  // by reference: converted only when taken
-  return {};
-}
-
-bool FfmpegReader::replayedNewPicture() {
-  delivered_.replayStarts();
-  return skipping_.replay(picture_, newest_) && !deliveredAlready(newest_);
-}
-
-bool FfmpegReader::deliveredAlready(AVFrame* decoded) {
-  const bool again = delivered_.again(decoded->best_effort_timestamp);
-  if (again) av_frame_unref(decoded);
-  return again;
+  return decoding_.decodePacket(packet_, packetSeconds(*format_->streams[stream_], *packet_),
+                                picture);
 }
 
 std::optional<double> FfmpegReader::pictureTime() const {
@@ -246,23 +178,12 @@ Expected<void> FfmpegReader::waitForTurn() {
   return makeError(ErrorCode::kUnavailable, "{}: interrupted (stop)", location_);
 }
 
-bool FfmpegReader::setSkipNonReference(bool skip) {
-  if (decoder_ == nullptr) return false;
-  skipping_.setSkipNonReference(skip);
-  return true;
-}
-
 void FfmpegReader::close() {
   av_packet_free(&packet_);
-  skipping_.detach();
-  av_frame_free(&picture_);
-  av_frame_free(&newest_);
-  avcodec_free_context(&decoder_);
-  av_buffer_unref(&hwDevice_);
+  decoding_.close();
   avformat_close_input(&format_);
   stream_ = -1;
   width_ = height_ = 0;
-  flushing_ = false;
   delivered_.clear();
 }
 

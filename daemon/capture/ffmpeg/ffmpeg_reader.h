@@ -11,16 +11,12 @@
 #include "daemon/base/error.h"
 #include "daemon/capture/ffmpeg/delivered_pictures.h"
 #include "daemon/capture/ffmpeg/ffmpeg_deadline.h"
-#include "daemon/capture/ffmpeg/ffmpeg_decoder.h"
-#include "daemon/capture/ffmpeg/picture_skipping.h"
+#include "daemon/capture/ffmpeg/ffmpeg_decoding.h"
 #include "daemon/capture/frame/frame_source.h"
 #include "daemon/capture/picture/captured_picture.h"
 #include "daemon/settings/settings.h"
 
-struct AVBufferRef;
 struct AVFormatContext;
-struct AVCodecContext;
-struct AVFrame;
 struct AVPacket;
 
 namespace vigil {
@@ -66,58 +62,50 @@ class FfmpegReader {
   // FrameSource::setKeyframesOnly and its skippingToKeyframe (PictureSkipping): while idle only
   // keyframes are decoded, the packets since the last one kept; leaving idle, or a change the
   // skipped packets' sizes show, decodes them at once.
-  void setKeyframesOnly(bool keyframesOnly) { skipping_.setKeyframesOnly(keyframesOnly); }
-  bool skippingToKeyframe() const { return skipping_.skippingToKeyframe(); }
+  void setKeyframesOnly(bool keyframesOnly) { decoding_.setKeyframesOnly(keyframesOnly); }
+  bool skippingToKeyframe() const { return decoding_.skippingToKeyframe(); }
   // A picture stream's reader (picture_source): while idle nothing wakes the decoding and one
   // keyframe in 10 s is decoded (PictureSkipping::setPicturesOnly). Kept by close().
-  void setPicturesOnly(bool picturesOnly) { skipping_.setPicturesOnly(picturesOnly); }
+  void setPicturesOnly(bool picturesOnly) { decoding_.setPicturesOnly(picturesOnly); }
   // Pictures no other picture refers to (most B-frames) are not decoded at all (skip_frame
   // AVDISCARD_NONREF), for a camera that takes at most every other picture: the newest decoded
   // picture is then at most a run of B-frames older. Keyframes only skips more. Set after
   // open(); close() clears it. False when there is no decoder (an MJPEG stream's pictures are
   // not decoded unless taken anyway).
-  bool setSkipNonReference(bool skip);
+  bool setSkipNonReference(bool skip) { return decoding_.setSkipNonReference(skip); }
   // capture.skip_loop_filter: an H.264 or H.265 software decoder opened from now on skips its
   // loop filter (deblocking, skip_loop_filter AVDISCARD_ALL) on every picture; SourceInfo's
   // decoder says so.
-  void setSkipLoopFilter(bool skip) { skipLoopFilter_ = skip; }
+  void setSkipLoopFilter(bool skip) { decoding_.setSkipLoopFilter(skip); }
   void interrupt() { deadline_.interrupt(); }
   bool isOpen() const { return format_ != nullptr; }
 
  private:
-  Expected<void> openDecoder(const HwDecode& hw, SourceInfo& info);
   Expected<void> readJpeg(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  // A decoded stream's next picture: the decoder's, fed the video's packets until it gives one.
   Expected<void> readDecoded(CapturedPicture& picture, std::chrono::milliseconds timeout);
+  // The picture the decoder gave, into `picture`; at the input's end, in its turn (pace_).
+  Expected<void> deliverReceived(CapturedPicture& picture);
+  // The next packet to the decoder (FfmpegDecoding::decodePacket), or the decoder told the
+  // input ended; the read's result when that ends it, nullopt to ask the decoder again.
+  std::optional<Expected<void>> feedDecoder(CapturedPicture& picture,
+                                            std::chrono::milliseconds timeout);
   // pace_ for the packet or picture about to be used; an error when the read is to end.
   Expected<void> waitForTurn();
-  // A decoded picture into `picture` by reference, or why it is no picture (unreferenced then).
-  Expected<void> deliver(AVFrame* decoded, CapturedPicture& picture);
-  // skipping_.replay() into newest_, noting which picture it may give again; true when it gave
-  // one not delivered already.
-  bool replayedNewPicture();
-  // The first picture after a replay is the replayed keyframe, delivered already: unreferenced,
-  // true.
-  bool deliveredAlready(AVFrame* decoded);
 
   std::string location_;
   std::function<bool()> pace_;
   FfmpegDeadline deadline_;  // of each blocking call, and the stop
   AVFormatContext* format_ = nullptr;
-  AVCodecContext* decoder_ = nullptr;  // nullptr for an MJPEG stream: its JPEGs are kept as bytes
-  AVBufferRef* hwDevice_ = nullptr;    // the VAAPI device while the decoder uses it
-  std::string hwFailed_;               // why hardware decoding failed mid-stream (sticky)
-  AVFrame* picture_ = nullptr;
-  AVFrame* newest_ = nullptr;  // the newest picture of a backlog's replay
   AVPacket* packet_ = nullptr;
   int stream_ = -1;
   int width_ = 0;
   int height_ = 0;
-  bool flushing_ = false;  // the input ended: the decoder gives its last pictures
-  bool skipLoopFilter_ = false;
-  PictureSkipping skipping_;  // which pictures the decoder decodes
   // The last picture delivered (a JPEG's packet's, a decoded picture's), and the keyframe a
   // replay started from.
   DeliveredPictures delivered_;
+  // The decoder and its pictures; not open for an MJPEG stream: its JPEGs are kept as bytes.
+  FfmpegDecoding decoding_{location_, delivered_};
 };
 
 }  // namespace vigil
