@@ -86,38 +86,28 @@ void onOutput(j_common_ptr /*cinfo*/) {}
 
 enum class Outcome { kDecoded, kRefused, kWrongSize };
 
-// libjpeg over `data` into `rows` (`expected`'s size, `step` bytes apart). C only between the
-// setjmp and the end: a longjmp skips destructors, so nothing here has one. `decoded` gets the
-// size libjpeg would have made, when it is not `expected`.
-// With `crop` (a rectangle of the output), only its rows are made and only the columns around
-// it (jpeg_crop_scanline widens them to whole iMCUs, from `cropX` on: `rows` must hold 64 more
-// columns than the crop, and one more row); the rows above and below are skipped
-// (jpeg_skip_scanlines: entropy decoded, so every message libjpeg has of the picture is still
-// said, but neither transformed nor converted).
-Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction, bool grey,
-                   std::uint8_t* rows, std::size_t step, JpegMessages& messages, cv::Size& decoded,
-                   const cv::Rect* crop = nullptr, JDIMENSION* cropX = nullptr) {
-  jpeg_decompress_struct cinfo{};
-  ErrorManager manager{};
+// libjpeg's messages to `manager` (and through it to `messages`) instead of standard error,
+// and its giving up to `manager.jump`.
+void routeMessages(jpeg_decompress_struct& cinfo, ErrorManager& manager, JpegMessages& messages) {
   manager.messages = &messages;
   cinfo.err = jpeg_std_error(&manager.pub);
   manager.pub.error_exit = onError;
   manager.pub.emit_message = onMessage;
   manager.pub.output_message = onOutput;
-  if (setjmp(manager.jump) != 0) {
-    jpeg_destroy_decompress(&cinfo);
-    return Outcome::kRefused;
-  }
-  jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, data.data(), static_cast<unsigned long>(data.size()));
+}
+
+// Reads the header and starts the decompression at 1/`reduction`, BGR or `grey`: true when the
+// picture has the stream's size `full` and decodes to the size asked for; otherwise `decoded`
+// gets the size libjpeg would have made.
+bool startAtStreamSize(jpeg_decompress_struct& cinfo, cv::Size full, int reduction, bool grey,
+                       cv::Size& decoded) {
   jpeg_read_header(&cinfo, TRUE);
   // checkJpegFrame read the header as libjpeg does; should they still differ, nothing of
   // another size is allocated.
   if (static_cast<int>(cinfo.image_width) != full.width ||
       static_cast<int>(cinfo.image_height) != full.height) {
     decoded = cv::Size(static_cast<int>(cinfo.image_width), static_cast<int>(cinfo.image_height));
-    jpeg_destroy_decompress(&cinfo);
-    return Outcome::kWrongSize;
+    return false;
   }
   cinfo.scale_num = 1;
   cinfo.scale_denom = static_cast<unsigned int>(reduction);
@@ -126,9 +116,15 @@ Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduct
   const cv::Size made(static_cast<int>(cinfo.output_width), static_cast<int>(cinfo.output_height));
   if (made != jpegReducedSize(full, reduction) || cinfo.output_components != (grey ? 1 : 3)) {
     decoded = cv::Size(made.width * reduction, made.height * reduction);
-    jpeg_destroy_decompress(&cinfo);
-    return Outcome::kWrongSize;
+    return false;
   }
+  return true;
+}
+
+// The started decompression's rows into `rows` (`step` bytes apart), or with `crop` only its
+// rows and the columns around it (runLibjpeg says how); false when libjpeg gives no row.
+bool readRows(jpeg_decompress_struct& cinfo, std::uint8_t* rows, std::size_t step,
+              const cv::Rect* crop, JDIMENSION* cropX) {
   JDIMENSION first = 0;
   JDIMENSION last = cinfo.output_height;
   if (crop != nullptr) {
@@ -144,10 +140,7 @@ Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduct
   while (cinfo.output_scanline < last) {
     const JDIMENSION n = std::min(kRowsAtOnce, last - cinfo.output_scanline);
     for (JDIMENSION i = 0; i < n; ++i) at[i] = rows + (cinfo.output_scanline - first + i) * step;
-    if (jpeg_read_scanlines(&cinfo, at, n) == 0) {  // a memory source never suspends
-      jpeg_destroy_decompress(&cinfo);
-      return Outcome::kRefused;
-    }
+    if (jpeg_read_scanlines(&cinfo, at, n) == 0) return false;  // a memory source never suspends
   }
   // The rows below: skipped but the last, which is read (into the row after the crop's): a skip
   // to the very end would not decode the rest at all (libjpeg-turbo marks the end reached), and
@@ -155,10 +148,39 @@ Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduct
   if (cinfo.output_scanline < cinfo.output_height) {
     jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline - 1);
     at[0] = rows + static_cast<std::size_t>(last - first) * step;
-    if (jpeg_read_scanlines(&cinfo, at, 1) == 0) {
-      jpeg_destroy_decompress(&cinfo);
-      return Outcome::kRefused;
-    }
+    if (jpeg_read_scanlines(&cinfo, at, 1) == 0) return false;
+  }
+  return true;
+}
+
+// libjpeg over `data` into `rows` (`expected`'s size, `step` bytes apart). C only between the
+// setjmp and the end: a longjmp skips destructors, so nothing here nor in the functions it calls
+// has one, and the setjmp stays here, in the frame that outlives them. `decoded` gets the size
+// libjpeg would have made, when it is not `expected`.
+// With `crop` (a rectangle of the output), only its rows are made and only the columns around
+// it (jpeg_crop_scanline widens them to whole iMCUs, from `cropX` on: `rows` must hold 64 more
+// columns than the crop, and one more row); the rows above and below are skipped
+// (jpeg_skip_scanlines: entropy decoded, so every message libjpeg has of the picture is still
+// said, but neither transformed nor converted).
+Outcome runLibjpeg(std::span<const std::uint8_t> data, cv::Size full, int reduction, bool grey,
+                   std::uint8_t* rows, std::size_t step, JpegMessages& messages, cv::Size& decoded,
+                   const cv::Rect* crop = nullptr, JDIMENSION* cropX = nullptr) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager manager{};
+  routeMessages(cinfo, manager, messages);
+  if (setjmp(manager.jump) != 0) {
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kRefused;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data.data(), static_cast<unsigned long>(data.size()));
+  if (!startAtStreamSize(cinfo, full, reduction, grey, decoded)) {
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kWrongSize;
+  }
+  if (!readRows(cinfo, rows, step, crop, cropX)) {
+    jpeg_destroy_decompress(&cinfo);
+    return Outcome::kRefused;
   }
   // Reads on to the end marker: stray bytes before it are said only here.
   jpeg_finish_decompress(&cinfo);
