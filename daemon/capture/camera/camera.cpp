@@ -1,7 +1,5 @@
 #include "daemon/capture/camera/camera.h"
 
-#include <algorithm>
-
 #include "daemon/base/log.h"
 #include "daemon/capture/camera/stream_health.h"
 #include "daemon/capture/ffmpeg/file_source.h"
@@ -15,26 +13,10 @@ namespace {
 // Frames per camera: one being filled by capture, one waiting in the slot, one in the detector,
 // one in its result on the way to the publisher.
 constexpr std::size_t kFramesPerCamera = 4;
-constexpr std::chrono::milliseconds kReadTimeout{1000};
-
-// Tells the source when the sink's wish for keyframes only changed (`keyframesOnly`: what it
-// was told last).
-void followKeyframesOnly(const FrameSink& sink, FrameSource& source, bool& keyframesOnly) {
-  if (sink.keyframesOnly() == keyframesOnly) return;
-  keyframesOnly = !keyframesOnly;
-  source.setKeyframesOnly(keyframesOnly);
-}
-// Added to every heartbeat promise: a loaded machine may be late without being stuck.
-constexpr std::chrono::seconds kHeartbeatGrace{10};
 // Opening a stream may take this long (FFmpeg's own network timeouts) before it fails.
 constexpr std::chrono::seconds kOpenLimit{60};
 
 }  // namespace
-
-std::uint64_t nextFrameId() {
-  static std::atomic<std::uint64_t> next{1};
-  return next.fetch_add(1, std::memory_order_relaxed);
-}
 
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera) {
   switch (camera.kind) {
@@ -127,8 +109,7 @@ bool Camera::sleepFor(std::chrono::milliseconds d) {
 
 // The capture thread's state across the sessions of one run().
 struct Camera::Supervision {
-  std::chrono::milliseconds delay{0};  // before the next reopen
-  bool everStreamed = false;
+  ReopenBackoff reopen;
   Frame scratch;  // receives frames that are dropped because the pool is empty
   StreamHealth health;
 };
@@ -151,7 +132,8 @@ void Camera::run() {
   std::unique_ptr<FrameSource> source = factory_(config_);
   shareSource(source.get());
   CameraCounters& counters = sink_->counters();
-  Supervision supervision{backoff_.initial, false, {}, StreamHealth(config_.name, counters)};
+  Supervision supervision{
+      ReopenBackoff(backoff_, counters), {}, StreamHealth(config_.name, counters)};
   while (!stopping_) {
     counters.heartbeat.expectWithin(kOpenLimit + kHeartbeatGrace);
     auto info = source->open();
@@ -160,18 +142,12 @@ void Camera::run() {
       // A stop (a reload, the daemon's end) interrupts an open under way: no failure to count
       // or warn about.
       if (stopping_) break;
-      if (info.error().code == ErrorCode::kInvalidArgument ||
-          info.error().code == ErrorCode::kUnsupported) {
-        // A configuration problem will not fix itself quickly, but a device may be swapped:
-        // keep retrying at the slowest rate.
-        supervision.delay = backoff_.max;
-      }
-      counters.openFailures.fetch_add(1, std::memory_order_relaxed);
+      supervision.reopen.openFailed(info.error());
       status_.set(CameraState::kReconnecting, info.error().message);
-      if (!backOff(supervision.delay)) break;
+      if (!backOff(supervision.reopen)) break;
       continue;
     }
-    if (supervision.everStreamed) counters.reconnects.fetch_add(1, std::memory_order_relaxed);
+    supervision.reopen.opened();
     const StreamEnd end = stream(*source, *info, supervision);
     source->close();
     if (stopping_) break;
@@ -181,7 +157,7 @@ void Camera::run() {
       break;
     }
     status_.set(CameraState::kReconnecting, end.reason);
-    if (!backOff(supervision.delay)) break;
+    if (!backOff(supervision.reopen)) break;
   }
   source->close();
   shareSource(nullptr);
@@ -195,74 +171,15 @@ void Camera::shareSource(FrameSource* source) {
   if (source != nullptr && stopping_) source->interrupt();
 }
 
-Camera::StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info,
-                                 Supervision& supervision) {
-  CameraCounters& counters = sink_->counters();
-  const auto framePeriod = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double>(5.0 / config_.fps));
-  const auto stallTimeout = std::max(backoff_.stallTimeout, framePeriod);
-  auto lastFrame = SteadyClock::now();
-  bool announced = false;
-  bool keyframesOnly = false;  // told to the source: the camera is idle under motion gating
-  supervision.health.newSession();
-  while (!stopping_) {
-    counters.heartbeat.expectWithin(kReadTimeout + kHeartbeatGrace);
-    // Every frame in use (the detector holds one, the slot another): this one is read into
-    // scratch and dropped, its failures handled as any other read's.
-    auto handle = pool_->acquire();
-    Frame& target = handle ? **handle : supervision.scratch;
-    auto ok = source.read(target, kReadTimeout);
-    supervision.health.countLost(source);
-    supervision.health.chargeCpu();
-    if (ok) {
-      target.id = nextFrameId();
-      lastFrame = SteadyClock::now();
-      counters.captured.fetch_add(1, std::memory_order_relaxed);
-      supervision.health.usableFrame();
-      if (!announced) {  // the first frame of a session: streaming, the backoff starts over
-        counters.setDecoder(supervision.health.decoderName(info, config_.hwDecode.accel));
-        status_.set(CameraState::kStreaming,
-                    fmt::format("{}x{} {} at {:.1f} fps ({})", info.width, info.height,
-                                info.pixelFormat, info.fps, info.description));
-        supervision.everStreamed = true;
-        supervision.delay = backoff_.initial;
-        announced = true;
-      }
-      if (!handle) {
-        counters.dropped.fetch_add(1, std::memory_order_relaxed);
-        continue;
-      }
-      (*handle)->picture.billTo(counters.decoding);
-      handOff(std::move(*handle), lastFrame);
-      followKeyframesOnly(*sink_, source, keyframesOnly);
-      if (auto lost = supervision.health.decodedUnusable(stallTimeout)) return {*lost, false};
-      continue;
-    }
-    const Error& e = ok.error();
-    if (e.code != ErrorCode::kTimeout && e.code != ErrorCode::kInvalidData) {
-      return {e.message, e.code == ErrorCode::kEndOfStream};
-    }
-    if (e.code == ErrorCode::kTimeout && source.skippingToKeyframe()) {
-      lastFrame = SteadyClock::now();  // the stream goes on, its pictures skipped: no stall
-      // Told between keyframes too: a picture stream somebody starts watching decodes again
-      // within a read's timeout, not at the next keyframe.
-      followKeyframesOnly(*sink_, source, keyframesOnly);
-      continue;
-    }
-    if (e.code == ErrorCode::kInvalidData) supervision.health.badFrame(e.message);
-    // Nothing, or nothing usable, for too long: a camera sending only corrupt frames is as lost
-    // as a silent one.
-    if (SteadyClock::now() - lastFrame > stallTimeout) {
-      if (supervision.health.badFrames() == 0) {
-        return {fmt::format("no frame for {} ms", stallTimeout.count()), false};
-      }
-      return {
-          fmt::format("no usable frame for {} ms ({} corrupt, the last: {})", stallTimeout.count(),
-                      supervision.health.badFrames(), supervision.health.lastBadFrame()),
-          false};
-    }
-  }
-  return {};
+StreamEnd Camera::stream(FrameSource& source, const SourceInfo& info, Supervision& supervision) {
+  StreamSession session({config_, backoff_.stallTimeout, *sink_, *pool_, status_,
+                         supervision.health, supervision.scratch, stopping_,
+                         [this](FrameHandle frame, SteadyClock::time_point captured) {
+                           handOff(std::move(frame), captured);
+                         }});
+  StreamEnd end = session.run(source, info);
+  if (session.streamed()) supervision.reopen.streamed();
+  return end;
 }
 
 void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
@@ -273,9 +190,9 @@ void Camera::handOff(FrameHandle frame, SteadyClock::time_point captured) {
   sink_->offer(std::move(frame));
 }
 
-bool Camera::backOff(std::chrono::milliseconds& delay) {
-  if (!sleepFor(delay)) return false;
-  delay = std::min(delay * 2, backoff_.max);
+bool Camera::backOff(ReopenBackoff& reopen) {
+  if (!sleepFor(reopen.delay())) return false;
+  reopen.lengthened();
   return true;
 }
 

@@ -11,6 +11,8 @@
 #include "daemon/capture/camera/camera_status.h"
 #include "daemon/capture/camera/capture_thread.h"
 #include "daemon/capture/camera/frame_sink.h"
+#include "daemon/capture/camera/reopen_backoff.h"
+#include "daemon/capture/camera/stream_session.h"
 #include "daemon/capture/frame/frame_pool.h"
 #include "daemon/capture/frame/frame_sampler.h"
 #include "daemon/capture/frame/frame_source.h"
@@ -18,18 +20,7 @@
 
 namespace vigil {
 
-struct BackoffPolicy {
-  std::chrono::milliseconds initial{500};
-  std::chrono::milliseconds max{30000};
-  // No frame for this long (or 5 frame periods, whichever is longer) means the source is lost.
-  std::chrono::milliseconds stallTimeout{5000};
-};
-
 using SourceFactory = std::function<std::unique_ptr<FrameSource>(const CameraConfig&)>;
-
-// A frame's id: unique in the process and growing, so that one camera's frames keep growing
-// across reconnects (whose sources count from 0 again) and reloads. Thread-safe.
-std::uint64_t nextFrameId();
 
 // The source the configuration names: V4L2 for /dev paths, FFmpeg for streams and files.
 std::unique_ptr<FrameSource> makeFrameSource(const CameraConfig& camera);
@@ -86,12 +77,6 @@ class Camera {
 
  private:
   struct Supervision;
-  // Why a streaming session ended: the source was lost, or it ended for good (kEndOfStream:
-  // a file without loop). An empty reason when the camera is stopping.
-  struct StreamEnd {
-    std::string reason;
-    bool ended = false;
-  };
 
   // The capture thread: opens the source, streams from it, and on loss closes it and reopens it
   // after the backoff delay, until stopped.
@@ -102,14 +87,15 @@ class Camera {
   // Makes `source` (or nullptr) the one requestStop() interrupts; interrupts it at once when
   // stopping already.
   void shareSource(FrameSource* source);
-  // Reads frames from an open source and hands them off until it is lost or the camera stops.
+  // Reads frames from an open source and hands them off until it is lost or the camera stops
+  // (a StreamSession); a session that streamed starts the backoff over.
   StreamEnd stream(FrameSource& source, const SourceInfo& info, Supervision& supervision);
   // After the thread is gone: off the scheduler, state stopped.
   void finishStop();
   // A captured frame to the calibration sampler, then to the sink if it admits it.
   void handOff(FrameHandle frame, SteadyClock::time_point captured);
-  // Sleeps `delay`, then doubles it up to the maximum; returns false when stopping.
-  bool backOff(std::chrono::milliseconds& delay);
+  // Sleeps the backoff's delay, then lengthens it; returns false when stopping.
+  bool backOff(ReopenBackoff& reopen);
   // After the source ended for good: idle until stop().
   void waitForStop();
   // Sleeps for `d` or until stop(); returns false when stopping.
