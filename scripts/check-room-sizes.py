@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that no class, function or file in the given source folders is longer than the limits.
 
-    scripts/check-room-sizes.py [--max-class 300] [--max-function 80] [--max-file 600] [--top N]
+    scripts/check-room-sizes.py [--max-class 250] [--max-function 60] [--max-file 600] [--top N]
                                 FOLDER...
 
 Spans are measured by Universal Ctags (the `universal-ctags` package): from the line a class,
@@ -63,8 +63,8 @@ def spans(folders):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+")
-    parser.add_argument("--max-class", type=int, default=300)
-    parser.add_argument("--max-function", type=int, default=80)
+    parser.add_argument("--max-class", type=int, default=250)
+    parser.add_argument("--max-function", type=int, default=60)
     parser.add_argument("--max-file", type=int, default=600)
     parser.add_argument("--top", type=int, default=0)
     args = parser.parse_args()
