@@ -9,6 +9,7 @@
 #include <string>
 
 #include "daemon/mqtt/mqtt_client.h"
+#include "daemon/pipeline/motion.h"
 
 namespace vigil {
 namespace {
