@@ -9,6 +9,8 @@
 #include <string>
 
 #include "daemon/mqtt/mqtt_client.h"
+#include "daemon/mqtt/mqtt_figures.h"
+#include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/motion.h"
 
 namespace vigil {
@@ -17,12 +19,18 @@ namespace {
 using namespace std::chrono_literals;
 
 // "door" with a zone "porch" and a line "entrance", on a publisher without a broker and a result
-// path observed by the metrics.
+// path observed by the metrics; the parts' reports handed over as the daemon hands them
+// (service/daemon.cpp).
 class MetricsRig {
  public:
   explicit MetricsRig(const MqttClient* mqtt = nullptr)
       : publisher({}, nullptr),
-        metrics(registry, {worker, publisher, mqtt, "hall"}),
+        metrics(registry, {[this](FigureWriter& out) {
+                             if (worker) worker->counters().report(out);
+                           },
+                           [](FigureWriter& out) { InferenceCounters().report(out); },
+                           [this]() -> std::uint64_t { return worker ? worker->inferences() : 0; },
+                           publisher, mqttReport(mqtt), "hall"}),
         results(publisher, metrics.stageHistograms(), 0.5F) {
     door.name = "door";
     door.kind = SourceKind::kFile;
@@ -35,10 +43,18 @@ class MetricsRig {
     publisher.setCameras({PublishedCamera{"door", {}, door.zones, {}, door.lines}});
   }
 
+  static FigureSeries::Report mqttReport(const MqttClient* mqtt) {
+    if (mqtt == nullptr) return {};
+    return [mqtt](FigureWriter& out) { reportMqttFigures(*mqtt, out); };
+  }
+
   const CameraView& addDoor() {
     const CameraView& view =
         results.addCamera("door", channel, metrics.cameraHistograms("door"), nullptr);
-    metrics.addCamera("door", channel, view, door);
+    metrics.addCamera("door",
+                      {[c = channel](FigureWriter& out) { c->report(out); },
+                       [c = channel] { return c->counters().decoder(); }},
+                      view, door);
     return view;
   }
 
@@ -160,7 +176,7 @@ TEST(DaemonMetricsTest, TheResultPathsFramesAreObservedInTheStageAndCameraHistog
 TEST(DaemonMetricsTest, TheHttpServersCountersAreReadByClass) {
   MetricsRig rig;
   HttpServerCounters counters;
-  rig.metrics.addHttp(counters);
+  rig.metrics.addHttp([&counters](FigureWriter& out) { counters.report(out); });
   counters.responses[1] = 5;  // 2xx
   counters.responses[3] = 2;  // 4xx
   counters.loginFailures = 3;

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "detector/backend.h"
-#include "detector/background_work.h"
+#include "foundation/background_work.h"
 #include "tests/model_paths.h"
 #include "tests/wait.h"
 

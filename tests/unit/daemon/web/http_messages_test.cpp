@@ -1,7 +1,7 @@
 // Requests and responses between Beast's types and the handlers' (http_messages), on their own,
 // with no I/O: the request as handlers see it, the response with the security headers and a
 // header that could split it dropped, a stream's head, and which failed read gets which answer.
-#include "daemon/http/http_messages.h"
+#include "daemon/web/http_messages.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // What the web configuration gives the server (web_security), on its own: the server's security
 // from the http section, the one line on who may see what, and the watch that applies a changed
 // web configuration to a running server, or keeps the running one when the file does not load.
-#include "daemon/http/web_security.h"
+#include "daemon/web/web_security.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "daemon/config/web_config.h"
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 #include "tests/http_get.h"
 #include "tests/log_capture.h"
 #include "tests/temp_dir.h"

@@ -1,7 +1,7 @@
 // The bound on FFmpeg's blocking calls (FfmpegDeadline), on its own: what its interrupt
 // callback answers before and past the deadline and after a stop, and the reason a call that
 // failed is given.
-#include "daemon/capture/ffmpeg_deadline.h"
+#include "daemon/capture/ffmpeg/ffmpeg_deadline.h"
 
 #include <gtest/gtest.h>
 

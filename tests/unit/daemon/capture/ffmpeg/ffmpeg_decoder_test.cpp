@@ -2,7 +2,7 @@
 // threads and the picture limit, the loop filter skipped only where there is one, VAAPI asked for
 // where none is to be had (software, and why), a hardware failure that sticks; and FFmpeg's
 // error texts.
-#include "daemon/capture/ffmpeg_decoder.h"
+#include "daemon/capture/ffmpeg/ffmpeg_decoder.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ extern "C" {
 #include <filesystem>
 #include <string>
 
-#include "daemon/capture/ffmpeg_input.h"
+#include "daemon/capture/ffmpeg/ffmpeg_input.h"
 #include "tests/model_paths.h"
 
 namespace vigil {

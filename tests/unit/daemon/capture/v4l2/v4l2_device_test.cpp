@@ -1,7 +1,7 @@
 // One V4L2 device node (V4l2Device), on its own, where no camera is: why a node does not open,
 // and who holds its fd then. Opening a real device, vivid's, is vm.v4l2_run's (a VM with its
 // kernel module); the V4L2 source over it is V4l2SourceTest's.
-#include "daemon/capture/v4l2_device.h"
+#include "daemon/capture/v4l2/v4l2_device.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Opening a stream or file with libavformat (openFfmpegInput), on its own, on the real clips
 // the reader tests decode: its best video stream and decoder, and the reasons it does not open
 // (a missing file, a stop, no video, no picture decoded), each naming the location.
-#include "daemon/capture/ffmpeg_input.h"
+#include "daemon/capture/ffmpeg/ffmpeg_input.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // A camera's capture thread and its end (CaptureThread), on their own: joined when its body
 // returns in time, else left behind (counted as background work) to run what its owner handed
 // over when it ends at last, and a next thread of the camera that waits for it unless stopped.
-#include "daemon/capture/capture_thread.h"
+#include "daemon/capture/camera/capture_thread.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <future>
 #include <thread>
 
-#include "detector/background_work.h"
+#include "foundation/background_work.h"
 #include "tests/log_capture.h"
 #include "tests/wait.h"
 

@@ -2,7 +2,7 @@
 // says and logged with the port really bound and who may see what (a warning when camera views
 // are refused), a listener it cannot bind logged and returned, a reload's logins applied at once,
 // and nothing served after the stop.
-#include "daemon/http/http_endpoint.h"
+#include "daemon/status/http_endpoint.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 
 #include "daemon/events/event_publisher.h"
 #include "daemon/events/result_path.h"
-#include "daemon/http/http_logins.h"
+#include "daemon/web/http_logins.h"
 #include "tests/http_get.h"
 #include "tests/log_capture.h"
 

@@ -2,13 +2,13 @@
 // whose driver refuses the buffers fails the start with the device's location, nothing streams,
 // and release() after it (or before any start) is safe. Streaming from a real device, vivid's,
 // is vm.v4l2_run's (a VM with its kernel module).
-#include "daemon/capture/v4l2_buffer_ring.h"
+#include "daemon/capture/v4l2/v4l2_buffer_ring.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "daemon/capture/v4l2_format.h"
+#include "daemon/capture/v4l2/v4l2_format.h"
 
 namespace vigil {
 namespace {

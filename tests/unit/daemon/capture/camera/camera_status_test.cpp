@@ -1,7 +1,7 @@
 // A camera's state and last reason (CameraStatus), on their own: the reason kept without the
 // URL's password, `up` in the counters while streaming, and one log line per change of state or
 // reason.
-#include "daemon/capture/camera_status.h"
+#include "daemon/capture/camera/camera_status.h"
 
 #include <gtest/gtest.h>
 

@@ -2,14 +2,14 @@
 // their own, with a made-up stream whose pictures can be told apart (numbered_stream.h): what is
 // kept and from where, the limit, and a replay that gives the newest picture decoded from the
 // keyframe at once.
-#include "daemon/capture/keyframe_backlog.h"
+#include "daemon/capture/ffmpeg/keyframe_backlog.h"
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <vector>
 
-#include "tests/unit/daemon/capture/numbered_stream.h"
+#include "tests/unit/daemon/capture/ffmpeg/numbered_stream.h"
 
 namespace vigil {
 namespace {

@@ -2,13 +2,13 @@
 // thread's CPU added as they grow, runs of corrupt frames counted and warned about when they
 // start (a second run within the minute quietly), pictures that all decode corrupt as a stall,
 // and the decoder's name with why hardware decoding is not used, warned once per reason.
-#include "daemon/capture/stream_health.h"
+#include "daemon/capture/camera/stream_health.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "daemon/capture/thread_cpu.h"
+#include "daemon/capture/picture/thread_cpu.h"
 #include "tests/log_capture.h"
 #include "tests/occurrences.h"
 

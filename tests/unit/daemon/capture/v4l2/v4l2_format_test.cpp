@@ -2,7 +2,7 @@
 // V4L2 device fails at the first question, as a device that fails does. Negotiating with a real
 // device, vivid's (its formats, a size or rate it adjusts), is vm.v4l2_run's (a VM with its
 // kernel module).
-#include "daemon/capture/v4l2_format.h"
+#include "daemon/capture/v4l2/v4l2_format.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

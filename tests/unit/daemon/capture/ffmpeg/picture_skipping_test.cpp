@@ -4,7 +4,7 @@
 // keyframe or waits for the next, a wake by the skipped packets' sizes, B-frames not decoded, and
 // a picture stream's keyframe now and then. On real clips through FfmpegReader in
 // captured_picture_test.cpp.
-#include "daemon/capture/picture_skipping.h"
+#include "daemon/capture/ffmpeg/picture_skipping.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tests/unit/daemon/capture/numbered_stream.h"
+#include "tests/unit/daemon/capture/ffmpeg/numbered_stream.h"
 
 namespace vigil {
 namespace {
