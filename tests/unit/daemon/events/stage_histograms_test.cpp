@@ -18,8 +18,8 @@ FrameResult resultOf(const std::string& backend) {
   return r;
 }
 
-double sum(const Histogram& h) { return h.snapshot().sum; }
-std::uint64_t count(const Histogram& h) { return h.snapshot().cumulative.back(); }
+double summed(const Histogram& h) { return h.snapshot().sum; }
+std::uint64_t observed(const Histogram& h) { return h.snapshot().cumulative.back(); }
 
 TEST(StagesByBackendTest, EachBackendsHistogramsAreMadeOnItsFirstResult) {
   Registry registry;
@@ -37,15 +37,15 @@ TEST(StagesByBackendTest, EachBackendsHistogramsAreMadeOnItsFirstResult) {
   stages.observe(resultOf("npu"), received, c2p.get());
   stages.observe(resultOf("cpu-ort"), received, nullptr);  // auto fell back to the CPU
   EXPECT_EQ(made, (std::vector<std::string>{"npu", "cpu-ort"}));
-  EXPECT_EQ(count(*f->labels({"infer", "npu"})), 2U);
-  EXPECT_EQ(count(*f->labels({"infer", "cpu-ort"})), 1U);
-  EXPECT_NEAR(sum(*f->labels({"start", "npu"})), 2 * 0.010, 1e-9) << "capture to start";
-  EXPECT_NEAR(sum(*f->labels({"pre", "npu"})), 2 * 0.010, 1e-9);
-  EXPECT_NEAR(sum(*f->labels({"infer", "npu"})), 2 * 0.020, 1e-9);
-  EXPECT_NEAR(sum(*f->labels({"post", "npu"})), 2 * 0.010, 1e-9);
-  EXPECT_EQ(count(*f->labels({"publish", "cpu-ort"})), 1U);
-  EXPECT_EQ(count(*c2p), 2U) << "the camera's capture-to-publish, when it has one";
-  EXPECT_GE(sum(*c2p), 2 * 0.100);
+  EXPECT_EQ(observed(*f->labels({"infer", "npu"})), 2U);
+  EXPECT_EQ(observed(*f->labels({"infer", "cpu-ort"})), 1U);
+  EXPECT_NEAR(summed(*f->labels({"start", "npu"})), 2 * 0.010, 1e-9) << "capture to start";
+  EXPECT_NEAR(summed(*f->labels({"pre", "npu"})), 2 * 0.010, 1e-9);
+  EXPECT_NEAR(summed(*f->labels({"infer", "npu"})), 2 * 0.020, 1e-9);
+  EXPECT_NEAR(summed(*f->labels({"post", "npu"})), 2 * 0.010, 1e-9);
+  EXPECT_EQ(observed(*f->labels({"publish", "cpu-ort"})), 1U);
+  EXPECT_EQ(observed(*c2p), 2U) << "the camera's capture-to-publish, when it has one";
+  EXPECT_GE(summed(*c2p), 2 * 0.100);
 }
 
 }  // namespace

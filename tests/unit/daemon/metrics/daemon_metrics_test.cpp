@@ -12,6 +12,7 @@
 #include "daemon/mqtt/mqtt_figures.h"
 #include "daemon/pipeline/inference_worker.h"
 #include "daemon/pipeline/motion.h"
+#include "daemon/web/http_server.h"
 
 namespace vigil {
 namespace {

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "daemon/capture/camera/camera_counters.h"
+#include "daemon/capture/camera/camera_status.h"
 #include "tests/log_capture.h"
 #include "tests/temp_dir.h"
 
@@ -59,22 +61,24 @@ class SummaryRig {
     s.eventsPublished = 5;
     CameraSnapshot door;
     door.name = "door";
-    door.state = CameraState::kStreaming;
-    door.frames.captured = 600;
-    door.frames.detected = 150;
-    door.frames.skipped = 4;
-    door.frames.dropped = 2;
-    door.frames.gated = 100;
-    door.frames.decoded = 250;
-    door.frames.decodeErrors = 1;
-    door.frames.lost = 7;
-    door.frames.reconnects = 1;
+    door.state = cameraStateName(CameraState::kStreaming);
+    CameraCounters counters;  // the figures as the camera's counters report them
+    counters.captured = 600;
+    counters.detected = 150;
+    counters.skipped = 4;
+    counters.dropped = 2;
+    counters.gated = 100;
+    counters.decoding->frames = 250;
+    counters.decodeErrors = 1;
+    counters.lost = 7;
+    counters.reconnects = 1;
+    counters.report(door.frames);
     door.captureCpuSeconds = 12.5;
     door.gatedSeconds = 4.25;
     door.latencyMs = {80, 240, 150};
     CameraSnapshot yard;
     yard.name = "yard";
-    yard.state = CameraState::kReconnecting;
+    yard.state = cameraStateName(CameraState::kReconnecting);
     s.cameras = {door, yard};
     return s;
   }

@@ -42,14 +42,13 @@ struct EndpointSources {
                                stages->labels({"e", b})};
                      },
                      0.5F};
-  std::unique_ptr<InferenceWorker> noWorker;
 
   StatusApi::Sources sources() {
     return {[] { return DaemonSnapshot{}; },
             [] { return DaemonSnapshot{}; },
             registry,
             results,
-            noWorker,
+            [] { return std::vector<std::string>(); },
             publisher.recentEvents()};
   }
 };
