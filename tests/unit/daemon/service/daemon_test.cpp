@@ -15,16 +15,19 @@
 #include "tests/log_capture.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
+#include "tests/wait.h"
 
 namespace vigil {
 namespace {
 
 // runDaemon ends the process itself when detached work is left (a load that could not be cut):
-// this process must have none, or the test binary would end with it.
+// this process must have none, or the test binary would end with it. An earlier test's thread
+// left behind may still be ending.
 class DaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(background::detachedRunning(), 0) << "detached work left by an earlier test";
+    ASSERT_TRUE(testing::waitUntil([] { return background::detachedRunning() == 0; }))
+        << "detached work left by an earlier test";
     setLogLevel(spdlog::level::info);
   }
 
