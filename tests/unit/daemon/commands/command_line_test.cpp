@@ -60,10 +60,9 @@ TEST_F(CommandLineTest, VersionAndHelpExit0) {
 TEST_F(CommandLineTest, AnUnknownCommandIs2AndTheCommandsAreNamed) {
   const CommandRun run = vigilWith({"-v", "frobnicate", "--now"});
   EXPECT_EQ(run.status, 2);
-  EXPECT_EQ(run.err.rfind("vigil: unknown command 'frobnicate'; the commands are run, "
-                          "check-config, cameras, detect, eval, bench, doctor, stage-run, npu, ",
-                          0),
-            0U)
+  EXPECT_NE(run.err.find("vigil: unknown command 'frobnicate'; the commands are run, "
+                         "check-config, cameras, detect, eval, bench, doctor, stage-run, npu, "),
+            std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find(" (vigil --help says what each does)\n"), std::string::npos) << run.err;
 }

@@ -175,6 +175,8 @@ TEST_F(PublishingBrokerTest, AReconnectAfterTheFirstAnnouncesAgain) {
   publishing->publisher->setCameras({hallDoor()});
   publishing->mqtt->start();
   ASSERT_TRUE(testing::waitUntil([&] { return retainedNodeConfig().has_value(); }));
+  // Everything acknowledged: nothing is sent again merely because it was still in flight.
+  ASSERT_TRUE(testing::waitUntil([&] { return publishing->mqtt->bufferedNow() == 0; }));
   ASSERT_TRUE(broker.restart());
   ASSERT_FALSE(testing::retainedNow(broker.url(), nodeConfigTopic()).has_value())
       << "the broker forgot it";
