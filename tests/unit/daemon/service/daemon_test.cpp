@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "detector/background_work.h"
+#include "foundation/background_work.h"
 #include "tests/log_capture.h"
 #include "tests/model_paths.h"
 #include "tests/temp_dir.h"
