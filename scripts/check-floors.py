@@ -144,8 +144,8 @@ def main():
                         problems.append(
                             f"{rel}:{number}: includes {os.path.relpath(target, tree)}: daemon/ "
                             f"reaches it through {os.path.relpath(doors[target], tree)}")
-                here, there = floors.parts(path)[1], floors.parts(target)[1]
-                if library == "daemon" and floors.parts(target)[0] == "daemon" and here != there:
+                (_, here, _), (tlib, there, _) = floors.parts(path), floors.parts(target)
+                if library == tlib == "daemon" and here != there:
                     arrows[(here, there)] += 1
     if args.graph:
         for (here, there), count in sorted(arrows.items(),

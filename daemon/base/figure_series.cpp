@@ -14,8 +14,8 @@ std::vector<std::string> labelNamesOf(const std::vector<std::string>& partLabelN
   return names;
 }
 
-// Hands each figure's family to `found`, with whether it is a counter and the figure's label
-// value.
+// Hands each figure's family (registered on first sight: a counter for a count or a total, a
+// gauge for a level) to `found`, with the figure and its label value.
 class FamilyFinder final : public FigureWriter {
  public:
   using Found = std::function<void(CallbackFamily&, const FigureName&, std::string_view)>;
@@ -23,22 +23,24 @@ class FamilyFinder final : public FigureWriter {
       : registry_(registry), partLabelNames_(partLabelNames), found_(std::move(found)) {}
 
   void count(const FigureName& name, std::string_view labelValue, std::uint64_t) override {
-    found_(registry_.callbackCounter(std::string(name.metric), std::string(name.help),
-                                     labelNamesOf(partLabelNames_, name)),
-           name, labelValue);
+    find(name, labelValue, MetricKind::kCounter);
   }
   void total(const FigureName& name, std::string_view labelValue, double) override {
-    found_(registry_.callbackCounter(std::string(name.metric), std::string(name.help),
-                                     labelNamesOf(partLabelNames_, name)),
-           name, labelValue);
+    find(name, labelValue, MetricKind::kCounter);
   }
   void level(const FigureName& name, std::string_view labelValue, double) override {
-    found_(registry_.callbackGauge(std::string(name.metric), std::string(name.help),
-                                   labelNamesOf(partLabelNames_, name)),
-           name, labelValue);
+    find(name, labelValue, MetricKind::kGauge);
   }
 
  private:
+  void find(const FigureName& name, std::string_view labelValue, MetricKind kind) {
+    std::string metric(name.metric), help(name.help);
+    std::vector<std::string> labels = labelNamesOf(partLabelNames_, name);
+    found_(kind == MetricKind::kCounter ? registry_.callbackCounter(metric, help, labels)
+                                        : registry_.callbackGauge(metric, help, labels),
+           name, labelValue);
+  }
+
   Registry& registry_;
   const std::vector<std::string>& partLabelNames_;
   Found found_;
@@ -68,13 +70,6 @@ class FigureReader final : public FigureWriter {
 };
 
 }  // namespace
-
-void FigureSeries::declare(Registry& registry, const std::vector<std::string>& partLabelNames,
-                           const Report& report) {
-  FamilyFinder families(registry, partLabelNames,
-                        [](CallbackFamily&, const FigureName&, std::string_view) {});
-  report(families);
-}
 
 FigureSeries::FigureSeries(Registry& registry, std::vector<std::string> partLabelNames,
                            LabelValues partLabels, Report report, const Report& names) {

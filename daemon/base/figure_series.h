@@ -15,16 +15,11 @@ namespace vigil {
 // (e.g. camera="door") and then the figure's, and read when /metrics is rendered by asking the
 // part to report again. /metrics so shows every figure a part reports without knowing the part.
 // Destroying it removes its series; their families stay, unrendered while they have none.
+// A family is registered when the first part reports a figure of it.
 // Threads: as the registry's; the part's report runs in Registry::render().
 class FigureSeries {
  public:
   using Report = std::function<void(FigureWriter&)>;
-
-  // Declares the families `report` writes (label names: `partLabelNames`, then the figure's)
-  // without a series: /metrics renders families in the order declared, each once it has a
-  // series, and a clash with another family's name shows at once, not with the first part.
-  static void declare(Registry& registry, const std::vector<std::string>& partLabelNames,
-                      const Report& report);
 
   // `names`: what the part reports when it is there, for a part that may be absent when this is
   // made (a reloaded detector's worker): its series exist from the start and are absent from

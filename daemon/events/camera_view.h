@@ -59,7 +59,6 @@ struct PersonEventStart {
 // written and read on the control thread only.
 struct CameraView {
   std::shared_ptr<CameraChannel> channel;  // the camera's counters
-  DetectionFeedback* feedback = nullptr;   // the channel, as what the result path tells it
   std::shared_ptr<Histogram> captureToPublish;
   std::shared_ptr<Histogram> trackDuration;
   // The picture people see of the latest detected frame, as it arrived (storage reused): the

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "daemon/base/log.h"
+#include "daemon/pipeline/detection_feedback.h"
 #include "daemon/pipeline/motion.h"
 
 namespace vigil {
@@ -18,6 +19,10 @@ template <typename Clock>
 double secondsSinceEpoch(std::chrono::time_point<Clock> t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
+
+// What the result path tells a camera's pipeline goes through the interface the pipeline owns
+// (DetectionFeedback), whichever channel implements it.
+DetectionFeedback& toldPipeline(CameraView& view) { return *view.channel; }
 
 }  // namespace
 
@@ -67,7 +72,6 @@ const CameraView& ResultPath::addCamera(const std::string& name,
                                         std::shared_ptr<PictureStream> pictures) {
   removeCamera(name);  // a restart: the old tracks leave their zones first
   CameraView& view = views_[name];
-  view.feedback = channel.get();
   view.channel = std::move(channel);
   view.pictures = std::move(pictures);
   view.captureToPublish = std::move(histograms.captureToPublish);
@@ -122,14 +126,14 @@ void ResultPath::track(const FrameResult& r, CameraView& view,
   }
   zoneEvents_.clear();
   if (!view.tracks) {
-    view.feedback->tellPersons(view.latestDetections);
+    toldPipeline(view).tellPersons(view.latestDetections);
     return;
   }
   // Never before the last update (a tick may have expired tracks after this frame's capture).
   const double time = std::max(secondsSinceEpoch(r.captureTime), view.trackedAt);
   view.tracks->update(time, r.width, r.height, persons_, zoneEvents_);
   tracksUpdated(view, time, secondsSinceEpoch(capture));
-  view.feedback->tellTracks(view.tracks->tracks());
+  toldPipeline(view).tellTracks(view.tracks->tracks());
   if (recorder_ != nullptr) recorder_->record(r.camera, r.sequence, view.tracks->persons());
 }
 
@@ -227,7 +231,7 @@ void ResultPath::tellPerson(CameraView& view,
   } else if (presence && presence->present) {
     person = Person::kPresent;
   }
-  view.feedback->tellPerson(person);
+  toldPipeline(view).tellPerson(person);
 }
 
 }  // namespace vigil

@@ -10,7 +10,6 @@ using namespace std::chrono_literals;
 CameraView viewOf(const std::shared_ptr<CameraChannel>& channel) {
   CameraView view;
   view.channel = channel;
-  view.feedback = channel.get();
   return view;
 }
 
