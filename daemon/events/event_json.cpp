@@ -78,9 +78,33 @@ nlohmann::json personsJson(const PresenceEvent& e, const std::vector<TrackedPers
 
 }  // namespace
 
+std::string eventPicturePath(std::string_view eventId, EventPictureKind kind) {
+  return fmt::format("/api/events/{}/{}", eventId,
+                     kind == EventPictureKind::kFirst ? "first.jpg" : "snapshot.jpg");
+}
+
+nlohmann::json eventRecordJson(const EventRecord& e, EventPictures pictures) {
+  auto picture = [&](bool kept, EventPictureKind kind) {
+    return kept ? nlohmann::json(eventPicturePath(e.id, kind).substr(1)) : nlohmann::json(nullptr);
+  };
+  return {{"id", e.id},
+          {"camera", e.camera},
+          {"zone", e.zone.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.zone)},
+          {"start", isoUtc(e.start)},
+          {"end", e.end ? nlohmann::json(isoUtc(*e.end)) : nlohmann::json(nullptr)},
+          {"count", e.count},
+          {"max_count", e.maxCount},
+          {"max_score", rounded(e.maxScore)},
+          {"track_ids", e.trackIds},
+          {"backend", e.backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.backend)},
+          {"snapshot", picture(pictures.best, EventPictureKind::kBest)},
+          {"first_picture", picture(pictures.first, EventPictureKind::kFirst)}};
+}
+
 std::string presenceEventJson(std::string_view camera, const PresenceEvent& e,
-                              std::string_view backend, std::optional<double> latencyMs,
+                              const EventSource& source, std::optional<double> latencyMs,
                               const std::vector<TrackedPerson>* persons) {
+  const std::string_view backend = source.backend;
   nlohmann::json boxes = nlohmann::json::array();
   for (const Detection& d : e.boxes) boxes.push_back(boxJson(d.box, d.score));
   nlohmann::json j = {
@@ -96,6 +120,10 @@ std::string presenceEventJson(std::string_view camera, const PresenceEvent& e,
       {"boxes", boxes},
       {"persons", persons != nullptr ? personsJson(e, *persons) : nlohmann::json::array()},
       {"backend", backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(backend)},
+      {"node", source.node},
+      {"snapshot", source.picture
+                       ? nlohmann::json(eventPicturePath(e.eventId, EventPictureKind::kBest))
+                       : nlohmann::json(nullptr)},
       {"latency_ms",
        latencyMs ? nlohmann::json(std::round(*latencyMs * 10) / 10) : nlohmann::json(nullptr)},
   };

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "daemon/events/event_recorder.h"
 #include "daemon/events/person_tracks.h"
 #include "daemon/events/presence_tracker.h"
 
@@ -14,12 +16,36 @@ namespace vigil {
 // The JSON payloads of <prefix>/events and <prefix>/zone_events (schema 1; documented in
 // event_publisher.h and README.md).
 
+// Who sent a presence event and what it has: the node, the backend of the camera's latest
+// frame, and whether the event has a picture yet (its path, eventPicturePath, in "snapshot").
+struct EventSource {
+  std::string_view node;
+  std::string_view backend;
+  bool picture = false;
+};
+
 // A presence event. `persons`: the camera's tracked persons on the triggering frame (first
 // seen in Unix seconds), which name the event's track ids; nullptr for an untracked camera or
 // an event without a frame.
 std::string presenceEventJson(std::string_view camera, const PresenceEvent& event,
-                              std::string_view backend, std::optional<double> latencyMs,
+                              const EventSource& source, std::optional<double> latencyMs,
                               const std::vector<TrackedPerson>* persons);
+
+// Where the box serves an event's pictures: "/api/events/<id>/snapshot.jpg" (the best so far)
+// and "/api/events/<id>/first.jpg" (the one published when it began).
+std::string eventPicturePath(std::string_view eventId, EventPictureKind kind);
+
+// Which pictures of an event are kept.
+struct EventPictures {
+  bool first = false;
+  bool best = false;
+};
+
+// An event of the events list and the history (/api/events): id, camera, zone (null for the
+// camera), start and end (ISO 8601 UTC with the date; end null while it goes on), count,
+// max_count, max_score, track_ids, backend (null: unknown), and snapshot and first_picture
+// (their paths without the leading '/', relative to the page; null: none).
+nlohmann::json eventRecordJson(const EventRecord& event, EventPictures pictures);
 
 // A zone event of tracking at `time`. `person`: the track, if still known (its box normalized
 // by the frame's width x height); nullptr leaves box and score out.

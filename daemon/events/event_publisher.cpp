@@ -12,7 +12,7 @@ EventPublisher::EventPublisher(EventPublisherSettings settings, MessageSink* sin
     : settings_(std::move(settings)),
       sink_(sink),
       availability_(settings_.topicPrefix, sink),
-      presenceMessages_(settings_.topicPrefix, settings_.snapshots, sink),
+      presenceMessages_(settings_.topicPrefix, settings_.instance, settings_.snapshots, sink),
       ha_(DiscoverySettings{settings_.haPrefix, settings_.topicPrefix, settings_.instance,
                             settings_.version, settings_.qos, settings_.configurationUrl},
           settings_.haDiscovery, settings_.snapshots, sink),
@@ -164,7 +164,7 @@ void EventPublisher::publishEvents(CameraState& camera, const ObservedFrame* fra
   if (frame != nullptr && !frame->backend.empty()) camera.backend = std::string(frame->backend);
   if (events_.empty()) return;
   presenceMessages_.publishEvents(camera.spec.name, events_, camera.snapshot, camera.backend, frame,
-                                  now);
+                                  now, camera.spec.history);
 }
 
 std::optional<PresenceTracker::State> EventPublisher::state(std::string_view camera,

@@ -53,7 +53,8 @@ struct EventPublisherSettings {
 //                                    (setStatusAttributes), every entity's HA attributes
 //   <prefix>/<camera>/person         retained ON / OFF          (and <camera>/<zone>/person)
 //   <prefix>/<camera>/person/count   retained number of persons (and <camera>/<zone>/...)
-//   <prefix>/<camera>/person/snapshot retained JPEG of the best frame of the event (optional)
+//   <prefix>/<camera>/person/snapshot retained JPEG of the best frame of the event (optional),
+//                                    a new event's published before its ON and `new`
 //   <prefix>/events                  JSON new / update / end, not retained
 //   <prefix>/zone_events             JSON enter / leave / loiter of tracked persons, not retained
 //   <prefix>/<camera>/<zone>/loitering retained ON / OFF (zones with loiter_after)
@@ -66,7 +67,9 @@ struct EventPublisherSettings {
 // the whole camera), "event_id", "start", "end" (ISO 8601 UTC with milliseconds; end null until
 // the end), "count", "max_score", "boxes" [{"x","y","w","h","score"}] normalized 0..1,
 // "persons" (tracked cameras: the boxes with "id", "first_seen", "stationary", "zones"; else
-// empty), "backend", "latency_ms" (capture of the triggering frame to publish; null for end)}.
+// empty), "backend", "node", "snapshot" (the path of the event's picture on the box's web
+// server, /api/events/<id>/snapshot.jpg; null before it has one), "latency_ms" (capture of the
+// triggering frame to publish; null for end)}.
 // With tracking, who counts are the camera's tracked persons (a briefly missed person still
 // counts, with the box tracking predicts).
 //
@@ -127,6 +130,9 @@ class EventPublisher {
   std::uint64_t snapshotsPublished() const { return presenceMessages_.snapshotsPublished(); }
   // The last events of every camera and zone with their best frames (the page, /api/events).
   const RecentEvents& recentEvents() const { return presenceMessages_.recentEvents(); }
+  // Where every event of a camera with `history` on and its pictures are kept (nullptr: only in
+  // the recent events). It must outlive the publisher.
+  void setRecorder(EventRecorder* recorder) { presenceMessages_.setRecorder(recorder); }
   std::uint64_t zoneEventsPublished() const { return track_.zoneEventsPublished(); }
   // Every configured line's running counts (metrics, the status API).
   const LineCounts& lineCounts() const { return track_.lineCounts(); }

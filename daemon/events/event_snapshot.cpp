@@ -1,6 +1,12 @@
 #include "daemon/events/event_snapshot.h"
 
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <ctime>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "daemon/base/log.h"
 #include "detector/annotate.h"
@@ -11,11 +17,37 @@ namespace {
 
 constexpr int kSnapshotQuality = 85;
 
+// "door  2026-12-07 11:40:01" in the box's local time: what a phone notification shows.
+std::string caption(std::string_view camera, std::chrono::system_clock::time_point time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm tm{};
+  localtime_r(&seconds, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  return fmt::format("{}  {}", camera, when);
+}
+
+// White text on a dark band, sized to the picture (readable in a phone's notification).
+void writeCaption(cv::Mat& picture, const std::string& text) {
+  const double scale = std::max(0.5, picture.cols / 1280.0);
+  const int thickness = std::max(1, static_cast<int>(scale * 2));
+  int baseline = 0;
+  const cv::Size size =
+      cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &baseline);
+  const int pad = static_cast<int>(6 * scale);
+  const cv::Rect band(0, 0, std::min(picture.cols, size.width + 2 * pad),
+                      std::min(picture.rows, size.height + baseline + 2 * pad));
+  picture(band) *= 0.35;
+  cv::putText(picture, text, cv::Point(pad, pad + size.height), cv::FONT_HERSHEY_SIMPLEX, scale,
+              cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
+}
+
 }  // namespace
 
 void EventSnapshot::keep(const ObservedFrame& frame) {
   kept_.assign(*frame.picture);  // reuses the storage
   detectSize_ = cv::Size(frame.width, frame.height);
+  captureTime_ = frame.captureTime;
   persons_.clear();
   if (frame.detections != nullptr) {
     for (const Detection& d : *frame.detections) {
@@ -36,6 +68,7 @@ bool EventSnapshot::encode(std::string_view camera) {
   try {
     cv::Mat drawn = pixels->clone();
     drawDetections(drawn, scaledTo(persons_, detectSize_, drawn.size()), {"person"});
+    writeCaption(drawn, caption(camera, captureTime_));
     if (!cv::imencode(".jpg", drawn, jpeg, {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality})) {
       logger("events")->warn("[cam={}] cannot encode the snapshot", camera);
       return false;

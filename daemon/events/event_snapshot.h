@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,8 +27,9 @@ class EventSnapshot {
   bool due(std::uint64_t bestFrame) const {
     return keptId_ == bestFrame && publishedId_ != bestFrame;
   }
-  // Draws the persons on the kept frame and encodes it: jpeg() from then on. False, and a
-  // warning naming `camera`, when the frame cannot be decoded or encoded.
+  // Draws the persons on the kept frame, writes the camera's name and the capture time (the
+  // box's local time, with the date) in its top left corner and encodes it: jpeg() from then
+  // on. False, and a warning naming `camera`, when the frame cannot be decoded or encoded.
   bool encode(std::string_view camera);
   // The last JPEG made; empty before the first.
   const std::string& jpeg() const { return jpeg_; }
@@ -36,6 +38,7 @@ class EventSnapshot {
   CapturedPicture kept_;
   std::vector<Detection> persons_;
   cv::Size detectSize_;
+  std::chrono::system_clock::time_point captureTime_;
   std::optional<std::uint64_t> keptId_;       // Frame::id of `kept_`
   std::optional<std::uint64_t> publishedId_;  // its JPEG made already
   std::string jpeg_;

@@ -29,8 +29,9 @@ void logPresenceEvent(const std::string& name, const PresenceEvent& e) {
 
 }  // namespace
 
-PresenceMessages::PresenceMessages(std::string topicPrefix, bool snapshots, MessageSink* sink)
-    : prefix_(std::move(topicPrefix)), snapshots_(snapshots), sink_(sink) {}
+PresenceMessages::PresenceMessages(std::string topicPrefix, std::string node, bool snapshots,
+                                   MessageSink* sink)
+    : prefix_(std::move(topicPrefix)), node_(std::move(node)), snapshots_(snapshots), sink_(sink) {}
 
 void PresenceMessages::send(std::string topic, std::string payload, bool retained) {
   if (sink_ != nullptr) sink_->publish(std::move(topic), std::move(payload), retained);
@@ -39,41 +40,51 @@ void PresenceMessages::send(std::string topic, std::string payload, bool retaine
 void PresenceMessages::publishEvents(const std::string& camera,
                                      const std::vector<PresenceEvent>& events,
                                      EventSnapshot& snapshot, const std::string& backend,
-                                     const ObservedFrame* frame, TimePoint now) {
+                                     const ObservedFrame* frame, TimePoint now, bool history) {
   for (const PresenceEvent& e : events) {
     std::optional<double> latencyMs;
     if (frame != nullptr && e.type != PresenceEventType::kEnd) {
       latencyMs = std::chrono::duration<double, std::milli>(now - frame->captureTime).count();
     }
+    const RecentEvents::Entry* entry = recent_.onEvent(camera, e, backend);
+    if (entry != nullptr && history && recorder_ != nullptr) recorder_->record(*entry);
+    // The picture first: whoever reacts to ON or `new` finds this event's.
+    const bool picture = publishPicture(camera, e, snapshot, history) ||
+                         (entry != nullptr && !entry->snapshotJpeg.empty());
     if (e.type != PresenceEventType::kUpdate) {
       send(personTopic(prefix_, camera, e.zone), e.type == PresenceEventType::kNew ? "ON" : "OFF",
            true);
     }
     send(countTopic(prefix_, camera, e.zone), std::to_string(e.count), true);
-    recent_.onEvent(camera, e);
-    // A zone's event shows the camera event's best frame (zones keep no frames of their own).
-    if (!e.zone.empty() && e.type == PresenceEventType::kNew && !snapshot.jpeg().empty()) {
-      recent_.setSnapshot(e.eventId, snapshot.jpeg());
-    }
     send(eventsTopic(prefix_),
-         presenceEventJson(camera, e, backend, latencyMs,
+         presenceEventJson(camera, e, EventSource{node_, backend, picture}, latencyMs,
                            frame != nullptr ? frame->persons : nullptr),
          false);
     ++eventsPublished_;
     logPresenceEvent(camera, e);
-    if (e.zone.empty() && e.type != PresenceEventType::kEnd && snapshot.due(e.bestFrame) &&
-        snapshot.encode(camera)) {
-      publishSnapshot(camera, snapshot.jpeg(), e.eventId);
-    }
   }
 }
 
-void PresenceMessages::publishSnapshot(const std::string& camera, const std::string& jpeg,
-                                       const std::string& eventId) {
-  recent_.setSnapshot(eventId, jpeg);
-  if (!snapshots_) return;
-  send(snapshotTopic(prefix_, camera), jpeg, true);
-  ++snapshotsPublished_;
+bool PresenceMessages::publishPicture(const std::string& camera, const PresenceEvent& e,
+                                      EventSnapshot& snapshot, bool history) {
+  if (e.type == PresenceEventType::kEnd) return false;
+  const bool zone = !e.zone.empty();
+  if (zone ? e.type != PresenceEventType::kNew || snapshot.jpeg().empty()
+           : !snapshot.due(e.bestFrame) || !snapshot.encode(camera)) {
+    return false;
+  }
+  recent_.setSnapshot(e.eventId, snapshot.jpeg());
+  if (history && recorder_ != nullptr) {
+    recorder_->recordPicture(
+        e.eventId,
+        e.type == PresenceEventType::kNew ? EventPictureKind::kFirst : EventPictureKind::kBest,
+        snapshot.jpeg());
+  }
+  if (snapshots_ && !zone) {
+    send(snapshotTopic(prefix_, camera), snapshot.jpeg(), true);
+    ++snapshotsPublished_;
+  }
+  return true;
 }
 
 void PresenceMessages::publishState(const std::string& camera, const std::string& zone,

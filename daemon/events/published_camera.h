@@ -15,6 +15,7 @@ struct PublishedCamera {
   std::vector<ZoneSpec> zones;
   std::vector<Polygon> masks;
   std::vector<LineSpec> lines;
+  bool history = true;  // its events and their pictures are kept (EventRecorder)
 
   bool operator==(const PublishedCamera&) const = default;
 };

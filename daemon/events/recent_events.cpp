@@ -7,10 +7,12 @@
 
 namespace vigil {
 
-void RecentEvents::onEvent(const std::string& camera, const PresenceEvent& event) {
+const RecentEvents::Entry* RecentEvents::onEvent(const std::string& camera,
+                                                 const PresenceEvent& event,
+                                                 const std::string& backend) {
   Entry* entry = findMutable(event.eventId);
   if (entry == nullptr) {
-    if (event.type != PresenceEventType::kNew) return;  // began before the list remembers
+    if (event.type != PresenceEventType::kNew) return nullptr;  // began before the list remembers
     if (entries_.size() == capacity_) entries_.pop_front();
     entries_.push_back(Entry{});
     entry = &entries_.back();
@@ -27,6 +29,12 @@ void RecentEvents::onEvent(const std::string& camera, const PresenceEvent& event
     entry->maxCount = std::max(entry->maxCount, event.count);
   }
   entry->maxScore = std::max(entry->maxScore, event.maxScore);
+  for (std::uint64_t id : event.trackIds) {
+    auto at = std::lower_bound(entry->trackIds.begin(), entry->trackIds.end(), id);
+    if (at == entry->trackIds.end() || *at != id) entry->trackIds.insert(at, id);
+  }
+  if (!backend.empty()) entry->backend = backend;
+  return entry;
 }
 
 void RecentEvents::setSnapshot(const std::string& eventId, std::string jpeg) {
@@ -47,18 +55,7 @@ RecentEvents::Entry* RecentEvents::findMutable(const std::string& eventId) {
 nlohmann::json RecentEvents::json() const {
   nlohmann::json out = nlohmann::json::array();
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    const Entry& e = *it;
-    out.push_back({{"id", e.id},
-                   {"camera", e.camera},
-                   {"zone", e.zone.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.zone)},
-                   {"start", isoUtc(e.start)},
-                   {"end", e.end ? nlohmann::json(isoUtc(*e.end)) : nlohmann::json(nullptr)},
-                   {"count", e.count},
-                   {"max_count", e.maxCount},
-                   {"max_score", e.maxScore},
-                   {"snapshot", e.snapshotJpeg.empty()
-                                    ? nlohmann::json(nullptr)
-                                    : nlohmann::json("api/events/" + e.id + "/snapshot.jpg")}});
+    out.push_back(eventRecordJson(*it, EventPictures{.best = !it->snapshotJpeg.empty()}));
   }
   return out;
 }

@@ -7,26 +7,20 @@
 #include <optional>
 #include <string>
 
+#include "daemon/events/event_recorder.h"
 #include "daemon/events/presence_tracker.h"
 
 namespace vigil {
 
-// The last presence events of every camera and zone, for the status page and /api/events: in
-// memory, bounded, gone at a restart on purpose (MQTT and the log are the record). One entry
+// The last presence events of every camera and zone: in memory, bounded. The history on disk
+// (history/) keeps them across restarts; this list is what the page and /api/events show when
+// there is none (no state directory), and what the publisher folds each message into. One entry
 // per event: it opens at `new`, follows its updates (count, max score) and closes at `end`.
 //
 // Threads: the control thread only (the publisher writes, the HTTP handlers read).
 class RecentEvents {
  public:
-  struct Entry {
-    std::string id;
-    std::string camera;
-    std::string zone;  // empty: the whole camera
-    std::chrono::system_clock::time_point start;
-    std::optional<std::chrono::system_clock::time_point> end;  // nullopt: still going on
-    int count = 0;     // persons in the latest message of the event
-    int maxCount = 0;  // most persons at once
-    float maxScore = 0;
+  struct Entry : EventRecord {
     std::string snapshotJpeg;  // the event's best frame with its boxes; empty: none yet
   };
 
@@ -34,13 +28,14 @@ class RecentEvents {
 
   static constexpr std::size_t kDefaultCapacity = 50;
 
-  void onEvent(const std::string& camera, const PresenceEvent& event);
+  // The event's message folded into its entry (`backend`: of the camera's latest frame); the
+  // entry, nullptr for an event that began before the list remembers.
+  const Entry* onEvent(const std::string& camera, const PresenceEvent& event,
+                       const std::string& backend);
   // The best frame of the event so far (camera-wide events), replacing the one before.
   void setSnapshot(const std::string& eventId, std::string jpeg);
 
-  // Newest first: id, camera, zone (null for the camera), start and end (ISO 8601 UTC, end null
-  // while it goes on), count, max_count, max_score and snapshot (its URL under /api/events, or
-  // null).
+  // Newest first, each as eventRecordJson (event_json.h) says.
   nlohmann::json json() const;
   const Entry* find(const std::string& eventId) const;
 

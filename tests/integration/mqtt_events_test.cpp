@@ -147,6 +147,23 @@ TEST(MqttEventsTest, ClipGivesOffThenOnThenEventsAndOfflineAtStop) {
                               cv::IMREAD_COLOR);
   EXPECT_FALSE(jpeg.empty()) << "the snapshot is not a JPEG";
 
+  // The new event's picture arrives before its ON and its `new` message (an automation that
+  // fires on ON attaches this event's picture), and the `new` message names it and the node.
+  auto firstIndex = [&](const std::string& topic, const std::string& payload) {
+    for (std::size_t i = 0; i < received.size(); ++i) {
+      if (received[i].topic == topic && (payload.empty() || received[i].payload == payload)) {
+        return i;
+      }
+    }
+    return received.size();
+  };
+  const std::size_t picture = firstIndex("vigil/test/door/person/snapshot", "");
+  EXPECT_LT(picture, firstIndex("vigil/test/door/person", "ON"));
+  EXPECT_LT(picture, firstIndex("vigil/test/events", ""));
+  EXPECT_EQ(first["node"], "test");
+  EXPECT_EQ(first["snapshot"],
+            "/api/events/" + first["event_id"].get<std::string>() + "/snapshot.jpg");
+
   // Discovery: every config is JSON whose topics are the ones Vigil publishes.
   int configs = 0;
   for (const Received& r : received) {

@@ -400,8 +400,8 @@ TEST(EventPublisherTest, SnapshotIsTheBestFrameAsJpegOncePerBestFrame) {
       std::vector<unsigned char>(snapshots[0].begin(), snapshots[0].end()), cv::IMREAD_COLOR);
   ASSERT_FALSE(decoded.empty()) << "not a JPEG";
   EXPECT_EQ(decoded.cols, kWidth);
-  // Away from the drawn box the picture is the bright frame, not the dim one.
-  EXPECT_GT(decoded.at<cv::Vec3b>(10, 10)[0], 150);
+  // Away from the drawn box and the caption the picture is the bright frame, not the dim one.
+  EXPECT_GT(decoded.at<cv::Vec3b>(kHeight - 10, kWidth - 10)[0], 150);
   // Worse frames change nothing; a better one goes out with the next update.
   rig.frame(1400, {personAt(0.3F, 0.7F)}, &dim);
   EXPECT_EQ(rig.sink.on("vigil/door/person/snapshot").size(), 1U);
@@ -432,7 +432,8 @@ TEST(EventPublisherTest, AfterAReconnectTheNextEventGetsItsOwnSnapshot) {
   cv::Mat decoded = cv::imdecode(
       std::vector<unsigned char>(snapshots[1].begin(), snapshots[1].end()), cv::IMREAD_COLOR);
   ASSERT_FALSE(decoded.empty());
-  EXPECT_LT(decoded.at<cv::Vec3b>(10, 10)[0], 50) << "the first event's picture went out again";
+  EXPECT_LT(decoded.at<cv::Vec3b>(kHeight - 10, kWidth - 10)[0], 50)
+      << "the first event's picture went out again";
 }
 
 TEST(EventPublisherTest, NoSnapshotsWhenOff) {
@@ -494,7 +495,7 @@ TEST(EventPublisherTest, RecentEventsKeepOnlyTheNewest) {
     e.type = PresenceEventType::kNew;
     e.eventId = "door-" + std::to_string(i);
     e.count = 1;
-    recent.onEvent("door", e);
+    recent.onEvent("door", e, "cpu");
   }
   const json list = recent.json();
   ASSERT_EQ(list.size(), 2U);
@@ -504,7 +505,7 @@ TEST(EventPublisherTest, RecentEventsKeepOnlyTheNewest) {
   PresenceEvent update{};
   update.type = PresenceEventType::kUpdate;
   update.eventId = "door-1";
-  recent.onEvent("door", update);
+  recent.onEvent("door", update, "cpu");
   EXPECT_EQ(recent.json().size(), 2U) << "an update of a forgotten event adds nothing";
 }
 

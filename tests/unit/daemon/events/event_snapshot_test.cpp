@@ -110,6 +110,22 @@ TEST(EventSnapshotTest, PersonsAreDrawnScaledToThePictureAndOtherDetectionsAreNo
   EXPECT_LT(offGrey(drawn, 1380, 400), 20) << "the car is not drawn";
 }
 
+TEST(EventSnapshotTest, TheCameraAndTheTimeAreWrittenInTheTopLeftCorner) {
+  CapturedPicture picture;
+  picture.bgrForWriting(kSnapshotPicture).setTo(kSnapshotGrey);
+  const std::vector<Detection> nobody;
+  EventSnapshot snapshot;
+  snapshot.keep(snapshotFrame(5, picture, nobody));
+  ASSERT_TRUE(snapshot.encode("porch"));
+  const cv::Mat drawn = decodedSnapshot(snapshot.jpeg());
+  EXPECT_GT(offGrey(drawn, 2, 2), 60) << "the caption's dark band";
+  cv::Mat band = drawn(cv::Rect(0, 0, 800, 60));
+  cv::Mat grey;
+  cv::cvtColor(band, grey, cv::COLOR_BGR2GRAY);
+  EXPECT_GT(cv::countNonZero(grey > 220), 200) << "white text on the band";
+  EXPECT_LT(offGrey(drawn, 1700, 800), 10) << "the rest of the picture as it was";
+}
+
 TEST(EventSnapshotTest, AFrameThatDoesNotDecodeIsWarnedAboutAndTheLastJpegStays) {
   std::vector<std::uint8_t> good;
   cv::imencode(".jpg", cv::Mat(kSnapshotPicture, CV_8UC3, kSnapshotGrey), good);

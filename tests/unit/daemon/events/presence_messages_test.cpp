@@ -1,5 +1,6 @@
 #include "daemon/events/presence_messages.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -44,16 +45,16 @@ PresenceEvent presenceEvent(PresenceEventType type, std::string zone, int count,
 
 TEST(PresenceMessagesTest, EventsSayStatesCountsAndJsonWithTheFramesLatency) {
   PresenceMessagesSink sink;
-  PresenceMessages messages("vigil", false, &sink);
+  PresenceMessages messages("vigil", "box", false, &sink);
   EventSnapshot snapshot;
   ObservedFrame frame;
   frame.captureTime = at(0);
   messages.publishEvents("door",
                          {presenceEvent(PresenceEventType::kNew, "", 2),
                           presenceEvent(PresenceEventType::kUpdate, "", 1)},
-                         snapshot, "cpu", &frame, at(40));
+                         snapshot, "cpu", &frame, at(40), true);
   messages.publishEvents("door", {presenceEvent(PresenceEventType::kEnd, "", 0)}, snapshot, "cpu",
-                         nullptr, at(3000));
+                         nullptr, at(3000), true);
 
   // An update changes the count only; new and end say ON and OFF, all retained.
   EXPECT_EQ(sink.on("vigil/door/person"), (std::vector<std::string>{"ON", "OFF"}));
@@ -65,6 +66,8 @@ TEST(PresenceMessagesTest, EventsSayStatesCountsAndJsonWithTheFramesLatency) {
   EXPECT_EQ(created["type"], "new");
   EXPECT_EQ(created["backend"], "cpu");
   EXPECT_DOUBLE_EQ(created["latency_ms"].get<double>(), 40.0);
+  EXPECT_EQ(created["node"], "box");
+  EXPECT_TRUE(created["snapshot"].is_null()) << "no picture was kept";
   EXPECT_TRUE(nlohmann::json::parse(events[2])["latency_ms"].is_null());
   EXPECT_EQ(messages.eventsPublished(), 3U);
   // The page's list has the one event, ended.
@@ -76,7 +79,7 @@ TEST(PresenceMessagesTest, EventsSayStatesCountsAndJsonWithTheFramesLatency) {
 TEST(PresenceMessagesTest, TheBestFrameIsTheSnapshotOfTheListAndWithSnapshotsOnOfMqtt) {
   for (bool snapshots : {false, true}) {
     PresenceMessagesSink sink;
-    PresenceMessages messages("vigil", snapshots, &sink);
+    PresenceMessages messages("vigil", "box", snapshots, &sink);
     CapturedPicture picture;
     cv::Mat(kHeight, kWidth, CV_8UC3, cv::Scalar(90, 90, 90))
         .copyTo(picture.bgrForWriting({kWidth, kHeight}));
@@ -90,12 +93,12 @@ TEST(PresenceMessagesTest, TheBestFrameIsTheSnapshotOfTheListAndWithSnapshotsOnO
 
     // A zone's event makes no snapshot of its own; the camera's does, once per best frame.
     messages.publishEvents("door", {presenceEvent(PresenceEventType::kNew, "left", 1, 7)}, snapshot,
-                           "cpu", &frame, at(0));
+                           "cpu", &frame, at(0), true);
     EXPECT_TRUE(snapshot.jpeg().empty());
     messages.publishEvents("door",
                            {presenceEvent(PresenceEventType::kNew, "", 1, 7),
                             presenceEvent(PresenceEventType::kUpdate, "", 1, 7)},
-                           snapshot, "cpu", &frame, at(0));
+                           snapshot, "cpu", &frame, at(0), true);
     ASSERT_FALSE(snapshot.jpeg().empty());
     EXPECT_EQ(messages.recentEvents().find("door-1")->snapshotJpeg, snapshot.jpeg());
     const std::size_t sent = snapshots ? 1U : 0U;
@@ -110,7 +113,7 @@ TEST(PresenceMessagesTest, TheBestFrameIsTheSnapshotOfTheListAndWithSnapshotsOnO
 
 TEST(PresenceMessagesTest, StateIsTheCamerasOrTheZonesPersonAndCount) {
   PresenceMessagesSink sink;
-  PresenceMessages messages("home", false, &sink);
+  PresenceMessages messages("home", "box", false, &sink);
   messages.publishState("door", "", PresenceTracker::State{true, 3});
   messages.publishState("door", "left", PresenceTracker::State{false, 0});
   EXPECT_EQ(sink.on("home/door/person"), std::vector<std::string>{"ON"});
@@ -121,12 +124,64 @@ TEST(PresenceMessagesTest, StateIsTheCamerasOrTheZonesPersonAndCount) {
 }
 
 TEST(PresenceMessagesTest, WithoutASinkTheListIsStillKept) {
-  PresenceMessages messages("vigil", true, nullptr);
+  PresenceMessages messages("vigil", "box", true, nullptr);
   EventSnapshot snapshot;
   messages.publishEvents("door", {presenceEvent(PresenceEventType::kNew, "", 1)}, snapshot, "cpu",
-                         nullptr, at(0));
+                         nullptr, at(0), true);
   EXPECT_NE(messages.recentEvents().find("door-1"), nullptr);
   EXPECT_EQ(messages.eventsPublished(), 1U);
+}
+
+// What the publisher hands the history, in order.
+class RecorderLog : public EventRecorder {
+ public:
+  void record(const EventRecord& event) override {
+    said.push_back(
+        fmt::format("record {} count {} end {}", event.id, event.count, event.end.has_value()));
+  }
+  void recordPicture(const std::string& eventId, EventPictureKind kind,
+                     const std::string& jpeg) override {
+    said.push_back(fmt::format("picture {} {} {}", eventId,
+                               kind == EventPictureKind::kFirst ? "first" : "best",
+                               jpeg.empty() ? "empty" : "jpeg"));
+  }
+  std::vector<std::string> said;
+};
+
+TEST(PresenceMessagesTest, ANewEventsPictureGoesOutBeforeItsOnAndItsNewMessage) {
+  PresenceMessagesSink sink;
+  PresenceMessages messages("vigil", "box", true, &sink);
+  RecorderLog recorder;
+  messages.setRecorder(&recorder);
+  CapturedPicture picture;
+  cv::Mat(kHeight, kWidth, CV_8UC3, cv::Scalar(90, 90, 90))
+      .copyTo(picture.bgrForWriting({kWidth, kHeight}));
+  ObservedFrame frame;
+  frame.id = 7;
+  frame.width = kWidth;
+  frame.height = kHeight;
+  frame.picture = &picture;
+  EventSnapshot snapshot;
+  snapshot.keep(frame);
+  messages.publishEvents("door", {presenceEvent(PresenceEventType::kNew, "", 1, 7)}, snapshot,
+                         "cpu", &frame, at(0), true);
+
+  std::vector<std::string> order;
+  for (const auto& m : sink.messages) order.push_back(m.topic);
+  EXPECT_EQ(order, (std::vector<std::string>{"vigil/door/person/snapshot", "vigil/door/person",
+                                             "vigil/door/person/count", "vigil/events"}));
+  auto created = nlohmann::json::parse(sink.on("vigil/events").at(0));
+  EXPECT_EQ(created["snapshot"], "/api/events/door-1/snapshot.jpg");
+  EXPECT_EQ(recorder.said, (std::vector<std::string>{"record door-1 count 1 end false",
+                                                     "picture door-1 first jpeg"}));
+
+  // A camera whose history is off records nothing, and MQTT goes on as before.
+  RecorderLog off;
+  messages.setRecorder(&off);
+  messages.publishEvents("door", {presenceEvent(PresenceEventType::kEnd, "", 0)}, snapshot, "cpu",
+                         nullptr, at(3000), false);
+  EXPECT_TRUE(off.said.empty());
+  EXPECT_EQ(sink.on("vigil/door/person").back(), "OFF");
 }
 
 }  // namespace
