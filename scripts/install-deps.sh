@@ -15,6 +15,8 @@ packages=(
   # notification (libsystemd)
   libv4l-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libboost-dev
   libsystemd-dev
+  # the history of events: SQLite (daemon/history/)
+  libsqlite3-dev
   # MQTT: Paho C++ (its CMake config needs the C library's -dev too); broker and tools for tests
   libpaho-mqtt-dev libpaho-mqttpp-dev mosquitto mosquitto-clients openssl
   # NPU backend: XRT (2.13 on Debian 12: compiles the backend, runs it under the noop shim),

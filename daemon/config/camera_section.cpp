@@ -392,7 +392,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
                                    "enabled",       "loop",           "zones",
                                    "masks",         "presence",       "motion",
                                    "tracking",      "lines",          "calibration_samples",
-                                   "hwaccel",       "regions"});
+                                   "hwaccel",       "regions",        "history"});
   CameraConfig c;
   c.name = r.getString(node, path, "name");
   if (!validName(c.name)) {
@@ -406,6 +406,7 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
   checkPictureAspect(r, node, path, c);
   c.enabled = r.getBool(node, path, "enabled", true);
   c.loop = r.getBool(node, path, "loop", false);
+  c.history = r.getBool(node, path, "history", true);
   if (c.loop && c.kind != SourceKind::kFile) {
     r.fail(node["loop"], YamlReader::join(path, "loop"), "only file: sources can loop");
   }

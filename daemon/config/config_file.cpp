@@ -221,6 +221,16 @@ void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) 
   c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device);
 }
 
+void readHistory(const YamlReader& r, const YAML::Node& root, HistoryConfig& h) {
+  YAML::Node node = root["history"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  r.expectMap(node, "history");
+  r.rejectUnknownKeys(node, "history", {"retain_days", "max_megabytes"});
+  h.retainDays = static_cast<int>(r.getInt(node, "history", "retain_days", 1, 3650, h.retainDays));
+  h.maxMegabytes =
+      static_cast<int>(r.getInt(node, "history", "max_megabytes", 10, 10'000'000, h.maxMegabytes));
+}
+
 // Runs `read`; its error (the first of that part) joins `errors` instead of stopping the
 // file there, so one check-config run names a mistake in every part.
 void collectError(std::vector<std::string>& errors, const std::function<void()>& read) {
@@ -264,8 +274,8 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "",
-                      {"version", "node", "detector", "mqtt", "http", "capture", "cameras"});
+  r.rejectUnknownKeys(
+      root, "", {"version", "node", "detector", "mqtt", "http", "capture", "history", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
@@ -276,6 +286,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
   collectError(errors, [&] { readHttp(r, root, base, config.http, config.warnings); });
   collectError(errors, [&] { readCapture(r, root, config.capture); });
+  collectError(errors, [&] { readHistory(r, root, config.history); });
   collectError(errors, [&] { readCameras(r, base, config, errors); });
   if (errors.size() == 1) throw YamlError(errors.front());
   if (!errors.empty()) {

@@ -141,9 +141,9 @@ ResultPath::CameraHistograms DaemonMetrics::cameraHistograms(const std::string& 
           histograms(registry_, Series::kTrackDuration).labels({camera})};
 }
 
-void DaemonMetrics::addHttp(FigureSeries::Report http) {
-  http_ = std::make_unique<FigureSeries>(registry_, std::vector<std::string>{}, LabelValues{},
-                                         std::move(http));
+void DaemonMetrics::addFigures(FigureSeries::Report part) {
+  parts_.push_back(std::make_unique<FigureSeries>(registry_, std::vector<std::string>{},
+                                                  LabelValues{}, std::move(part)));
 }
 
 void DaemonMetrics::addCamera(const std::string& name, CameraFigures figures,

@@ -45,8 +45,9 @@ class DaemonMetrics {
   ResultPath::StageHistogramsFor stageHistograms();
   ResultPath::CameraHistograms cameraHistograms(const std::string& camera);
 
-  // The HTTP server's figures (HttpServerCounters::report), read until this object goes.
-  void addHttp(FigureSeries::Report http);
+  // A part's figures without labels of their own, read until this object goes: the HTTP
+  // server's (HttpServerCounters::report), the history's (EventHistory::report).
+  void addFigures(FigureSeries::Report part);
   // What /metrics reads of a camera besides its view: its pipeline's figures (CameraChannel::
   // report, its picture stream's too) and the name of what decodes its pictures.
   struct CameraFigures {
@@ -89,7 +90,8 @@ class DaemonMetrics {
   std::optional<double> energyPerInference_;
   std::optional<double> energyBase_;
   std::map<std::string, CameraSeries> cameras_;
-  std::unique_ptr<FigureSeries> worker_, mqtt_, http_;
+  std::unique_ptr<FigureSeries> worker_, mqtt_;
+  std::vector<std::unique_ptr<FigureSeries>> parts_;  // addFigures
   std::uint64_t inferencesBase_ = 0;
   std::chrono::steady_clock::time_point energySince_{};
 };

@@ -20,6 +20,7 @@
 #include "daemon/base/log.h"
 #include "daemon/config/config_file.h"
 #include "daemon/events/result_path.h"
+#include "daemon/history/event_history.h"
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/heap.h"
 #include "daemon/mqtt/mqtt_figures.h"
@@ -74,41 +75,89 @@ std::vector<std::string> classNamesOf(const InferenceWorker* worker) {
 constexpr auto kPresenceTick = std::chrono::milliseconds(250);
 constexpr auto kHeapReleasePeriod = std::chrono::seconds(60);
 
-// --state-dir, else systemd's $STATE_DIRECTORY (its first directory), else nowhere.
-std::filesystem::path lineCountsFile(const RunOptions& options, const Config& config) {
+// --state-dir, else systemd's $STATE_DIRECTORY (its first directory), else none (empty), and
+// made if missing; empty, and why, when it cannot be made.
+std::filesystem::path stateDirectory(const RunOptions& options, std::string& why) {
   std::filesystem::path dir = options.stateDir;
   if (const char* env = std::getenv("STATE_DIRECTORY"); dir.empty() && env != nullptr) {
     const std::string dirs(env);
     dir = dirs.substr(0, dirs.find(':'));
   }
-  const bool lines = std::any_of(config.cameras.begin(), config.cameras.end(),
-                                 [](const CameraConfig& c) { return !c.lines.empty(); });
   if (dir.empty()) {
-    if (lines) {
-      logger("daemon")->warn(
-          "line counts start at 0 and are not kept across restarts: no "
-          "--state-dir and no $STATE_DIRECTORY");
-    }
+    why = "no --state-dir and no $STATE_DIRECTORY";
     return {};
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    logger("daemon")->error(
-        "line counts start at 0 and are not kept across restarts: cannot make "
-        "the state directory {}: {}",
-        dir.string(), ec.message());
+    why = fmt::format("cannot make the state directory {}: {}", dir.string(), ec.message());
     return {};
   }
-  if (lines) logger("daemon")->info("line counts kept in {}", (dir / "line-counts.json").string());
-  return dir / "line-counts.json";
+  return dir;
+}
+
+std::filesystem::path lineCountsFile(const std::filesystem::path& stateDir, const std::string& why,
+                                     const Config& config) {
+  const bool lines = std::any_of(config.cameras.begin(), config.cameras.end(),
+                                 [](const CameraConfig& c) { return !c.lines.empty(); });
+  if (stateDir.empty()) {
+    if (lines) {
+      logger("daemon")->warn("line counts start at 0 and are not kept across restarts: {}", why);
+    }
+    return {};
+  }
+  if (lines) {
+    logger("daemon")->info("line counts kept in {}", (stateDir / "line-counts.json").string());
+  }
+  return stateDir / "line-counts.json";
+}
+
+// The history of events under the state directory's history/; nullptr (logged) without one.
+std::unique_ptr<EventHistory> openHistory(const std::filesystem::path& stateDir,
+                                          const std::string& why, const HistoryConfig& config) {
+  auto log = logger("daemon");
+  if (stateDir.empty()) {
+    log->warn("events are not kept across restarts (no history): {}", why);
+    return nullptr;
+  }
+  HistoryOptions options;
+  options.dir = stateDir / "history";
+  options.retainDays = config.retainDays;
+  options.maxBytes = std::int64_t{config.maxMegabytes} << 20;
+  auto history = EventHistory::open(options);
+  if (!history) {
+    log->error("events are not kept across restarts (no history): {}", history.error().message);
+    return nullptr;
+  }
+  log->info("history of events in {}: {} days, at most {} MB", options.dir.string(),
+            config.retainDays, config.maxMegabytes);
+  return std::move(*history);
+}
+
+// The publisher (and MQTT) with what the state directory keeps: the line counts and the
+// history it records into.
+struct PublishingWithState {
+  Publishing publishing;
+  std::unique_ptr<EventHistory> history;
+};
+Expected<PublishingWithState> publishingWithState(const RunOptions& options, const Config& config,
+                                                  PostToControl post) {
+  std::string noStateDir;
+  const std::filesystem::path stateDir = stateDirectory(options, noStateDir);
+  auto publishing =
+      makePublishing(config, std::move(post), lineCountsFile(stateDir, noStateDir, config));
+  if (!publishing) return tl::unexpected(publishing.error());
+  PublishingWithState out{std::move(*publishing),
+                          openHistory(stateDir, noStateDir, config.history)};
+  out.publishing.publisher->setRecorder(out.history.get());
+  return out;
 }
 
 std::vector<PublishedCamera> publishedCameras(const Config& config) {
   std::vector<PublishedCamera> out;
   for (const CameraConfig& c : config.cameras) {
     if (c.enabled) {
-      out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks, c.lines});
+      out.push_back(PublishedCamera{c.name, c.presence, c.zones, c.masks, c.lines, c.history});
     }
   }
   return out;
@@ -153,6 +202,10 @@ bool keepWhatNeedsARestart(Config& next, const Config& running, spdlog::logger& 
   if (!(next.mqtt == running.mqtt)) {
     log.warn("reload: the mqtt section changed; it takes effect at the next restart");
     next.mqtt = running.mqtt;
+  }
+  if (!(next.history == running.history)) {
+    log.warn("reload: the history section changed; it takes effect at the next restart");
+    next.history = running.history;
   }
   return sameListener;
 }
@@ -247,20 +300,23 @@ class Daemon {
     }
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
-    auto publishing = makePublishing(
-        *config, [this](std::function<void()> f) { asio::post(io_, f); },
-        lineCountsFile(options_, *config));
+    auto publishing = publishingWithState(options_, *config,
+                                          [this](std::function<void()> f) { asio::post(io_, f); });
     if (!publishing) {
       log_->error("{}", publishing.error().message);
       return false;
     }
-    publishing_ = std::move(*publishing);
+    publishing_ = std::move(publishing->publishing);
+    history_ = std::move(publishing->history);
     metrics_ = std::make_unique<DaemonMetrics>(
         registry_, DaemonMetrics::Sources{
                        workerFigures(detector_.worker()),
                        [](FigureWriter& out) { InferenceCounters().report(out); },
                        [&slot = detector_.worker()] { return slot ? slot->inferences() : 0; },
                        *publishing_.publisher, mqttFigures(publishing_.mqtt.get()), config->node});
+    if (history_) {
+      metrics_->addFigures([&history = *history_](FigureWriter& out) { history.report(out); });
+    }
     results_ = std::make_unique<ResultPath>(*publishing_.publisher, metrics_->stageHistograms(),
                                             config->detector.minScore);
     results_->keepEventStarts(!options_.summaryJson.empty());
@@ -301,9 +357,10 @@ class Daemon {
         StatusApi::Sources{[this] { return snapshot(); }, [this] { return heartbeats(); },
                            registry_, *results_,
                            [this] { return classNamesOf(detector_.worker().get()); },
-                           publishing_.publisher->recentEvents()});
+                           publishing_.publisher->recentEvents(), history_.get()});
     if (!http_->start()) return false;
-    metrics_->addHttp([&counters = http_->counters()](FigureWriter& out) { counters.report(out); });
+    metrics_->addFigures(
+        [&counters = http_->counters()](FigureWriter& out) { counters.report(out); });
     return true;
   }
 
@@ -400,6 +457,7 @@ class Daemon {
             *publishing_.publisher,
             detector_.worker().get(),
             publishing_.mqtt.get(),
+            history_.get(),
             detector_.backendStatus(),
             config_,
             startedAt_};
@@ -417,6 +475,7 @@ class Daemon {
   WatchdogPinger watchdog_{io_, notifier_, [this] { return healthResponse(heartbeats()); }};
   Config config_;
   Registry registry_;
+  std::unique_ptr<EventHistory> history_;  // before publishing_: the publisher records into it
   Publishing publishing_;
   std::unique_ptr<DaemonMetrics> metrics_;  // after publishing_: its series read the publisher
   std::unique_ptr<TrackRecorder> trackRecorder_;

@@ -118,6 +118,11 @@ DaemonSnapshot takeSnapshot(const SnapshotSources& in) {
   }
   s.mqtt = mqttSnapshot(in.mqtt, in.config.mqtt);
   s.eventsPublished = in.publisher.eventsPublished();
+  if (in.history != nullptr) {
+    s.history.emplace();
+    s.history->pausedReason = in.history->pausedReason();
+    in.history->report(s.history->figures);
+  }
   for (const CameraConfig& c : in.config.cameras) {
     if (c.enabled) s.enabledCameras.push_back(c.name);
   }

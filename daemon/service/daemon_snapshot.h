@@ -3,6 +3,7 @@
 #include "daemon/capture/camera/camera.h"
 #include "daemon/events/event_publisher.h"
 #include "daemon/events/result_path.h"
+#include "daemon/history/event_history.h"
 #include "daemon/mqtt/mqtt_client.h"
 #include "daemon/pipeline/backend_status.h"
 #include "daemon/pipeline/camera_set.h"
@@ -21,6 +22,7 @@ struct SnapshotSources {
   const EventPublisher& publisher;
   const InferenceWorker* worker;  // nullptr before the detector loaded
   const MqttClient* mqtt;         // nullptr without MQTT
+  const EventHistory* history;    // nullptr without a history
   const BackendStatus& backend;
   const Config& config;
   SteadyClock::time_point startedAt;

@@ -73,6 +73,7 @@ struct CameraConfig {
   bool denoise = false;
   bool enabled = true;
   bool loop = false;            // file sources: start again at the end
+  bool history = true;          // its events and their pictures are kept (Config::history)
   std::vector<ZoneSpec> zones;  // named regions with their own presence state
   std::vector<Polygon> masks;   // a person standing in one of these is ignored
   std::vector<LineSpec> lines;  // counting lines (tracked cameras only), fractions
@@ -162,6 +163,15 @@ struct HttpConfig {
   }
 };
 
+// The top-level `history:` section: how long events and their pictures are kept on disk (under
+// the state directory), oldest first.
+struct HistoryConfig {
+  int retainDays = 14;
+  int maxMegabytes = 1024;
+
+  bool operator==(const HistoryConfig&) const = default;
+};
+
 // The top-level `capture:` section: how every camera's pictures become pixels.
 struct CaptureConfig {
   // The detector's pictures decoded at the smallest size that covers its input (a JPEG at 1/2,
@@ -188,6 +198,7 @@ struct Config {
   MqttConfig mqtt;
   HttpConfig http;
   CaptureConfig capture;
+  HistoryConfig history;
   std::vector<CameraConfig> cameras;
   // What works but should be fixed, e.g. a secret other users can read; each says where
   // ("cameras.yaml:8:18: mqtt.password_file: ..."). Logged at warn by check-config and run.

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "daemon/status/status_page.h"
+#include "daemon/status/status_responses.h"
 #include "detector/annotate.h"
 
 namespace vigil {
@@ -15,22 +16,6 @@ namespace {
 // Rendered at most this often: a scraper gone wild (or wrk) then costs socket work only, not a
 // render per request on the thread that also publishes events.
 constexpr auto kMetricsMaxAge = std::chrono::milliseconds(500);
-
-HttpResponse plainResponse(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.body = std::move(body);
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
-}
-
-HttpResponse jsonResponse(const nlohmann::json& j) {
-  HttpResponse r;
-  r.contentType = "application/json";
-  r.body = j.dump(2) + "\n";
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
-}
 
 nlohmann::json nullIfEmpty(const std::string& s) {
   return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
@@ -166,6 +151,16 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
   };
 }
 
+// {"state": "writing" | "paused" | "off", "reason" (why it is paused, else null), and its
+// figures (events_written, pictures_written, dropped, pruned, paused, bytes)}.
+nlohmann::json historyJson(const std::optional<DaemonSnapshot::History>& h) {
+  if (!h) return {{"state", "off"}, {"reason", "no state directory"}};
+  nlohmann::json out = figuresJson(h->figures);
+  out["state"] = h->pausedReason.empty() ? "writing" : "paused";
+  out["reason"] = nullIfEmpty(h->pausedReason);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json figuresJson(const FigureList& figures) {
@@ -240,11 +235,13 @@ nlohmann::json statusJson(const DaemonSnapshot& s) {
         {"invalid_outputs", s.invalidOutputs}}},
       {"mqtt", mqtt},
       {"events_published", s.eventsPublished},
+      {"history", historyJson(s.history)},
       {"cameras", cameras},
   };
 }
 
-StatusApi::StatusApi(Sources sources) : sources_(std::move(sources)) {}
+StatusApi::StatusApi(Sources sources)
+    : sources_(std::move(sources)), events_(sources_.history, sources_.events) {}
 
 void StatusApi::addRoutes(HttpServer& server) {
   // Monitoring keeps working on a listener without logins; the rest shows or describes what the
@@ -266,9 +263,10 @@ void StatusApi::addRoutes(HttpServer& server) {
   server.routePrefix("GET", "/api/cameras/",
                      [this](const HttpRequest& request) { return cameraPicture(request.subpath); });
   server.route("GET", "/api/events",
-               [this](const HttpRequest&) { return jsonResponse(sources_.events.json()); });
-  server.routePrefix("GET", "/api/events/",
-                     [this](const HttpRequest& request) { return events(request.subpath); });
+               [this](const HttpRequest& request) { return events_.list(request.query); });
+  server.routePrefix("GET", "/api/events/", [this](const HttpRequest& request) {
+    return events_.picture(request.subpath);
+  });
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;
     r.contentType = "text/html; charset=utf-8";
@@ -370,22 +368,6 @@ tl::expected<StatusApi::EncodedPicture, HttpResponse> StatusApi::encodedPicture(
     version = view->frameVersion;
   }
   return EncodedPicture{version, &jpeg};
-}
-
-HttpResponse StatusApi::events(const std::string& subpath) {
-  constexpr std::string_view kSuffix = "/snapshot.jpg";
-  if (!subpath.ends_with(kSuffix)) return plainResponse(404, "try /api/events/<id>/snapshot.jpg\n");
-  const std::string id = subpath.substr(0, subpath.size() - kSuffix.size());
-  const RecentEvents::Entry* event = sources_.events.find(id);
-  if (event == nullptr) return plainResponse(404, fmt::format("no recent event '{}'\n", id));
-  if (event->snapshotJpeg.empty()) {
-    return plainResponse(404, fmt::format("event '{}' has no snapshot\n", id));
-  }
-  HttpResponse r;
-  r.contentType = "image/jpeg";
-  r.body = event->snapshotJpeg;
-  r.headers.emplace_back("Cache-Control", "max-age=60");
-  return r;
 }
 
 Expected<void> StatusApi::annotate(const CameraView& view) {

@@ -11,6 +11,8 @@
 #include "daemon/base/metrics.h"
 #include "daemon/events/recent_events.h"
 #include "daemon/events/result_path.h"
+#include "daemon/history/event_history.h"
+#include "daemon/status/event_pages.h"
 #include "daemon/status/status_snapshot.h"
 #include "daemon/web/http_server.h"
 
@@ -46,7 +48,8 @@ class StatusApi {
     const ResultPath& results;  // the latest frames
     // The loaded detector's class names (empty before it loaded), for the boxes' labels.
     std::function<std::vector<std::string>()> classNames;
-    const RecentEvents& events;  // /api/events
+    const RecentEvents& events;  // /api/events without a history
+    EventHistory* history;       // /api/events; nullptr: none (no state directory)
   };
 
   explicit StatusApi(Sources sources);
@@ -67,11 +70,11 @@ class StatusApi {
     const std::string* jpeg;
   };
   tl::expected<EncodedPicture, HttpResponse> encodedPicture(const std::string& name);
-  HttpResponse events(const std::string& subpath);
   // Draws the view's latest frame with its persons into annotated_.
   Expected<void> annotate(const CameraView& view);
 
   Sources sources_;
+  EventPages events_;  // /api/events and the events' pictures
   std::string metricsText_;
   SteadyClock::time_point metricsRenderedAt_{};
   cv::Mat annotated_;  // reused by latestJpeg()

@@ -113,6 +113,12 @@ struct DaemonSnapshot {
   std::optional<Heartbeat::Clock::duration> workerOverdue;
   std::optional<MqttSnapshot> mqtt;  // nullopt without MQTT
   std::uint64_t eventsPublished = 0;
+  // The history on disk (EventHistory): nullopt when there is none (no state directory).
+  struct History {
+    std::string pausedReason;  // empty while it writes
+    FigureList figures;        // EventHistory::report
+  };
+  std::optional<History> history;
   std::vector<std::string> enabledCameras;  // in the configuration, in its order
   std::vector<CameraSnapshot> cameras;      // running, by name
 };

@@ -133,7 +133,7 @@ TEST(CameraSectionTest, EachMistakeIsSaidAtItsPlaceWithItsKey) {
             "cameras.yaml:4:5: cameras[0].fsp: unknown key; did you mean 'fps'? (allowed here: "
             "name, source, picture_source, picture_width, picture_height, password_file, format, "
             "width, height, fps, detect_fps, denoise, enabled, loop, zones, masks, presence, "
-            "motion, tracking, lines, calibration_samples, hwaccel, regions)");
+            "motion, tracking, lines, calibration_samples, hwaccel, regions, history)");
   EXPECT_EQ(cameraErrorOf("cameras:\n  - name: Door\n    source: /dev/video0\n"),
             "cameras.yaml:2:11: cameras[0].name: must be 1 to 64 characters of a-z, 0-9, _ and "
             "-, got 'Door'");

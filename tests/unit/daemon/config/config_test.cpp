@@ -42,6 +42,26 @@ TEST(ConfigTest, CaptureScaledDecodeIsOnByDefaultAndCanBeTurnedOff) {
       std::string::npos);
 }
 
+TEST(ConfigTest, HistoryKeepsTwoWeeksAGigabyteAndEveryCameraUnlessItSaysNo) {
+  auto c = parse(kMinimal);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->history.retainDays, 14);
+  EXPECT_EQ(c->history.maxMegabytes, 1024);
+  EXPECT_TRUE(c->cameras[0].history);
+  auto set = parse(std::string(kMinimal) +
+                   "    history: false\nhistory: {retain_days: 3, max_megabytes: 200}\n");
+  ASSERT_TRUE(set.has_value()) << set.error().message;
+  EXPECT_EQ(set->history.retainDays, 3);
+  EXPECT_EQ(set->history.maxMegabytes, 200);
+  EXPECT_FALSE(set->cameras[0].history);
+  EXPECT_NE(errorOf(std::string(kMinimal) + "history: {retain_days: 0}\n")
+                .find("/etc/vigil/cameras.yaml:5:24: history.retain_days"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf(std::string(kMinimal) + "history: {days: 3}\n").find("history.days: unknown key"),
+      std::string::npos);
+}
+
 TEST(ConfigTest, SkipLoopFilterIsOnByDefaultAndReachesEveryCamera) {
   auto c = parse(kMinimal);
   ASSERT_TRUE(c.has_value()) << c.error().message;
@@ -152,7 +172,7 @@ TEST(ConfigTest, ErrorsNameLineColumnKeyAndReason) {
             "source, picture_source, picture_width, picture_height, password_file, format, width, "
             "height, fps, detect_fps, denoise, enabled, loop, zones, masks, presence, motion, "
             "tracking, "
-            "lines, calibration_samples, hwaccel, regions)");
+            "lines, calibration_samples, hwaccel, regions, history)");
 }
 
 TEST(ConfigTest, RejectsWhatWouldGoWrongLater) {

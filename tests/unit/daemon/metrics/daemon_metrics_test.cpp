@@ -177,7 +177,7 @@ TEST(DaemonMetricsTest, TheResultPathsFramesAreObservedInTheStageAndCameraHistog
 TEST(DaemonMetricsTest, TheHttpServersCountersAreReadByClass) {
   MetricsRig rig;
   HttpServerCounters counters;
-  rig.metrics.addHttp([&counters](FigureWriter& out) { counters.report(out); });
+  rig.metrics.addFigures([&counters](FigureWriter& out) { counters.report(out); });
   counters.responses[1] = 5;  // 2xx
   counters.responses[3] = 2;  // 4xx
   counters.loginFailures = 3;

@@ -49,7 +49,8 @@ struct EndpointSources {
             registry,
             results,
             [] { return std::vector<std::string>(); },
-            publisher.recentEvents()};
+            publisher.recentEvents(),
+            nullptr};
   }
 };
 

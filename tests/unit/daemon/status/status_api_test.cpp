@@ -142,7 +142,8 @@ FrameResult detectedFrame(const std::string& camera, cv::Size size, const cv::Sc
 struct ServedApi {
   explicit ServedApi(ResultsOf& in)
       : api({[] { return DaemonSnapshot{}; }, [] { return DaemonSnapshot{}; }, in.registry,
-             in.results, [] { return std::vector<std::string>(); }, in.publisher.recentEvents()}),
+             in.results, [] { return std::vector<std::string>(); }, in.publisher.recentEvents(),
+             nullptr}),
         server(io, loopback()) {
     api.addRoutes(server);
     started = server.start().has_value();
