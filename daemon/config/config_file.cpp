@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/base/log.h"
 #include "daemon/base/url_credentials.h"
 #include "daemon/config/camera_section.h"
 #include "daemon/config/section_reading.h"
@@ -221,6 +222,20 @@ void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) 
   c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device);
 }
 
+void readLog(const YamlReader& r, const YAML::Node& root, LogConfig& l) {
+  YAML::Node node = root["log"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  r.expectMap(node, "log");
+  r.rejectUnknownKeys(node, "log", {"level"});
+  const std::string level = r.getString(node, "log", "level", std::string(logLevelName(l.level)));
+  if (auto named = logLevelNamed(level)) {
+    l.level = *named;
+  } else {
+    r.fail(node["level"], "log.level",
+           fmt::format("must be trace, debug, info, warn or error, got '{}'", level));
+  }
+}
+
 // Runs `read`; its error (the first of that part) joins `errors` instead of stopping the
 // file there, so one check-config run names a mistake in every part.
 void collectError(std::vector<std::string>& errors, const std::function<void()>& read) {
@@ -265,7 +280,7 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
   r.rejectUnknownKeys(root, "",
-                      {"version", "node", "detector", "mqtt", "http", "capture", "cameras"});
+                      {"version", "node", "detector", "mqtt", "http", "capture", "log", "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
@@ -276,6 +291,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
   collectError(errors, [&] { readHttp(r, root, base, config.http, config.warnings); });
   collectError(errors, [&] { readCapture(r, root, config.capture); });
+  collectError(errors, [&] { readLog(r, root, config.log); });
   collectError(errors, [&] { readCameras(r, base, config, errors); });
   if (errors.size() == 1) throw YamlError(errors.front());
   if (!errors.empty()) {
