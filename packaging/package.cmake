@@ -47,6 +47,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/quantize DESTINATION ${CMAKE_INS
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/vigil-rules.yml
               ${PROJECT_SOURCE_DIR}/packaging/prometheus/prometheus-vigil.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/prometheus)
+# A Home Assistant blueprint: a phone notification with the event's picture (README: Alerts on
+# your phone).
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/homeassistant/vigil_person_alert.yaml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/vigil/homeassistant)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # TLS and logins for the HTTP endpoint: an example to copy to /etc/vigil (not active as shipped).
 install(FILES ${PROJECT_SOURCE_DIR}/config/web-config.yml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

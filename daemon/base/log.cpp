@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -116,6 +117,30 @@ void setLogLevel(spdlog::level::level_enum level) {
   std::lock_guard lock(registryMutex());
   currentLevel() = level;
   spdlog::set_level(level);
+}
+
+namespace {
+
+constexpr spdlog::level::level_enum kNamedLevels[] = {spdlog::level::trace, spdlog::level::debug,
+                                                      spdlog::level::info, spdlog::level::warn,
+                                                      spdlog::level::err};
+static_assert(std::size(kNamedLevels) == std::size(kLogLevelNames));
+
+}  // namespace
+
+std::optional<spdlog::level::level_enum> logLevelNamed(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kLogLevelNames); ++i) {
+    if (kLogLevelNames[i] == name) return kNamedLevels[i];
+  }
+  return std::nullopt;
+}
+
+std::string_view logLevelName(spdlog::level::level_enum level) {
+  for (std::size_t i = 0; i < std::size(kNamedLevels); ++i) {
+    if (kNamedLevels[i] == level) return kLogLevelNames[i];
+  }
+  const auto name = spdlog::level::to_string_view(level);
+  return {name.data(), name.size()};
 }
 
 std::string safeToShow(std::string_view text) {

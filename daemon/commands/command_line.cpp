@@ -117,7 +117,7 @@ int runCommandLine(int argc, char** argv) {
   app.fallthrough();  // `vigil run -v` as well as `vigil -v run`
   app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging");
+  app.add_flag("-v,--verbose", verbose, "Debug logging (vigil run: unless --log-level says)");
   CommandOptions options;
   const CLI::App& npu = addCommands(app, options);
 
@@ -133,7 +133,11 @@ int runCommandLine(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (verbose) setLogLevel(spdlog::level::debug);
+  if (verbose) {
+    setLogLevel(spdlog::level::debug);
+    // The daemon sets its level from --log-level or the file's log.level: -v is --log-level debug.
+    if (options.run.logLevel.empty()) options.run.logLevel = "debug";
+  }
   return runChosenCommand(app, npu, options);
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <iterator>
 #include <ostream>
 #include <regex>
 #include <string>
@@ -82,6 +83,11 @@ void addRunCommand(CLI::App& app, RunOptions& options) {
   cmd->add_option("--state-dir", options.stateDir,
                   "Keep the line counts across restarts in DIR/line-counts.json (default: "
                   "$STATE_DIRECTORY, which systemd sets); made when it does not exist");
+  cmd->add_option("--log-level", options.logLevel,
+                  "Log from this level up, over the configuration's log.level (default: its "
+                  "value, info without it)")
+      ->check(CLI::IsMember(
+          std::vector<std::string>(std::begin(kLogLevelNames), std::end(kLogLevelNames))));
 }
 
 void addCheckConfigCommand(CLI::App& app, CheckConfigOptions& options) {

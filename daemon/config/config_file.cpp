@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/base/log.h"
 #include "daemon/base/url_credentials.h"
 #include "daemon/config/camera_section.h"
 #include "daemon/config/section_reading.h"
@@ -231,6 +232,20 @@ void readHistory(const YamlReader& r, const YAML::Node& root, HistoryConfig& h) 
       static_cast<int>(r.getInt(node, "history", "max_megabytes", 10, 10'000'000, h.maxMegabytes));
 }
 
+void readLog(const YamlReader& r, const YAML::Node& root, LogConfig& l) {
+  YAML::Node node = root["log"];
+  if (!node.IsDefined() || node.IsNull()) return;
+  r.expectMap(node, "log");
+  r.rejectUnknownKeys(node, "log", {"level"});
+  const std::string level = r.getString(node, "log", "level", std::string(logLevelName(l.level)));
+  if (auto named = logLevelNamed(level)) {
+    l.level = *named;
+  } else {
+    r.fail(node["level"], "log.level",
+           fmt::format("must be trace, debug, info, warn or error, got '{}'", level));
+  }
+}
+
 // Runs `read`; its error (the first of that part) joins `errors` instead of stopping the
 // file there, so one check-config run names a mistake in every part.
 void collectError(std::vector<std::string>& errors, const std::function<void()>& read) {
@@ -274,8 +289,9 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
 
 Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(
-      root, "", {"version", "node", "detector", "mqtt", "http", "capture", "history", "cameras"});
+  r.rejectUnknownKeys(root, "",
+                      {"version", "node", "detector", "mqtt", "http", "capture", "history", "log",
+                       "cameras"});
   Config config;
   config.file = file;
   config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
@@ -287,6 +303,7 @@ Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
   collectError(errors, [&] { readHttp(r, root, base, config.http, config.warnings); });
   collectError(errors, [&] { readCapture(r, root, config.capture); });
   collectError(errors, [&] { readHistory(r, root, config.history); });
+  collectError(errors, [&] { readLog(r, root, config.log); });
   collectError(errors, [&] { readCameras(r, base, config, errors); });
   if (errors.size() == 1) throw YamlError(errors.front());
   if (!errors.empty()) {

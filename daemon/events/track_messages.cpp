@@ -72,8 +72,9 @@ void TrackMessages::publishCrossings(const PublishedCamera& camera,
     send(lineEventsTopic(prefix_), lineEventJson(name, *line, e, count, time, width, height),
          false);
     send(lineCountTopic(prefix_, name, e.line, direction), std::to_string(count), true);
-    logger("events")->info("[cam={}] line {}: track {} crossed {} ({}), {} so far", name, e.line,
-                           e.trackId, direction, line->directionName(e.direction), count);
+    // One a person: debug (the message and the count are on MQTT).
+    logger("events")->debug("[cam={}] line {}: track {} crossed {} ({}), {} so far", name, e.line,
+                            e.trackId, direction, line->directionName(e.direction), count);
   }
 }
 
@@ -89,8 +90,9 @@ void TrackMessages::publishZoneEvents(const PublishedCamera& camera,
          zoneEventJson(name, e, time, person == persons.end() ? nullptr : &*person, width, height),
          false);
     ++zoneEventsPublished_;
-    logger("events")->info("[cam={}] zone {}: track {} {} ({:.1f} s inside)", name, e.zone,
-                           e.trackId, zoneEventName(e.type), e.secondsInside);
+    // One a person: debug (the message is on MQTT; the zone's presence says it at info).
+    logger("events")->debug("[cam={}] zone {}: track {} {} ({:.1f} s inside)", name, e.zone,
+                            e.trackId, zoneEventName(e.type), e.secondsInside);
     const bool before = loitering(name, e.zone);
     auto& loiterers = loiterers_[name];
     if (e.type == ZoneEventType::kLoiter) loiterers.emplace(e.zone, e.trackId);

@@ -210,6 +210,26 @@ bool keepWhatNeedsARestart(Config& next, const Config& running, spdlog::logger& 
   return sameListener;
 }
 
+// The file's log.level, at the start (`running` null) and when a reload changes it, unless
+// --log-level set the level for the whole run.
+void applyLogLevel(const RunOptions& options, const LogConfig& next, const LogConfig* running,
+                   spdlog::logger& log) {
+  if (running != nullptr && next == *running) return;
+  if (!options.logLevel.empty()) {
+    if (running != nullptr) {
+      log.info("reload: log.level {} ignored: --log-level {} stays", logLevelName(next.level),
+               options.logLevel);
+    }
+    return;
+  }
+  if (running != nullptr) {
+    // Said at the more verbose of the two levels, so that it shows whichever way the level goes.
+    setLogLevel(std::min(next.level, running->level));
+    log.info("reload: log level {}", logLevelName(next.level));
+  }
+  setLogLevel(next.level);
+}
+
 // The parts wind down side by side, so that the stop takes as long as the slowest of them
 // (MQTT's final delivery at most 1.5 s; a reload's load 0.5 s and the cameras 1 s when they hang),
 // not their sum. The control thread is no longer running: no result reaches the publisher any
@@ -298,6 +318,7 @@ class Daemon {
       }
       return false;
     }
+    applyLogLevel(options_, config->log, nullptr, *log_);
     for (const std::string& warning : config->warnings) log_->warn("{}", warning);
     if (!summaryIsWritable(options_.summaryJson)) return false;
     auto publishing = publishingWithState(options_, *config,
@@ -415,6 +436,7 @@ class Daemon {
       return;
     }
     for (const std::string& warning : next->warnings) log_->warn("{}", warning);
+    applyLogLevel(options_, next->log, &config_.log, *log_);
     std::string detectorNote;
     if (!loadsTheSameDetector(next->detector, config_.detector)) {
       // The rest of the file applies now; the detector section once its detector runs.
@@ -490,6 +512,8 @@ class Daemon {
 }  // namespace
 
 int runDaemon(const RunOptions& options) {
+  // From the first line on, the file's errors included.
+  if (auto level = logLevelNamed(options.logLevel)) setLogLevel(*level);
   int status = 0;
   {
     Daemon daemon(options);

@@ -14,6 +14,9 @@ struct RunOptions {
   // Where the line counts are kept across restarts (line-counts.json); empty: $STATE_DIRECTORY
   // (systemd's StateDirectory=), else they are not kept.
   std::filesystem::path stateDir;
+  // --log-level: trace, debug, info, warn or error, over the file's log.level (and kept across
+  // reloads); empty: the file's.
+  std::string logLevel;
 };
 
 // `vigil run`: the always-on daemon. Loads the configuration, starts one capture thread per

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/base/log.h"
 #include "daemon/settings/calibration_settings.h"
 #include "daemon/settings/motion_settings.h"
 #include "daemon/settings/regions_settings.h"
@@ -187,6 +188,16 @@ struct CaptureConfig {
   bool operator==(const CaptureConfig&) const = default;
 };
 
+// The `log:` section.
+struct LogConfig {
+  // What the log shows, from this level up (`vigil run --log-level` overrides it). At info a
+  // busy camera says a few lines a minute: state changes and presence events; each person's zone
+  // and line events are debug (they are on MQTT and in the history).
+  spdlog::level::level_enum level = spdlog::level::info;
+
+  bool operator==(const LogConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path file;
   int version = 1;
@@ -199,6 +210,7 @@ struct Config {
   HttpConfig http;
   CaptureConfig capture;
   HistoryConfig history;
+  LogConfig log;
   std::vector<CameraConfig> cameras;
   // What works but should be fixed, e.g. a secret other users can read; each says where
   // ("cameras.yaml:8:18: mqtt.password_file: ..."). Logged at warn by check-config and run.

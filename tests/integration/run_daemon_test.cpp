@@ -350,6 +350,36 @@ TEST(RunDaemonTest, SighupRejectsABadFileAndRestartsOnlyChangedCameras) {
   EXPECT_EQ(testing::occurrences(log, "[cam=b] started"), 2U) << log;
 }
 
+// A reload applies a changed log.level, and says so at whichever of the two levels is the more
+// verbose: at warn the next reload's info line is not written, back at info it is.
+TEST(RunDaemonTest, SighupAppliesAChangedLogLevel) {
+  VIGIL_REQUIRE_CLIPS();
+  TempDir dir;
+  auto config = dir.path() / "cameras.yaml";
+  auto write = [&](const std::string& level) {
+    std::ofstream(config) << header() << "log: {level: " << level << "}\ncameras:\n"
+                          << "  - {name: a, source: 'file:" << videoFile("TUD-Campus.mp4")
+                          << "', loop: true, detect_fps: 2}\n";
+  };
+  write("info");
+  ChildProcess vigil({VIGIL_BINARY, "run", "--config", config.string()}, dir.path() / "log");
+  ASSERT_TRUE(vigil.waitForLog("[cam=a] streaming")) << vigil.log();
+
+  write("warn");
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(vigil.waitForLog("reload: log level warn")) << vigil.log();
+  write("info");
+  vigil.signal(SIGHUP);
+  ASSERT_TRUE(vigil.waitForLog("reload: log level info")) << vigil.log();
+  ASSERT_TRUE(vigil.waitForLog("reload applied: 0 camera(s) restarted")) << vigil.log();
+  auto stopped = vigil.stop(SIGTERM);
+  ASSERT_TRUE(stopped.status.has_value());
+  EXPECT_EQ(*stopped.status, 0);
+  EXPECT_EQ(testing::occurrences(vigil.log(), "reload applied: "), 1U)
+      << "the reload at warn said nothing at info\n"
+      << vigil.log();
+}
+
 // A reload whose detector section does not load still applies its camera edits, and says
 // what it did not apply; a reload changing only min_score (above tracking's low score, which is
 // all the detector sees of it) loads no model again.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/base/log.h"
 #include "tests/temp_dir.h"
 
 namespace vigil {
@@ -80,6 +81,38 @@ TEST_F(CommandLineTest, TheCommandNamedIsTheOneThatRuns) {
   EXPECT_EQ(run.status, 1) << "check-config's own answer: the file cannot be read";
   EXPECT_NE(run.err.find(missing), std::string::npos) << run.err;
   EXPECT_EQ(run.out, "");
+}
+
+// --log-level sets the level from the daemon's first line on (here: the error of a file that is
+// not there), over the file's log.level; a level it does not know is a usage mistake.
+TEST_F(CommandLineTest, RunsLogLevelIsSetBeforeTheFileIsRead) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "cameras.yaml").string();
+  const CommandRun debug = vigilWith({"run", "--log-level", "debug", "--config", missing});
+  EXPECT_EQ(debug.status, 1) << debug.err;
+  EXPECT_EQ(logger("daemon")->level(), spdlog::level::debug);
+  const CommandRun error = vigilWith({"run", "--config", missing, "--log-level", "error"});
+  EXPECT_EQ(error.status, 1) << error.err;
+  EXPECT_EQ(logger("daemon")->level(), spdlog::level::err);
+  EXPECT_EQ(logger("events")->level(), spdlog::level::err) << "every logger";
+  setLogLevel(spdlog::level::info);
+
+  const CommandRun loud = vigilWith({"run", "--log-level", "loud", "--config", missing});
+  EXPECT_EQ(loud.status, 2);
+  EXPECT_NE(loud.err.find("--log-level: loud not in {trace,debug,info,warn,error}"),
+            std::string::npos)
+      << loud.err;
+  EXPECT_EQ(logger("daemon")->level(), spdlog::level::info);
+}
+
+TEST_F(CommandLineTest, VerboseIsRunsLogLevelDebugUnlessItIsGiven) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "cameras.yaml").string();
+  EXPECT_EQ(vigilWith({"-v", "run", "--config", missing}).status, 1);
+  EXPECT_EQ(logger("daemon")->level(), spdlog::level::debug);
+  EXPECT_EQ(vigilWith({"run", "-v", "--log-level", "warn", "--config", missing}).status, 1);
+  EXPECT_EQ(logger("daemon")->level(), spdlog::level::warn);
+  setLogLevel(spdlog::level::info);
 }
 
 TEST_F(CommandLineTest, AReaderThatGoesAwayDoesNotKillTheProcess) {

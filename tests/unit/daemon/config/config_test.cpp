@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <utility>
 
 #include "daemon/config/config_file.h"
 #include "tests/temp_dir.h"
@@ -687,11 +688,51 @@ TEST(ConfigTest, SquareInputIsOffByDefaultAndDenoiseIsACameraSetting) {
       << error;
 }
 
+TEST(ConfigTest, TheLogLevelIsInfoByDefaultAndReadFromTheLogSection) {
+  auto defaults = parse(kMinimal);
+  ASSERT_TRUE(defaults.has_value()) << defaults.error().message;
+  EXPECT_EQ(defaults->log.level, spdlog::level::info);
+  const std::pair<const char*, spdlog::level::level_enum> levels[] = {
+      {"trace", spdlog::level::trace},
+      {"debug", spdlog::level::debug},
+      {"info", spdlog::level::info},
+      {"warn", spdlog::level::warn},
+      {"error", spdlog::level::err}};
+  for (const auto& [name, level] : levels) {
+    auto c = parse(fmt::format("version: 1\nlog:\n  level: {}\ncameras: []\n", name));
+    ASSERT_TRUE(c.has_value()) << name << ": " << c.error().message;
+    EXPECT_EQ(c->log.level, level) << name;
+  }
+  auto empty = parse("version: 1\nlog:\ncameras: []\n");
+  ASSERT_TRUE(empty.has_value()) << empty.error().message;
+  EXPECT_EQ(empty->log.level, spdlog::level::info) << "an empty section is the default";
+}
+
+TEST(ConfigTest, ABadLogLevelNamesItsLineAndTheLevels) {
+  EXPECT_EQ(errorOf("version: 1\n"
+                    "log:\n"
+                    "  level: loud\n"
+                    "cameras: []\n"),
+            "/etc/vigil/cameras.yaml:3:10: log.level: must be trace, debug, info, warn or error, "
+            "got 'loud'");
+  EXPECT_EQ(errorOf("version: 1\nlog: {level: warning}\ncameras: []\n"),
+            "/etc/vigil/cameras.yaml:2:14: log.level: must be trace, debug, info, warn or error, "
+            "got 'warning'");
+  const std::string typo = errorOf("version: 1\nlog: {levle: debug}\ncameras: []\n");
+  EXPECT_NE(typo.find("/etc/vigil/cameras.yaml:2:7: log.levle: unknown key; did you mean 'level'?"),
+            std::string::npos)
+      << typo;
+  const std::string notAMap = errorOf("version: 1\nlog: debug\ncameras: []\n");
+  EXPECT_NE(notAMap.find("/etc/vigil/cameras.yaml:2:6: log:"), std::string::npos) << notAMap;
+}
+
 TEST(ConfigTest, ShippedExamplesAreValid) {
   for (const char* name : {"cameras.yaml", "demo.yaml"}) {
     auto c = loadConfig(std::filesystem::path(VIGIL_SOURCE_DIR) / "config" / name);
     ASSERT_TRUE(c.has_value()) << name << ": " << c.error().message;
     EXPECT_FALSE(c->cameras.empty()) << name;
+    EXPECT_EQ(c->log.level, spdlog::level::info)
+        << name << ": a journal holds a few lines a minute";
     // A user who only edits `source` gets the documented defaults: examples that change what
     // is detected (zones, masks) ship commented out, motion gating as a file without the
     // section has it (on).
