@@ -5,6 +5,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <variant>
 
+#include "daemon/status/history_page.h"
 #include "daemon/status/status_page.h"
 #include "detector/annotate.h"
 
@@ -30,6 +31,13 @@ HttpResponse jsonResponse(const nlohmann::json& j) {
   r.body = j.dump(2) + "\n";
   r.headers.emplace_back("Cache-Control", "no-store");
   return r;
+}
+
+// The page: its live view, the history view (#history), its end.
+std::string statusPage() {
+  std::string page;
+  page.reserve(kStatusPage.size() + kHistoryView.size() + kStatusPageEnd.size());
+  return page.append(kStatusPage).append(kHistoryView).append(kStatusPageEnd);
 }
 
 nlohmann::json nullIfEmpty(const std::string& s) {
@@ -265,6 +273,8 @@ void StatusApi::addRoutes(HttpServer& server) {
   });
   server.routePrefix("GET", "/api/cameras/",
                      [this](const HttpRequest& request) { return cameraPicture(request.subpath); });
+  // The query (camera, zone, since, until, limit, before: the history's paging) is ignored: the
+  // in-memory list has only its last events, newest first, and the page filters them again.
   server.route("GET", "/api/events",
                [this](const HttpRequest&) { return jsonResponse(sources_.events.json()); });
   server.routePrefix("GET", "/api/events/",
@@ -272,7 +282,7 @@ void StatusApi::addRoutes(HttpServer& server) {
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;
     r.contentType = "text/html; charset=utf-8";
-    r.body = std::string(kStatusPage);
+    r.body = statusPage();
     return r;
   });
 }
