@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/wait.h"
@@ -24,16 +25,21 @@
 namespace vigil::testing {
 
 // A child process (the real vigil binary) whose stdout and stderr go to a file, for tests
-// that send it signals and read what it logged.
+// that send it signals and read what it logged. `inherit` gives it more descriptors: each pair
+// is (the test's descriptor, the number it has in the child), e.g. Chromium's DevTools pipe.
 class ChildProcess {
  public:
-  ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& logFile)
+  ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& logFile,
+               const std::vector<std::pair<int, int>>& inherit = {})
       : logFile_(logFile) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, logFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    for (const auto& [ours, theirs] : inherit) {
+      posix_spawn_file_actions_adddup2(&actions, ours, theirs);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

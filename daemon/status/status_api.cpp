@@ -5,6 +5,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <variant>
 
+#include "daemon/status/history_page.h"
 #include "daemon/status/status_page.h"
 #include "daemon/status/status_responses.h"
 #include "detector/annotate.h"
@@ -16,6 +17,13 @@ namespace {
 // Rendered at most this often: a scraper gone wild (or wrk) then costs socket work only, not a
 // render per request on the thread that also publishes events.
 constexpr auto kMetricsMaxAge = std::chrono::milliseconds(500);
+
+// The page: its live view, the history view (#history), its end.
+std::string statusPage() {
+  std::string page;
+  page.reserve(kStatusPage.size() + kHistoryView.size() + kStatusPageEnd.size());
+  return page.append(kStatusPage).append(kHistoryView).append(kStatusPageEnd);
+}
 
 nlohmann::json nullIfEmpty(const std::string& s) {
   return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
@@ -262,6 +270,8 @@ void StatusApi::addRoutes(HttpServer& server) {
   });
   server.routePrefix("GET", "/api/cameras/",
                      [this](const HttpRequest& request) { return cameraPicture(request.subpath); });
+  // The query (camera, zone, since, until, limit, before: the history's paging) is ignored: the
+  // in-memory list has only its last events, newest first, and the page filters them again.
   server.route("GET", "/api/events",
                [this](const HttpRequest& request) { return events_.list(request.query); });
   server.routePrefix("GET", "/api/events/", [this](const HttpRequest& request) {
@@ -270,7 +280,7 @@ void StatusApi::addRoutes(HttpServer& server) {
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;
     r.contentType = "text/html; charset=utf-8";
-    r.body = std::string(kStatusPage);
+    r.body = statusPage();
     return r;
   });
 }

@@ -14,7 +14,10 @@ namespace vigil {
 // `?regions` in the address), a
 // camera on detection regions has the latest detection's regions drawn too (dashed: motion
 // green, track orange, edge magenta; the whole picture is not drawn). Times are the browser's
-// local time.
+// local time, with their date when not today. `#history` shows the history view instead of the
+// live one (history_page.h, which the page is served with: statusPage()); the live pictures and
+// the recent events rest while it shows. The page ends after its script: kStatusPageEnd closes
+// it, after the history view.
 inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
 <html lang="en">
 <head>
@@ -64,26 +67,53 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
                border-radius: 6px; padding: 6px; align-items: center; }
   #events img { width: 120px; aspect-ratio: 16 / 9; object-fit: cover; background: #000; }
   #events .none { color: #888; padding: 6px; }
+  header nav { display: flex; gap: 12px; }
+  header nav a { color: #9cf; }
+  body[data-view="live"] header nav a[href="#"], body[data-view="history"] header nav
+    a[href="#history"] { color: #fff; font-weight: bold; text-decoration: none; }
+  /* The live view's parts while the history shows (the ids: their display is set by id). */
+  body[data-view="history"] :is(.live, #cameras, #events) { display: none; }
 </style>
 </head>
 <body>
 <header>
   <span><b>Vigil</b> <span id="node"></span> <span id="version" class="label"></span></span>
+  <nav><a href="#">live</a> <a href="#history">history</a></nav>
   <span>backend <b id="backend">?</b> <span id="device" class="label"></span></span>
   <span>MQTT <b id="mqtt">?</b></span>
   <label><input type="checkbox" id="show-regions"> regions</label>
   <span class="label" id="updated"></span>
 </header>
 <div id="error"></div>
-<main id="cameras"></main>
-<h1>Recent events</h1>
-<ul id="events"><li class="none">none yet</li></ul>
+<main id="cameras" class="live"></main>
+<h1 class="live">Recent events</h1>
+<ul id="events" class="live"><li class="none">loading…</li></ul>
 <script>
 "use strict";
 const tiles = new Map();
 const SVG = "http://www.w3.org/2000/svg";
 
 function localTime(iso) { return iso ? new Date(iso).toLocaleTimeString() : "-"; }
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+function sameDay(a, b) {
+  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() &&
+      a.getDate() === b.getDate();
+}
+// A local day as "7 Dec" (with the year when not this one).
+function dayText(d) {
+  return d.getDate() + " " + MONTHS[d.getMonth()] +
+      (d.getFullYear() === new Date().getFullYear() ? "" : " " + d.getFullYear());
+}
+function clock(d) {
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map(n => String(n).padStart(2, "0"))
+      .join(":");
+}
+// A time with its date ("7 Dec 11:40:01"); `unlessToday`: the time alone when it is today's.
+function when(iso, unlessToday) {
+  if (!iso) return "-";
+  const d = new Date(iso);
+  return unlessToday && sameDay(d, new Date()) ? clock(d) : dayText(d) + " " + clock(d);
+}
 function ago(iso) {
   const s = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
   return s < 60 ? s + " s ago" : Math.round(s / 60) + " min ago";
@@ -108,6 +138,7 @@ function next(el, wait) {
 }
 function ask(el) {
   if (!el.isConnected) return;
+  if (document.body.dataset.view === "history") { next(el, 1000); return; }
   if (el.dataset.hasFrame !== "true") { next(el, 1000); return; }
   el.dataset.asked = String(Date.now());
   el.querySelector("img").src =
@@ -320,8 +351,8 @@ function showEvents(events) {
       shot.appendChild(img);
     }
     const text = document.createElement("span");
-    text.textContent = e.camera + (e.zone ? " / " + e.zone : "") + ": " + localTime(e.start) +
-      (e.end ? " to " + localTime(e.end) : " (going on)") + ", up to " + e.max_count +
+    text.textContent = e.camera + (e.zone ? " / " + e.zone : "") + ": " + when(e.start, true) +
+      (e.end ? " to " + when(e.end, true) : " (going on)") + ", up to " + e.max_count +
       " person(s), best score " + e.max_score.toFixed(2);
     li.append(shot, text);
     list.appendChild(li);
@@ -359,7 +390,9 @@ async function refresh() {
     for (const [name, el] of tiles) {
       if (!seen.has(name)) { el.remove(); tiles.delete(name); }
     }
-    showEvents(await json("api/events"));
+    // The other views of the page (the history's camera and zone filters) take the status too.
+    document.dispatchEvent(new CustomEvent("vigil-status", {detail: s}));
+    if (document.body.dataset.view !== "history") showEvents(await json("api/events"));
     document.getElementById("error").textContent = "";
     document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
     // Whether the page fits its window (no sideways scrolling), for the tests at phone width.
@@ -374,8 +407,8 @@ setInterval(refresh, 2000);
 document.getElementById("show-regions").checked = new URLSearchParams(location.search).has("regions");
 document.getElementById("show-regions").addEventListener("change", refresh);
 </script>
-</body>
-</html>
 )html";
+
+inline constexpr std::string_view kStatusPageEnd = "</body>\n</html>\n";
 
 }  // namespace vigil
