@@ -4,7 +4,7 @@
 # Per clip (shared TUD clips with ground truth), scripts/lib/alert_clip.py makes a video: a
 # still, person-free lead of --lead seconds (the camera goes idle under motion gating), then the
 # clip from a little before the first person box 40 px tall. Each round: a fresh broker on a
-# free loopback port, two `mosquitto_sub` stamping arrivals (%U), a fresh daemon playing the
+# free loopback port, one `mosquitto_sub` stamping arrivals (%U), a fresh daemon playing the
 # video once (not looped). scripts/lib/alert_report.py counts from t0, the daemon's capture of
 # the person's first frame (bench/alert.md says how).
 #   scripts/bench-alert.sh [--vigil build/vigil] [--rounds 5] [--clips "TUD-Campus TUD-Stadtmitte"]
@@ -36,10 +36,9 @@ round() {
   mosquitto -c "$dir/mosquitto.conf" > "$dir/mosquitto.log" 2>&1 &
   pids=($!)
   for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  mosquitto_sub -p "$port" -t 'vigil/#' -T 'vigil/bench/+/person/snapshot' -F '%U %t %p' \
-    > "$dir/received.txt" &
-  pids+=($!)
-  mosquitto_sub -p "$port" -t 'vigil/bench/+/person/snapshot' -F '%U %t %l' > "$dir/pictures.txt" &
+  # One subscriber for every topic, so the order of arrival is exact: payloads in hex (%x), as
+  # the JPEG's bytes would break the lines.
+  mosquitto_sub -p "$port" -t 'vigil/#' -F '%U %t %x' > "$dir/received.txt" &
   pids+=($!)
   sleep 0.5
   cat > "$dir/cameras.yaml" <<YAML

@@ -20,11 +20,16 @@ def epoch(iso):
 
 
 def first(path, keep):
-    """The receipt time of the first line of a mosquitto_sub log that keep(topic, rest) likes."""
-    for line in open(path, encoding="utf-8", errors="replace"):
+    """The receipt time and payload of the first message of a mosquitto_sub log (`%U %t %x`:
+    time, topic, payload in hex) that keep(topic, payload) likes; text payloads decoded."""
+    for line in open(path, encoding="ascii", errors="replace"):
         parts = line.rstrip("\n").split(" ", 2)
-        if len(parts) == 3 and parts[0].replace(".", "").isdigit() and keep(parts[1], parts[2]):
-            return float(parts[0]), parts[2]
+        if len(parts) < 2 or not parts[0].replace(".", "").isdigit():
+            continue
+        raw = bytes.fromhex(parts[2]) if len(parts) == 3 else b""
+        payload = raw if parts[1].endswith("/snapshot") else raw.decode("utf-8", "replace")
+        if keep(parts[1], payload):
+            return float(parts[0]), payload
     return None, None
 
 
@@ -51,7 +56,8 @@ def measure(rdir, clip):
     t0 = epoch(start) - late / clip["fps"]
     t_on, _ = first(f"{rdir}/received.txt",
                     lambda t, p: t == f"vigil/bench/{CAMERA}/person" and p == "ON")
-    t_pic, _ = first(f"{rdir}/pictures.txt", lambda t, p: p.strip() not in ("", "0"))
+    t_pic, _ = first(f"{rdir}/received.txt",
+                     lambda t, p: t == f"vigil/bench/{CAMERA}/person/snapshot" and len(p) > 0)
     rel = lambda t: None if t is None else t - t0
     return {"on": rel(t_on), "new": rel(t_new), "picture": rel(t_pic), "late_frames": late,
             "picture_first": t_pic is not None and t_on is not None and t_pic < t_on}

@@ -23,7 +23,7 @@ using nlohmann::json;
 using testing::VigilDaemon;
 
 // People walk up one at a time; the first is detected about 6 s in.
-std::filesystem::path historyClip() {
+std::filesystem::path restartClip() {
   return testing::videosDir() / "one-by-one-person-detection.mp4";
 }
 
@@ -36,7 +36,7 @@ std::string historyConfig(const std::string& mqtt = "") {
          "cameras:\n"
          "  - name: door\n"
          "    source: 'file:" +
-         historyClip().string() +
+         restartClip().string() +
          "'\n"
          "    loop: true\n"
          "    detect_fps: 5\n"
@@ -78,7 +78,7 @@ bool isJpeg(const std::optional<testing::HttpReply>& reply) {
 #define VIGIL_REQUIRE_HISTORY_CLIP()                                                         \
   do {                                                                                       \
     VIGIL_REQUIRE_MODEL();                                                                   \
-    ASSERT_TRUE(std::filesystem::exists(historyClip())) << "clip absent: " << historyClip(); \
+    ASSERT_TRUE(std::filesystem::exists(restartClip())) << "clip absent: " << restartClip(); \
   } while (0)
 
 TEST(HistoryDaemonTest, EventsAndTheirPicturesSurviveARestartAndPage) {

@@ -116,7 +116,8 @@ TEST_F(HistoryPageTest, ShowsTheDaysEventsAsThumbnailsAt1280And390) {
           "  - name: campus\n    source: 'file:" +
           historyClip().string() +
           "'\n    loop: true\n    detect_fps: 4\n"
-          "    zones: [{name: walkway, polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]}]\n");
+          "    zones: [{name: walkway, polygon: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]]}]\n",
+      std::vector<std::string>{"--state-dir", (dir_.path() / "state").string()});
   ASSERT_NE(vigil_->port(), 0) << vigil_->log();
   // An event with its snapshot to show.
   ASSERT_TRUE(testing::waitUntil([&] {
