@@ -57,7 +57,7 @@ for kind in "${kinds[@]}"; do
   cmake --build "$dir" ${targets[@]:+--target "${targets[@]}"}
   ((build_only)) && continue
   if [[ $kind == thread ]]; then
-    runs=("vigil_unit_tests" "vigil_integration_tests RunDaemonTest.*:Mqtt*:ObservabilityTest.*:SystemdDaemonTest.*:HostileWorldTest.*:WebSecurityTest.*:LiveStreamTest.*:PictureSourceTest.*:DamagedJpegDaemonTest.*")
+    runs=("vigil_unit_tests" "vigil_integration_tests RunDaemonTest.*:Mqtt*:ObservabilityTest.*:SystemdDaemonTest.*:HostileWorldTest.*:WebSecurityTest.*:LiveStreamTest.*:PictureSourceTest.*:DamagedJpegDaemonTest.*:HistoryDaemonTest.*")
   else
     # Every GoogleTest binary tests/CMakeLists.txt builds, so a new one is not left out here.
     mapfile -t runs < <(find "$dir/tests" -maxdepth 1 -name 'vigil_*_tests' -type f \

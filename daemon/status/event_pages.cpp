@@ -141,10 +141,24 @@ HttpResponse EventPages::list(const std::string& query) const {
   return jsonResponse(out);
 }
 
-HttpResponse EventPages::picture(const std::string& subpath) const {
-  const std::size_t slash = subpath.rfind('/');
-  const std::string id = subpath.substr(0, slash == std::string::npos ? 0 : slash);
-  const std::string name = slash == std::string::npos ? subpath : subpath.substr(slash + 1);
+HttpResponse EventPages::event(const std::string& subpath) const {
+  const std::size_t slash = subpath.find('/');
+  if (slash != std::string::npos)
+    return picture(subpath.substr(0, slash), subpath.substr(slash + 1));
+  if (subpath.empty()) return plainResponse(404, "try /api/events or /api/events/<id>\n");
+  if (history_ != nullptr) {
+    auto kept = history_->find(subpath);
+    if (!kept) return errorResponse(kept.error());
+    if (*kept) return jsonResponse(eventRecordJson((*kept)->event, (*kept)->pictures()));
+  }
+  if (const RecentEvents::Entry* recent = recent_.find(subpath)) {
+    return jsonResponse(
+        eventRecordJson(*recent, EventPictures{.best = !recent->snapshotJpeg.empty()}));
+  }
+  return plainResponse(404, fmt::format("no event '{}' is kept\n", subpath));
+}
+
+HttpResponse EventPages::picture(const std::string& id, const std::string& name) const {
   if (id.empty() || (name != "snapshot.jpg" && name != "first.jpg")) {
     return plainResponse(404, "try /api/events/<id>/snapshot.jpg or /api/events/<id>/first.jpg\n");
   }

@@ -17,6 +17,7 @@ namespace vigil {
 //       newest first (eventRecordJson); since and until are ISO 8601 times ("2026-12-07",
 //       "2026-12-07T11:40:01Z", "...+01:00") or Unix seconds; limit 1..500 (default 50);
 //       before=<event id> gives the page after that event. A bad parameter is a 400 naming it.
+//   GET /api/events/<id>                one event (as in the list), 404 when it is not kept
 //   GET /api/events/<id>/snapshot.jpg   the event's best picture
 //   GET /api/events/<id>/first.jpg      the picture published when it began
 // Threads: the control thread (HTTP handlers).
@@ -26,9 +27,11 @@ class EventPages {
       : history_(history), recent_(recent) {}
 
   HttpResponse list(const std::string& query) const;
-  HttpResponse picture(const std::string& subpath) const;
+  // /api/events/<subpath>: an event or one of its pictures.
+  HttpResponse event(const std::string& subpath) const;
 
  private:
+  HttpResponse picture(const std::string& id, const std::string& name) const;
   // The picture's bytes from the history; nullopt when it has none (yet).
   std::optional<std::string> keptPicture(const std::string& id, EventPictureKind kind) const;
 

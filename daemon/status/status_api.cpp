@@ -275,7 +275,7 @@ void StatusApi::addRoutes(HttpServer& server) {
   server.route("GET", "/api/events",
                [this](const HttpRequest& request) { return events_.list(request.query); });
   server.routePrefix("GET", "/api/events/", [this](const HttpRequest& request) {
-    return events_.picture(request.subpath);
+    return events_.event(request.subpath);
   });
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;

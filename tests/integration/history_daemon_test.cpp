@@ -107,6 +107,10 @@ TEST(HistoryDaemonTest, EventsAndTheirPicturesSurviveARestartAndPage) {
   EXPECT_EQ((*same)["start"], ended["start"]);
   EXPECT_EQ((*same)["end"], ended["end"]);
   EXPECT_EQ((*same)["max_count"], ended["max_count"]);
+  auto one = testing::httpGet(again.port(), "/api/events/" + id);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->status, 200);
+  EXPECT_EQ(json::parse(one->body, nullptr, false), *same);
   EXPECT_TRUE(isJpeg(testing::httpGet(again.port(), "/" + (*same)["snapshot"].get<std::string>())));
   EXPECT_TRUE(
       isJpeg(testing::httpGet(again.port(), "/" + (*same)["first_picture"].get<std::string>())));

@@ -43,6 +43,20 @@ PresenceEvent presenceEvent(PresenceEventType type, std::string zone, int count,
   return e;
 }
 
+// Frame 7 of the camera, a plain grey picture.
+struct GreyFrame {
+  GreyFrame() {
+    cv::Mat(kHeight, kWidth, CV_8UC3, cv::Scalar(90, 90, 90))
+        .copyTo(picture.bgrForWriting({kWidth, kHeight}));
+    frame.id = 7;
+    frame.width = kWidth;
+    frame.height = kHeight;
+    frame.picture = &picture;
+  }
+  CapturedPicture picture;
+  ObservedFrame frame;
+};
+
 TEST(PresenceMessagesTest, EventsSayStatesCountsAndJsonWithTheFramesLatency) {
   PresenceMessagesSink sink;
   PresenceMessages messages("vigil", "box", false, &sink);
@@ -80,14 +94,8 @@ TEST(PresenceMessagesTest, TheBestFrameIsTheSnapshotOfTheListAndWithSnapshotsOnO
   for (bool snapshots : {false, true}) {
     PresenceMessagesSink sink;
     PresenceMessages messages("vigil", "box", snapshots, &sink);
-    CapturedPicture picture;
-    cv::Mat(kHeight, kWidth, CV_8UC3, cv::Scalar(90, 90, 90))
-        .copyTo(picture.bgrForWriting({kWidth, kHeight}));
-    ObservedFrame frame;
-    frame.id = 7;
-    frame.width = kWidth;
-    frame.height = kHeight;
-    frame.picture = &picture;
+    GreyFrame grey;
+    ObservedFrame& frame = grey.frame;
     EventSnapshot snapshot;
     snapshot.keep(frame);
 
@@ -153,14 +161,8 @@ TEST(PresenceMessagesTest, ANewEventsPictureGoesOutBeforeItsOnAndItsNewMessage) 
   PresenceMessages messages("vigil", "box", true, &sink);
   RecorderLog recorder;
   messages.setRecorder(&recorder);
-  CapturedPicture picture;
-  cv::Mat(kHeight, kWidth, CV_8UC3, cv::Scalar(90, 90, 90))
-      .copyTo(picture.bgrForWriting({kWidth, kHeight}));
-  ObservedFrame frame;
-  frame.id = 7;
-  frame.width = kWidth;
-  frame.height = kHeight;
-  frame.picture = &picture;
+  GreyFrame grey;
+  ObservedFrame& frame = grey.frame;
   EventSnapshot snapshot;
   snapshot.keep(frame);
   messages.publishEvents("door", {presenceEvent(PresenceEventType::kNew, "", 1, 7)}, snapshot,

@@ -49,8 +49,8 @@ TEST(EventPagesTest, AnswersFromTheHistoryOrWithoutOneFromTheRecentEvents) {
   EventPages memoryOnly(nullptr, recent);
   EXPECT_EQ(memoryOnly.list("").status, 200);
   EXPECT_EQ(memoryOnly.list("limit=0").status, 400);
-  EXPECT_EQ(memoryOnly.picture("door-1/snapshot.jpg").status, 404);
-  EXPECT_EQ(memoryOnly.picture("door-1/other.png").status, 404);
+  EXPECT_EQ(memoryOnly.event("door-1/snapshot.jpg").status, 404);
+  EXPECT_EQ(memoryOnly.event("door-1/other.png").status, 404);
 
   TempDir dir;
   auto history = EventHistory::open({.dir = dir.path()});
@@ -71,9 +71,13 @@ TEST(EventPagesTest, AnswersFromTheHistoryOrWithoutOneFromTheRecentEvents) {
   EXPECT_EQ(events[0]["snapshot"], "api/events/door-camera-1-1/snapshot.jpg");
   EXPECT_EQ(events[0]["first_picture"], "api/events/door-camera-1-1/first.jpg");
   EXPECT_EQ(pages.list("camera=yard").body, "[]\n");
-  EXPECT_EQ(pages.picture("door-camera-1-1/snapshot.jpg").body, "jpeg bytes");
-  EXPECT_EQ(pages.picture("door-camera-1-1/first.jpg").body, "jpeg bytes");
-  EXPECT_EQ(pages.picture("door-camera-9-9/first.jpg").status, 404);
+  EXPECT_EQ(pages.event("door-camera-1-1/snapshot.jpg").body, "jpeg bytes");
+  EXPECT_EQ(pages.event("door-camera-1-1/first.jpg").body, "jpeg bytes");
+  EXPECT_EQ(pages.event("door-camera-9-9/first.jpg").status, 404);
+  HttpResponse one = pages.event("door-camera-1-1");
+  ASSERT_EQ(one.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(one.body)["id"], "door-camera-1-1");
+  EXPECT_EQ(pages.event("door-camera-9-9").status, 404);
 }
 
 }  // namespace
