@@ -260,6 +260,9 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
                   "configuration's detector.model, else the built-in one)");
   cmd->add_flag("--run-canary", options.runCanary,
                 "Also open the NPU, load the bundle and run its canary");
+  cmd->add_flag("--verbose,-v", options.verbose,
+                "On a box without an NPU, also say what one would need (driver, device, "
+                "Vitis AI, limits, power sources)");
   cmd->add_option("--onnxruntime", options.onnxRuntime,
                   "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
                   "(default: the configuration's detector.onnxruntime, $VIGIL_ORT_ROOT, then "
@@ -269,27 +272,34 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
 int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   NpuEnvironment env = probeNpuEnvironment(options.root);
   const DoctorLine line{out};
-  printNpuDevice(env, line);
-  const VitisAiSettings vitisai = doctorVitisAiSettings(options, line);
-  printVitisAi(env, vitisai, line);
-  printProcessSetup(env, line);
-  printPowerSources(options.root, line);
-  const std::vector<std::string> problems = npuEnvironmentProblems(env);
-  // A box without an NPU is a normal case: what an NPU would need is said as that, not as
-  // problems to alarm its owner.
+  // The configuration first: what every box needs.
+  std::string model;
+  const bool setupOk = checkConfiguration(options, line, model);
+
+  // A box without an NPU is a normal case: one line, unless asked; what an NPU would need is
+  // said as that, not as problems to alarm its owner.
   const bool noNpu = !env.deviceExists && !env.driverLoaded;
-  for (const std::string& p : problems) line(noNpu ? "for an NPU" : "problem", p);
+  std::ostringstream unsaid;
+  const DoctorLine npuLine{noNpu && !options.verbose && !options.runCanary ? unsaid : out};
+  printNpuDevice(env, npuLine);
+  const VitisAiSettings vitisai = doctorVitisAiSettings(options, npuLine);
+  printVitisAi(env, vitisai, npuLine);
+  printProcessSetup(env, npuLine);
+  printPowerSources(options.root, npuLine);
+  const std::vector<std::string> problems = npuEnvironmentProblems(env);
+  for (const std::string& p : problems) npuLine(noNpu ? "for an NPU" : "problem", p);
   if (noNpu) {
     line("verdict",
          "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
-         "else cpu); the lines \"for an NPU\" matter only on a box with one");
+         "else cpu)" +
+             std::string(&npuLine.out == &out
+                             ? "; the lines \"for an NPU\" matter only on a box with one"
+                             : "; --verbose says what an NPU would need"));
   } else {
     line("verdict", problems.empty() ? "the NPU is ready for Vigil"
                                      : "an NPU is here but not ready: fix the problems above");
   }
 
-  std::string model;
-  const bool setupOk = checkConfiguration(options, line, model);
   if (!options.model.empty()) model = options.model;
   if (model.empty()) model = defaultModelPath();
   auto manifest = loadModelManifest(model);

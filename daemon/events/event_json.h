@@ -16,12 +16,14 @@ namespace vigil {
 // The JSON payloads of <prefix>/events and <prefix>/zone_events (schema 1; documented in
 // event_publisher.h and README.md).
 
-// Who sent a presence event and what it has: the node, the backend of the camera's latest
-// frame, and whether the event has a picture yet (its path, eventPicturePath, in "snapshot").
+// Who sent a presence event and what it has so far: the node, the backend of the camera's
+// latest frame, whether the event has a picture yet (its path, eventPicturePath, in
+// "snapshot"), and the most persons at once in it ("max_count").
 struct EventSource {
   std::string_view node;
   std::string_view backend;
   bool picture = false;
+  int maxCount = 0;
 };
 
 // A presence event. `persons`: the camera's tracked persons on the triggering frame (first

@@ -65,7 +65,7 @@ struct EventPublisherSettings {
 //
 // Event JSON (schema 1): {"schema":1, "type":"new"|"update"|"end", "camera", "zone" (null for
 // the whole camera), "event_id", "start", "end" (ISO 8601 UTC with milliseconds; end null until
-// the end), "count", "max_score", "boxes" [{"x","y","w","h","score"}] normalized 0..1,
+// the end), "count", "max_count" (most persons at once so far), "max_score", "boxes" [{"x","y","w","h","score"}] normalized 0..1,
 // "persons" (tracked cameras: the boxes with "id", "first_seen", "stationary", "zones"; else
 // empty), "backend", "node", "snapshot" (the path of the event's picture on the box's web
 // server, /api/events/<id>/snapshot.jpg; null before it has one), "latency_ms" (capture of the

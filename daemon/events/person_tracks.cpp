@@ -55,10 +55,11 @@ namespace {
 
 // Where a person stands (the bottom centre of the box), normalized, kept half a pixel inside the
 // frame as presence does.
+// Where presence, too, says the person stands (standingPoint).
 Point footOf(const Box& b, int width, int height) {
-  return {std::clamp((b.x + b.width / 2) / static_cast<float>(width), 0.0F, 1.0F),
-          std::clamp((b.y + b.height) / static_cast<float>(height), 0.0F,
-                     1.0F - 0.5F / static_cast<float>(height))};
+  const auto w = static_cast<float>(width);
+  const auto h = static_cast<float>(height);
+  return standingPoint(b.x / w, b.y / h, b.right() / w, b.bottom() / h, Point{0.5F / w, 0.5F / h});
 }
 
 }  // namespace

@@ -57,8 +57,9 @@ void PresenceMessages::publishEvents(const std::string& camera,
     }
     send(countTopic(prefix_, camera, e.zone), std::to_string(e.count), true);
     send(eventsTopic(prefix_),
-         presenceEventJson(camera, e, EventSource{node_, backend, picture}, latencyMs,
-                           frame != nullptr ? frame->persons : nullptr),
+         presenceEventJson(camera, e,
+                           EventSource{node_, backend, picture, entry ? entry->maxCount : e.count},
+                           latencyMs, frame != nullptr ? frame->persons : nullptr),
          false);
     ++eventsPublished_;
     logPresenceEvent(camera, e);

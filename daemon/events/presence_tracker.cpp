@@ -54,8 +54,7 @@ void PresenceTracker::findCandidates(const TrackedFrame& frame) {
     if (x1 <= x0 || y1 <= y0 || (x1 - x0) * (y1 - y0) < settings_.minArea) {
       continue;
     }
-    Point foot{std::clamp((x0 + x1) / 2, halfPixelX, 1.0F - halfPixelX),
-               std::clamp(y1, halfPixelY, 1.0F - halfPixelY)};
+    const Point foot = standingPoint(x0, y0, x1, y1, Point{halfPixelX, halfPixelY});
     bool masked = std::any_of(masks_.begin(), masks_.end(),
                               [&](const Polygon& mask) { return contains(mask, foot); });
     if (masked) {

@@ -191,6 +191,15 @@ PowerMonitor::PowerMonitor(PowerMonitorOptions options) : root_(std::move(option
   // One journald line, so the sources stay together in `journalctl -g power`.
   std::string oneLine;
   for (char c : description_) oneLine += c == '\n' ? std::string("; ") : std::string(1, c);
+  if (!npuPowerFile_ && !apuPowerFile_ && !energyFile_) {
+    // A box without AMD's sensors (or without access to RAPL) is common: one short sentence,
+    // the details for whoever asks.
+    logger("power")->info(
+        "power sources: none here, so /metrics has no power or energy (`vigil doctor --verbose` "
+        "says what each needs)");
+    logger("power")->debug("power sources (details): {}", oneLine);
+    return;
+  }
   logger("power")->info("power sources: {}", oneLine);
 }
 

@@ -1,5 +1,6 @@
 #include "daemon/settings/zones.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace vigil {
@@ -22,6 +23,14 @@ bool contains(const Polygon& polygon, Point point) {
     }
   }
   return inside;
+}
+
+Point standingPoint(float left, float top, float right, float bottom, Point halfPixel) {
+  const float x0 = std::clamp(left, 0.0F, 1.0F);
+  const float x1 = std::clamp(right, 0.0F, 1.0F);
+  const float y1 = std::clamp(std::max(top, bottom), 0.0F, 1.0F);
+  return {std::clamp((x0 + x1) / 2, halfPixel.x, 1.0F - halfPixel.x),
+          std::clamp(y1, halfPixel.y, 1.0F - halfPixel.y)};
 }
 
 }  // namespace vigil

@@ -23,6 +23,12 @@ using Polygon = std::vector<Point>;
 // so zones should not depend on it. A polygon of fewer than three points contains nothing.
 bool contains(const Polygon& polygon, Point point);
 
+// Where a person stands, the point zones and masks test: the bottom centre of the part of the
+// box inside the frame (left, top, right, bottom in fractions of the frame), kept half a pixel
+// inside the frame's edges (`halfPixel` in fractions). One rule for presence and tracking, so a
+// person a zone counts is a person tracking says is in it, at the frame's edges too.
+Point standingPoint(float left, float top, float right, float bottom, Point halfPixel);
+
 struct PresenceSettings {
   int minFrames = 2;      // consecutive frames with a person before `new`; values < 1 act as 1
   float minScore = 0.5F;  // a detection counts at score >= minScore

@@ -162,7 +162,9 @@ nlohmann::json cameraJson(const CameraSnapshot& c) {
 // {"state": "writing" | "paused" | "off", "reason" (why it is paused, else null), and its
 // figures (events_written, pictures_written, dropped, pruned, paused, bytes)}.
 nlohmann::json historyJson(const std::optional<DaemonSnapshot::History>& h) {
-  if (!h) return {{"state", "off"}, {"reason", "no state directory"}};
+  if (!h)
+    return {{"state", "off"},
+            {"reason", "no state directory, or it cannot be used (the log says which)"}};
   nlohmann::json out = figuresJson(h->figures);
   out["state"] = h->pausedReason.empty() ? "writing" : "paused";
   out["reason"] = nullIfEmpty(h->pausedReason);
@@ -274,9 +276,8 @@ void StatusApi::addRoutes(HttpServer& server) {
   // in-memory list has only its last events, newest first, and the page filters them again.
   server.route("GET", "/api/events",
                [this](const HttpRequest& request) { return events_.list(request.query); });
-  server.routePrefix("GET", "/api/events/", [this](const HttpRequest& request) {
-    return events_.event(request.subpath);
-  });
+  server.routePrefix("GET", "/api/events/",
+                     [this](const HttpRequest& request) { return events_.event(request.subpath); });
   server.route("GET", "/", [](const HttpRequest&) {
     HttpResponse r;
     r.contentType = "text/html; charset=utf-8";

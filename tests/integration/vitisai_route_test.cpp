@@ -234,8 +234,9 @@ TEST(VitisAiRouteTest, RunRefusesUnderNpuAndFallsBackLoudlyUnderAuto) {
 TEST(VitisAiRouteTest, DoctorListsTheVitisAiState) {
   VIGIL_REQUIRE_VITISAI_RUNTIME();
   TempDir dir;
-  testing::ChildProcess doctor({VIGIL_BINARY, "doctor", "--model", npuModel("xint8").string()},
-                               dir.path() / "doctor.log");
+  testing::ChildProcess doctor(
+      {VIGIL_BINARY, "doctor", "--verbose", "--model", npuModel("xint8").string()},
+      dir.path() / "doctor.log");
   auto status = doctor.wait(60s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(*status, 0) << doctor.log();  // the bundle is valid; the machine has no NPU

@@ -10,6 +10,10 @@ if ! command -v promtool > /dev/null; then
 fi
 promtool check rules "$dir/vigil-rules.yml"
 promtool test rules "$dir/vigil-rules.test.yml"
+# README's example queries are the ones the rules' tests evaluate, word for word.
+grep -o 'expr: .*(.*' "$dir/vigil-rules.test.yml" | sed 's/^expr: //' | while read -r query; do
+  grep -qF "$query" "$dir/../../README.md" || { echo "README.md lacks the tested query: $query" >&2; exit 1; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The example loads the rules from where the package installs them; here from the source tree.

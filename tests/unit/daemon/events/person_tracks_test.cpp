@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "daemon/events/presence_tracker.h"
+
 namespace vigil {
 namespace {
 
@@ -43,6 +45,38 @@ TEST(PersonTracksTest, AWalkerEntersAfterMinFramesAndLeavesWhereTheZoneEnds) {
       << "inside on frames 0..10 (x < 0.5): entered on the third, left on the first outside";
   ASSERT_EQ(tracks.persons().size(), 1U);
   EXPECT_TRUE(tracks.persons()[0].zones.empty());
+}
+
+// A person partly out of the frame on the left (box -80..120 px of 1000): presence counted them
+// in a zone starting at x 0.04 (the visible feet's centre, 0.06) while tracking placed their feet
+// at the box's centre clamped to the frame (0.02) and listed no zone: an `events` person
+// counted in the zone with "zones": []. Both now take the same standing point.
+TEST(PersonTracksTest, APersonAZoneCountsIsInTheZoneForTrackingTooAtTheFramesEdge) {
+  const Polygon edge{{0.04F, 0}, {0.5F, 0}, {0.5F, 1}, {0.04F, 1}};
+  PersonTracks tracks({}, {TrackZone{"edge", edge, 1, std::nullopt}});
+  PresenceSettings presence;
+  presence.minFrames = 1;
+  PresenceTracker zones("door", presence, {ZoneSpec("edge", edge)}, {});
+  std::vector<ZoneEvent> events;
+  std::vector<PresenceEvent> presenceEvents;
+  const Detection halfOut{Box{-80, 200, 200, 250}, 0.9F, 0};
+  for (int i = 0; i < 3; ++i) {
+    tracks.update(0.2 * i, kFrameW, kFrameH, {halfOut}, events);
+    std::vector<Detection> boxes;
+    std::vector<std::uint64_t> ids;
+    for (const TrackedPerson& p : tracks.persons()) {
+      boxes.push_back(Detection{p.box, p.score, 0});
+      ids.push_back(p.id);
+    }
+    const auto at = std::chrono::steady_clock::time_point(std::chrono::milliseconds(200 * i));
+    zones.observe(TrackedFrame(at, std::chrono::system_clock::time_point(), 1 + i, 1 + i, kFrameW,
+                               kFrameH, &boxes, &ids),
+                  presenceEvents);
+  }
+  ASSERT_EQ(tracks.persons().size(), 1U);
+  EXPECT_EQ(zones.state("edge").count, 1) << "presence counts the person in the zone";
+  EXPECT_EQ(tracks.persons()[0].zones, std::vector<std::string>{"edge"})
+      << "and tracking says the person is in it";
 }
 
 // "gate": a vertical line in the middle drawn top to bottom (x = 500 px of the 1000x500

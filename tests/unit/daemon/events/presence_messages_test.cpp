@@ -81,6 +81,10 @@ TEST(PresenceMessagesTest, EventsSayStatesCountsAndJsonWithTheFramesLatency) {
   EXPECT_EQ(created["backend"], "cpu");
   EXPECT_DOUBLE_EQ(created["latency_ms"].get<double>(), 40.0);
   EXPECT_EQ(created["node"], "box");
+  EXPECT_EQ(created["max_count"], 2);
+  // The update counts 1 person, and the most at once in the event so far is still 2.
+  EXPECT_EQ(nlohmann::json::parse(events[1])["count"], 1);
+  EXPECT_EQ(nlohmann::json::parse(events[1])["max_count"], 2);
   EXPECT_TRUE(created["snapshot"].is_null()) << "no picture was kept";
   EXPECT_TRUE(nlohmann::json::parse(events[2])["latency_ms"].is_null());
   EXPECT_EQ(messages.eventsPublished(), 3U);
