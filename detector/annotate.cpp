@@ -33,7 +33,7 @@ cv::Rect pixels(const Box& box) {
 
 LabelStyle labelStyle(cv::Size picture) {
   LabelStyle style;
-  style.fontScale = std::max(0.5, picture.width / 1280.0);
+  style.fontScale = std::max(0.6, picture.width / 1280.0);
   style.textThickness = std::max(1, static_cast<int>(std::lround(style.fontScale * 1.5)));
   style.boxThickness = std::max(1, static_cast<int>(std::lround(style.fontScale * 2)));
   style.pad = std::max(2, static_cast<int>(std::lround(style.fontScale * 4)));

@@ -16,9 +16,9 @@ struct LabelledBox {
 };
 
 // The size of the drawn labels and box lines, grown with the picture: the font scale is
-// width / 1280 (at least 0.5), so a label is as readable on a 1920-wide picture as on a 640-wide.
+// width / 1280 (at least 0.6), so a label is as readable on a 1920-wide picture as on a 640-wide.
 struct LabelStyle {
-  double fontScale = 0.5;
+  double fontScale = 0.6;
   int textThickness = 1;
   int boxThickness = 1;
   int pad = 2;  // pixels of filled background around the text

@@ -282,12 +282,13 @@ function tag(kind, text, where) {
 }
 
 // Places the labels in pixels of the picture as shown now, each kept inside it (2 px from its
-// edges; a label wider than the picture wraps): called when they change, when the picture's
-// size changes and when a picture arrives.
+// edges; a label wider than the picture wraps) and clear of the ones placed before it: called
+// when they change, when the picture's size changes and when a picture arrives.
 function placeTags(el) {
   const view = el.querySelector(".view");
   const [W, H] = [view.clientWidth, view.clientHeight];
   if (!W || !H) return;
+  const placed = [];
   for (const t of el.querySelectorAll(".tags .tag")) {
     const w = t.offsetWidth;
     const h = t.offsetHeight;
@@ -307,8 +308,19 @@ function placeTags(el) {
       left = where.at[0] * W + 4;
       top = where.at[1] * H + 4;
     }
-    t.style.left = Math.max(2, Math.min(W - w - 2, left)) + "px";
-    t.style.top = Math.max(2, Math.min(H - h - 2, top)) + "px";
+    left = Math.max(2, Math.min(W - w - 2, left));
+    top = Math.max(2, Math.min(H - h - 2, top));
+    // Clear of the labels placed before it: moved below one it would overlap (above it when
+    // there is no room below).
+    for (let tries = 0; tries < placed.length; ++tries) {
+      const hit = placed.find(r => left < r.right && r.left < left + w && top < r.bottom &&
+          r.top < top + h);
+      if (!hit) break;
+      top = hit.bottom + 2 + h <= H - 2 ? hit.bottom + 2 : Math.max(2, hit.top - 2 - h);
+    }
+    placed.push({left, top, right: left + w, bottom: top + h});
+    t.style.left = left + "px";
+    t.style.top = top + "px";
   }
 }
 

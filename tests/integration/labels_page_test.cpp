@@ -1,7 +1,7 @@
 // The status page's labels over the live picture in headless Chromium, driven over DevTools,
 // against the real daemon on a real clip with counting lines near the picture's edges: at 1280
-// and 390 px every line label lies inside the picture, at 1280 px the two cameras' cards fill
-// the page's width, and the legend says what the borders and boxes mean.
+// and 390 px every line label lies inside the picture and over no other, at 1280 px the two
+// cameras' cards fill the page's width, and the legend says what the borders and boxes mean.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -56,6 +56,13 @@ void checkLabelsView(const std::string& url, int width, ChromiumDevTools& chromi
                                 " && l.box[2] <= v.picture[2] + 0.5 &&"
                                 " l.box[3] <= v.picture[3] + 0.5); })()";
   EXPECT_TRUE(chromium.waitFor(allInside)) << chromium.evaluate(kLineLabels);
+  // Nor over each other.
+  EXPECT_EQ(chromium.evaluate(std::string("(() => { const l = ") + kLineLabels +
+                              ".labels.map(x => x.box); return l.every((a, i) => l.every((b, j) =>"
+                              " j <= i || a[2] <= b[0] || b[2] <= a[0] || a[3] <= b[1] ||"
+                              " b[3] <= a[1])); })()"),
+            true)
+      << chromium.evaluate(kLineLabels);
   const json labels = chromium.evaluate(kLineLabels);
   ASSERT_TRUE(labels.is_object());
   bool counts = false;

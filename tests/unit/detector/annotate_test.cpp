@@ -86,7 +86,7 @@ TEST(AnnotateTest, LabelsStayBelowAReservedBand) {
 }
 
 TEST(AnnotateTest, FontGrowsWithThePicture) {
-  EXPECT_DOUBLE_EQ(labelStyle({640, 360}).fontScale, 0.5);
+  EXPECT_DOUBLE_EQ(labelStyle({640, 360}).fontScale, 0.6);
   EXPECT_DOUBLE_EQ(labelStyle({1920, 1080}).fontScale, 1.5);
   const std::vector<cv::Rect> places = labelPlacements(
       {1920, 1080}, {LabelledBox{Box{800, 400, 100, 300}, kLabelRed, "person 0.85"}});
