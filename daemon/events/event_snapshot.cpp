@@ -27,19 +27,33 @@ std::string caption(std::string_view camera, std::chrono::system_clock::time_poi
   return fmt::format("{}  {}", camera, when);
 }
 
-// White text on a dark band, sized to the picture (readable in a phone's notification).
-void writeCaption(cv::Mat& picture, const std::string& text) {
-  const double scale = std::max(0.5, picture.cols / 1280.0);
-  const int thickness = std::max(1, static_cast<int>(scale * 2));
+// White text on a dark band in the top-left, sized to the picture (readable in a phone's
+// notification).
+struct Caption {
+  double scale;
+  int thickness;
+  cv::Point origin;  // of the text
+  cv::Rect band;
+};
+
+Caption captionBand(cv::Size picture, const std::string& text) {
+  Caption c;
+  c.scale = std::max(0.5, picture.width / 1280.0);
+  c.thickness = std::max(1, static_cast<int>(c.scale * 2));
   int baseline = 0;
   const cv::Size size =
-      cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &baseline);
-  const int pad = static_cast<int>(6 * scale);
-  const cv::Rect band(0, 0, std::min(picture.cols, size.width + 2 * pad),
-                      std::min(picture.rows, size.height + baseline + 2 * pad));
-  picture(band) *= 0.35;
-  cv::putText(picture, text, cv::Point(pad, pad + size.height), cv::FONT_HERSHEY_SIMPLEX, scale,
-              cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
+      cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, c.scale, c.thickness, &baseline);
+  const int pad = static_cast<int>(6 * c.scale);
+  c.origin = cv::Point(pad, pad + size.height);
+  c.band = cv::Rect(0, 0, std::min(picture.width, size.width + 2 * pad),
+                    std::min(picture.height, size.height + baseline + 2 * pad));
+  return c;
+}
+
+void writeCaption(cv::Mat& picture, const Caption& c, const std::string& text) {
+  picture(c.band) *= 0.35;
+  cv::putText(picture, text, c.origin, cv::FONT_HERSHEY_SIMPLEX, c.scale, cv::Scalar(255, 255, 255),
+              c.thickness, cv::LINE_AA);
 }
 
 }  // namespace
@@ -67,8 +81,12 @@ bool EventSnapshot::encode(std::string_view camera) {
   }
   try {
     cv::Mat drawn = pixels->clone();
-    drawDetections(drawn, scaledTo(persons_, detectSize_, drawn.size()), {"person"});
-    writeCaption(drawn, caption(camera, captureTime_));
+    const std::string text = caption(camera, captureTime_);
+    const Caption band = captionBand(drawn.size(), text);
+    // The boxes' labels below the caption's band, not hidden under it.
+    drawDetections(drawn, scaledTo(persons_, detectSize_, drawn.size()), {"person"},
+                   band.band.height);
+    writeCaption(drawn, band, text);
     if (!cv::imencode(".jpg", drawn, jpeg, {cv::IMWRITE_JPEG_QUALITY, kSnapshotQuality})) {
       logger("events")->warn("[cam={}] cannot encode the snapshot", camera);
       return false;

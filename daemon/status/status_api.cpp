@@ -391,17 +391,19 @@ Expected<void> StatusApi::annotate(const CameraView& view) {
   const cv::Point2d scale = scaleBetween(view.detectSize, pictureSize);
   if (view.tracks) {
     // Tracked persons with their ids (a briefly missed one where tracking predicts it), the
-    // other classes as detected.
+    // other classes as detected; labelled together so that their labels avoid each other.
     otherClasses_.clear();
     for (const Detection& d : view.latestDetections) {
       if (d.classId != 0) otherClasses_.push_back(d);
     }
-    drawDetections(annotated_, scaledTo(otherClasses_, view.detectSize, pictureSize), classNames);
+    std::vector<LabelledBox> boxes =
+        labelledDetections(scaledTo(otherClasses_, view.detectSize, pictureSize), classNames);
     for (const TrackedPerson& p : view.latestTracks) {
-      drawLabelledBox(annotated_, scaledBox(p.box, scale.x, scale.y),
-                      p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
-                      fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : ""));
+      boxes.push_back({scaledBox(p.box, scale.x, scale.y),
+                       p.detected ? cv::Scalar(40, 40, 230) : cv::Scalar(40, 160, 230),
+                       fmt::format("#{} {:.2f}{}", p.id, p.score, p.stationary ? " still" : "")});
     }
+    drawLabelledBoxes(annotated_, boxes);
   } else {
     drawDetections(annotated_, scaledTo(view.latestDetections, view.detectSize, pictureSize),
                    classNames);

@@ -9,7 +9,9 @@ namespace vigil {
 // camera's picture live: the next annotated frame is asked for as soon as the last one arrived,
 // no faster than the camera's detection rate (at most 10 a second), so a slow viewer skips
 // frames instead of queueing them; the server encodes each frame once whoever watches. Zones
-// and masks are drawn over the picture (SVG, from /api/status); a tile keeps its camera's
+// and masks are drawn over the picture (SVG, from /api/status), their labels as HTML placed in
+// pixels and kept inside the picture (placeTags); a legend says what the tiles' border colours
+// and the boxes' colours mean; the tiles fill the page's width; a tile keeps its camera's
 // aspect ratio and a click makes it as wide as the page. With "regions" ticked in the header (or
 // `?regions` in the address), a
 // camera on detection regions has the latest detection's regions drawn too (dashed: motion
@@ -29,7 +31,7 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
   header { padding: 10px 16px; background: #222; display: flex; gap: 8px 24px; flex-wrap: wrap; }
   header b { color: #fff; }
   h1 { font-size: 16px; margin: 16px 12px 0; }
-  #cameras { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(320px, 100%), 1fr));
+  #cameras { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(420px, 100%), 1fr));
              gap: 12px; padding: 12px; }
   .camera { background: #1c1c1c; border-radius: 6px; overflow: hidden; border: 2px solid #333;
             cursor: zoom-in; min-width: 0; }
@@ -56,7 +58,21 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
   .view rect.region.motion { stroke: #4d4; }
   .view rect.region.track { stroke: #f90; }
   .view rect.region.edge { stroke: #e4e; }
-  .view text { fill: #fff; font-size: 3px; paint-order: stroke; stroke: #000; stroke-width: 0.6px; }
+  /* Labels of zones and lines: HTML over the picture, placed in pixels and kept inside it. */
+  .view .tags { position: absolute; inset: 0; pointer-events: none; overflow: hidden; }
+  .view .tag { position: absolute; left: 0; top: 0; font-size: 12px; line-height: 1.3;
+               color: #fff; background: rgba(0, 0, 0, 0.65); padding: 1px 5px; border-radius: 3px;
+               width: max-content; max-width: calc(100% - 4px); box-sizing: border-box; }
+  .view .tag.line { border-left: 3px solid #3e3; }
+  .view .tag.zone { border-left: 3px solid #39f; }
+  .camera h2 .badge { font-size: 12px; font-weight: normal; margin-left: 8px; padding: 1px 6px;
+                      border-radius: 3px; background: #e0a000; color: #000; display: none; }
+  .camera.present h2 .badge { display: inline; }
+  .camera.down h2 .badge { display: inline; background: #a02020; color: #fff; }
+  #legend { margin: 8px 12px 0; color: #aaa; font-size: 13px; display: flex; flex-wrap: wrap;
+            gap: 4px 16px; }
+  #legend i { display: inline-block; width: 12px; height: 12px; vertical-align: -2px;
+              margin-right: 4px; border-radius: 2px; }
   .info { padding: 8px 10px; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
   .info span { overflow-wrap: anywhere; min-width: 0; }
   .camera h2 { font-size: 16px; margin: 0; grid-column: 1 / 3; }
@@ -85,6 +101,14 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
   <span class="label" id="updated"></span>
 </header>
 <div id="error"></div>
+<p id="legend" class="live">
+  <span><i style="border: 2px solid #e0a000"></i>orange border: a person is present</span>
+  <span><i style="border: 2px solid #a02020"></i>red border: camera down</span>
+  <span><i style="border: 2px solid #e62828"></i>red box: a person detected</span>
+  <span><i style="border: 2px solid #e6a028"></i>orange box: a tracked person not seen in
+    this frame (where tracking expects them)</span>
+  <span><i style="background: #3e3"></i>counting line (arrow: the way counted as in)</span>
+</p>
 <main id="cameras" class="live"></main>
 <h1 class="live">Recent events</h1>
 <ul id="events" class="live"><li class="none">loading…</li></ul>
@@ -127,6 +151,7 @@ function live(el) {
     el.querySelector(".placeholder").hidden = true;
     el.querySelector(".view").style.aspectRatio = img.naturalWidth + " / " + img.naturalHeight;
     el.dataset.frames = String(Number(el.dataset.frames || 0) + 1);
+    placeTags(el);
     next(el);
   };
   img.onerror = () => { img.hidden = true; next(el, 1000); };
@@ -151,8 +176,9 @@ function tile(name) {
   el.className = "camera";
   el.dataset.camera = name;
   el.innerHTML = '<div class="view"><img alt="" hidden><svg viewBox="0 0 100 100" ' +
-    'preserveAspectRatio="none"></svg><div class="placeholder">no picture yet</div></div>' +
-    '<div class="info"><h2></h2>' +
+    'preserveAspectRatio="none"></svg><div class="tags"></div>' +
+    '<div class="placeholder">no picture yet</div></div>' +
+    '<div class="info"><h2><span class="name"></span><span class="badge"></span></h2>' +
     '<span class="label">state</span><span data-k="state"></span>' +
     '<span class="label">persons</span><span data-k="persons"></span>' +
     '<span class="label">tracks</span><span data-k="tracks"></span>' +
@@ -166,9 +192,10 @@ function tile(name) {
     '<span class="label">lines</span><span data-k="lines"></span>' +
     '<span class="label">latency</span><span data-k="latency"></span>' +
     '<span class="label">last person</span><span data-k="last"></span></div>';
-  el.querySelector("h2").textContent = name;
+  el.querySelector("h2 .name").textContent = name;
   el.querySelector("img").alt = name + " live";
   el.addEventListener("click", () => el.classList.toggle("big"));
+  new ResizeObserver(() => placeTags(el)).observe(el.querySelector(".view"));
   document.getElementById("cameras").appendChild(el);
   tiles.set(name, el);
   live(el);
@@ -182,19 +209,15 @@ function set(el, key, text) { el.querySelector('[data-k="' + key + '"]').textCon
 function drawAreas(el, c) {
   const svg = el.querySelector("svg");
   svg.replaceChildren();
+  const tags = el.querySelector(".tags");
+  tags.replaceChildren();
   const poly = (points, cls, name) => {
     const p = document.createElementNS(SVG, "polygon");
     p.setAttribute("points", points.map(([x, y]) => (100 * x) + "," + (100 * y)).join(" "));
     p.setAttribute("class", cls);
     if (name) p.dataset.zone = name;
     svg.appendChild(p);
-    if (name) {
-      const t = document.createElementNS(SVG, "text");
-      t.setAttribute("x", 100 * points[0][0] + 1);
-      t.setAttribute("y", 100 * points[0][1] + 4);
-      t.textContent = name;
-      svg.appendChild(t);
-    }
+    if (name) tags.appendChild(tag("zone", name, {at: points[0]}));
   };
   for (const m of c.masks) poly(m, "mask", null);
   if (document.getElementById("show-regions").checked && c.frame_size.width > 0) {
@@ -233,17 +256,71 @@ function drawAreas(el, c) {
     arrow.setAttribute("class", "line-in");
     arrow.dataset.direction = l.names.in;
     svg.appendChild(arrow);
-    const label = document.createElementNS(SVG, "text");
-    label.setAttribute("x", ax + 2 * nx);
-    label.setAttribute("y", ay + 2 * ny + 1);
-    label.textContent = l.names.in;
-    svg.appendChild(label);
-    const t = document.createElementNS(SVG, "text");
-    t.setAttribute("x", pts[0][0] + 1);
-    t.setAttribute("y", pts[0][1] + 4);
-    t.textContent = l.name + " " + l.counts.in + " " + l.names.in + " / " + l.counts.out + " " +
-        l.names.out;
-    svg.appendChild(t);
+    // The labels beside the first segment's middle: the name and counts on the `out` side,
+    // the `in` direction's name past the arrow's tip.
+    const segment = l.points.slice(0, 2);
+    const counts = tag("line", l.name + " " + l.counts.in + " " + l.names.in + " / " +
+        l.counts.out + " " + l.names.out, {segment, side: -1, gap: 4});
+    counts.dataset.lineLabel = l.name;
+    const direction = tag("line", l.names.in, {segment, side: 1, gap: 0, at: [ax / 100, ay / 100]});
+    direction.dataset.direction = l.names.in;
+    tags.append(counts, direction);
+  }
+  placeTags(el);
+}
+
+// A label over the picture: `where.at` a point (0..1 of the frame) it starts at, or
+// `where.segment` a line's segment it sits beside, on its `side` (1: the right-hand side as
+// seen on the picture, -1 the left), `gap` pixels away (from `where.at` when given, else from
+// the segment's middle).
+function tag(kind, text, where) {
+  const t = document.createElement("span");
+  t.className = "tag " + kind;
+  t.textContent = text;
+  t.where = where;
+  return t;
+}
+
+// Places the labels in pixels of the picture as shown now, each kept inside it (2 px from its
+// edges; a label wider than the picture wraps) and clear of the ones placed before it: called
+// when they change, when the picture's size changes and when a picture arrives.
+function placeTags(el) {
+  const view = el.querySelector(".view");
+  const [W, H] = [view.clientWidth, view.clientHeight];
+  if (!W || !H) return;
+  const placed = [];
+  for (const t of el.querySelectorAll(".tags .tag")) {
+    const w = t.offsetWidth;
+    const h = t.offsetHeight;
+    const where = t.where;
+    let left;
+    let top;
+    if (where.segment) {
+      const [[x1, y1], [x2, y2]] = where.segment.map(([x, y]) => [x * W, y * H]);
+      const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+      const [nx, ny] = [-(y2 - y1) / len * where.side, (x2 - x1) / len * where.side];
+      const [px, py] = where.at ? [where.at[0] * W, where.at[1] * H] : [(x1 + x2) / 2, (y1 + y2) / 2];
+      // The label's centre, as far from the line as half its extent across it and the gap.
+      const away = (Math.abs(nx) * w + Math.abs(ny) * h) / 2 + where.gap;
+      left = px + nx * away - w / 2;
+      top = py + ny * away - h / 2;
+    } else {
+      left = where.at[0] * W + 4;
+      top = where.at[1] * H + 4;
+    }
+    left = Math.max(2, Math.min(W - w - 2, left));
+    top = Math.max(2, Math.min(H - h - 2, top));
+    // Clear of the labels placed before it: moved below one it would overlap (above it when
+    // there is no room below).
+    for (let tries = 0; tries < placed.length; ++tries) {
+      const hit = placed.find(r => left < r.right && r.left < left + w && top < r.bottom &&
+          r.top < top + h);
+      if (!hit) break;
+      top = hit.bottom + 2 + h <= H - 2 ? hit.bottom + 2 : Math.max(2, hit.top - 2 - h);
+    }
+    placed.push({left, top, right: left + w, bottom: top + h});
+    t.style.left = left + "px";
+    t.style.top = top + "px";
   }
 }
 
@@ -303,6 +380,8 @@ function showCamera(c) {
   el.dataset.hasFrame = String(c.has_frame);
   el.classList.toggle("present", c.present);
   el.classList.toggle("down", !c.up);
+  el.querySelector("h2 .badge").textContent = !c.up ? "camera down" : c.present ?
+      "person present" : "";
   set(el, "state", c.state + (c.last_error ? " (" + c.last_error + ")" : ""));
   if (!c.has_frame) {
     el.querySelector(".placeholder").textContent =
