@@ -98,8 +98,9 @@ std::string YamlReader::describeLocation(const YAML::Node& at, std::string_view 
 
 void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view reason) const {
   const YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
-  if (mark.is_null()) throw YamlError(describeLocation(at, path, reason));
-  throw YamlError(describeLocation(at, path, reason), mark.line + 1, mark.column + 1);
+  const bool placed = !mark.is_null();  // a YamlError without a place says 0, 0
+  throw YamlError(describeLocation(at, path, reason), placed ? mark.line + 1 : 0,
+                  placed ? mark.column + 1 : 0);
 }
 
 void YamlReader::report(const YAML::Node& at, std::string_view path,
@@ -109,11 +110,9 @@ void YamlReader::report(const YAML::Node& at, std::string_view path,
 }
 
 bool YamlReader::collect(const std::function<void()>& read) const {
-  if (errors_ == nullptr) {
-    read();
-    return true;
-  }
-  return errors_->collect(read);
+  if (errors_ != nullptr) return errors_->collect(read);
+  read();  // not collecting: its error propagates
+  return true;
 }
 
 std::string YamlReader::join(std::string_view path, std::string_view key) {
