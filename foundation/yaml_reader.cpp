@@ -81,7 +81,8 @@ YamlReader YamlReader::fromString(const std::string& text, std::string displayNa
     return YamlReader(root, std::move(displayName));
   } catch (const YAML::Exception& e) {
     throw YamlError(fmt::format("{}:{}:{}: invalid YAML: {}", displayName, e.mark.line + 1,
-                                e.mark.column + 1, e.msg));
+                                e.mark.column + 1, e.msg),
+                    e.mark.line + 1, e.mark.column + 1);
   }
 }
 
@@ -96,7 +97,22 @@ std::string YamlReader::describeLocation(const YAML::Node& at, std::string_view 
 }
 
 void YamlReader::fail(const YAML::Node& at, std::string_view path, std::string_view reason) const {
-  throw YamlError(describeLocation(at, path, reason));
+  const YAML::Mark mark = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+  const bool placed = !mark.is_null();  // a YamlError without a place says 0, 0
+  throw YamlError(describeLocation(at, path, reason), placed ? mark.line + 1 : 0,
+                  placed ? mark.column + 1 : 0);
+}
+
+void YamlReader::report(const YAML::Node& at, std::string_view path,
+                        std::string_view reason) const {
+  if (errors_ == nullptr) fail(at, path, reason);
+  errors_->collect([&] { fail(at, path, reason); });
+}
+
+bool YamlReader::collect(const std::function<void()>& read) const {
+  if (errors_ != nullptr) return errors_->collect(read);
+  read();  // not collecting: its error propagates
+  return true;
 }
 
 std::string YamlReader::join(std::string_view path, std::string_view key) {
@@ -171,12 +187,13 @@ void YamlReader::rejectUnknownKeys(const YAML::Node& map, std::string_view path,
     std::string key = item.first.Scalar();
     // yaml-cpp keeps duplicate keys and answers lookups with the first: say so instead.
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-      fail(item.first, join(path, key), "duplicate key");
+      report(item.first, join(path, key), "duplicate key");
+      continue;
     }
     seen.push_back(key);
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
-    if (!known) fail(item.first, join(path, key), unknownKeyReason(key, allowed));
+    if (!known) report(item.first, join(path, key), unknownKeyReason(key, allowed));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <stdexcept>
@@ -10,17 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "foundation/yaml_errors.h"
+
 namespace vigil {
 
 // Reads a YAML document strictly and says where a problem is, in the form
-// "cameras.yaml:12:5: cameras[1].fps: must be between 1 and 60, got 0".
-// Exceptions are the control-plane mechanism here (only used at start-up and reload); callers
-// convert YamlError into an Error at their boundary.
-class YamlError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
+// "cameras.yaml:12:5: cameras[1].fps: must be between 1 and 60, got 0" (YamlError).
 class YamlReader {
  public:
   // Files larger than this are refused before parsing (a 50 MB file took yaml-cpp 22 s and
@@ -41,11 +37,15 @@ class YamlReader {
                                std::string_view reason) const;
   [[noreturn]] void fail(const YAML::Node& at, std::string_view path,
                          std::string_view reason) const;
+  // An error the reading goes on past (the value is not used by what follows): recorded when
+  // collecting, else thrown as fail() does.
+  void report(const YAML::Node& at, std::string_view path, std::string_view reason) const;
 
   // Each of these fails with the key path when the node is missing or of the wrong type.
   void expectMap(const YAML::Node& node, std::string_view path) const;
   void expectSequence(const YAML::Node& node, std::string_view path) const;
-  // Fails on the first key of `map` that is not in `allowed` or that repeats, naming it.
+  // Each key of `map` that is not in `allowed` or that repeats is an error naming it: recorded
+  // when collecting (the map is read on with the keys it knows), else thrown at the first.
   void rejectUnknownKeys(const YAML::Node& map, std::string_view path,
                          std::initializer_list<std::string_view> allowed) const;
 
@@ -78,6 +78,14 @@ class YamlReader {
   // The child node of a map, failing when required and absent.
   YAML::Node child(const YAML::Node& map, std::string_view path, std::string_view key) const;
 
+  // Collecting: errors the reading can go on past are recorded in `errors` (borrowed; it
+  // outlives the reading) instead of thrown, so that one run names them all. Without it (the
+  // model manifests), the first error throws.
+  void collectInto(YamlErrors& errors) { errors_ = &errors; }
+  // Runs `read`; when collecting, a YamlError it throws is recorded and false returned (the
+  // caller skips what depends on it and goes on); otherwise the error propagates.
+  bool collect(const std::function<void()>& read) const;
+
   static std::string join(std::string_view path, std::string_view key);
   static std::string index(std::string_view path, std::size_t i);
 
@@ -89,6 +97,7 @@ class YamlReader {
 
   YAML::Node root_;
   std::string fileName_;
+  YamlErrors* errors_ = nullptr;  // collecting into, when set
 };
 
 }  // namespace vigil

@@ -365,23 +365,54 @@ PixelFormatChoice readPixelFormat(const YamlReader& r, const YAML::Node& node,
 }
 
 // width, height, fps and detect_fps, which must not exceed a V4L2 device's fps (the others
-// deliver at their own rate and ignore width, height and fps).
-void readCameraRates(const YamlReader& r, const YAML::Node& node, const std::string& path,
+// deliver at their own rate and ignore width, height and fps); each one's error collected. False
+// when one is wrong: what is checked against them (the picture's shape, the detect period)
+// would be checked against a default.
+bool readCameraRates(const YamlReader& r, const YAML::Node& node, const std::string& path,
                      CameraConfig& c) {
-  c.width = static_cast<int>(r.getInt(node, path, "width", 16, 7680, 640));
-  c.height = static_cast<int>(r.getInt(node, path, "height", 16, 4320, 480));
-  c.fps = r.getDouble(node, path, "fps", 0.1, 120, 10);
+  const bool width =
+      r.collect([&] { c.width = static_cast<int>(r.getInt(node, path, "width", 16, 7680, 640)); });
+  const bool height = r.collect(
+      [&] { c.height = static_cast<int>(r.getInt(node, path, "height", 16, 4320, 480)); });
+  const bool fps = r.collect([&] { c.fps = r.getDouble(node, path, "fps", 0.1, 120, 10); });
   c.fpsSet = node["fps"].IsDefined();
-  c.detectFps = r.getDouble(node, path, "detect_fps", 0.01, 120, 5);
-  if (c.kind == SourceKind::kV4l2 && c.fpsSet && c.detectFps > c.fps) {
-    r.fail(node["detect_fps"].IsDefined() ? node["detect_fps"] : node,
-           YamlReader::join(path, "detect_fps"),
-           fmt::format("must not exceed fps ({}), got {}", c.fps, c.detectFps));
+  const bool detectFps =
+      r.collect([&] { c.detectFps = r.getDouble(node, path, "detect_fps", 0.01, 120, 5); });
+  if (fps && detectFps && c.kind == SourceKind::kV4l2 && c.fpsSet && c.detectFps > c.fps) {
+    r.report(node["detect_fps"].IsDefined() ? node["detect_fps"] : node,
+             YamlReader::join(path, "detect_fps"),
+             fmt::format("must not exceed fps ({}), got {}", c.fps, c.detectFps));
   }
+  return width && height && fps && detectFps;
+}
+
+std::string readCameraName(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  std::string name = r.getString(node, path, "name");
+  if (!validName(name)) {
+    r.fail(node["name"], YamlReader::join(path, "name"),
+           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", name));
+  }
+  return name;
+}
+
+// What a camera does with its frames once it has them: each part's error collected, and the
+// parts that are checked against another (motion against the rates and presence, tracking
+// against motion, lines against tracking) read only when that one was right.
+void readCameraParts(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                     const std::filesystem::path& base, bool rated, CameraConfig& c) {
+  r.collect([&] { readZones(r, node, path, c); });
+  const bool presence = r.collect([&] { readPresence(r, node, path, c.presence); });
+  const bool motion = rated && presence && r.collect([&] { readMotion(r, node, path, c); });
+  r.collect([&] { readRegions(r, node, path, c.regions); });
+  const bool tracking = motion && r.collect([&] { readTracking(r, node, path, c); });
+  if (tracking) r.collect([&] { readLines(r, node, path, c); });
+  r.collect([&] { readCalibrationSamples(r, node, path, base, c); });
 }
 
 }  // namespace
 
+// The source comes first and is not collected: what a camera may say next (loop, a V4L2
+// device's rates, lines in pixels) depends on its kind, so a wrong source stops the camera.
 CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::string& path,
                         const std::filesystem::path& base, const CaptureConfig& capture,
                         std::vector<std::string>& warnings) {
@@ -394,31 +425,23 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
                                    "tracking",      "lines",          "calibration_samples",
                                    "hwaccel",       "regions",        "history"});
   CameraConfig c;
-  c.name = r.getString(node, path, "name");
-  if (!validName(c.name)) {
-    r.fail(node["name"], YamlReader::join(path, "name"),
-           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", c.name));
-  }
+  r.collect([&] { c.name = readCameraName(r, node, path); });
   readCameraSources(r, node, path, base, c, warnings);
-  c.format = readPixelFormat(r, node, path);
-  readCameraRates(r, node, path, c);
-  c.denoise = r.getBool(node, path, "denoise", false);
-  checkPictureAspect(r, node, path, c);
-  c.enabled = r.getBool(node, path, "enabled", true);
-  c.loop = r.getBool(node, path, "loop", false);
-  c.history = r.getBool(node, path, "history", true);
-  if (c.loop && c.kind != SourceKind::kFile) {
-    r.fail(node["loop"], YamlReader::join(path, "loop"), "only file: sources can loop");
-  }
-  readZones(r, node, path, c);
-  readPresence(r, node, path, c.presence);
-  readMotion(r, node, path, c);
-  readRegions(r, node, path, c.regions);
-  readTracking(r, node, path, c);
-  readLines(r, node, path, c);
-  readCalibrationSamples(r, node, path, base, c);
+  r.collect([&] { c.format = readPixelFormat(r, node, path); });
+  const bool rated = readCameraRates(r, node, path, c);
+  r.collect([&] { c.denoise = r.getBool(node, path, "denoise", false); });
+  if (rated) r.collect([&] { checkPictureAspect(r, node, path, c); });
+  r.collect([&] { c.enabled = r.getBool(node, path, "enabled", true); });
+  r.collect([&] { c.history = r.getBool(node, path, "history", true); });
+  r.collect([&] {
+    c.loop = r.getBool(node, path, "loop", false);
+    if (c.loop && c.kind != SourceKind::kFile) {
+      r.fail(node["loop"], YamlReader::join(path, "loop"), "only file: sources can loop");
+    }
+  });
+  readCameraParts(r, node, path, base, rated, c);
   c.hwDecode = capture.hwDecode;
-  c.hwDecode.accel = readHwAccel(r, node, path, capture.hwDecode.accel);
+  r.collect([&] { c.hwDecode.accel = readHwAccel(r, node, path, capture.hwDecode.accel); });
   c.skipLoopFilter = capture.skipLoopFilter;
   return c;
 }

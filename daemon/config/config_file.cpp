@@ -44,23 +44,28 @@ void readDetector(const YamlReader& r, const YAML::Node& root, const std::filesy
                       {"model", "backend", "threads", "min_score", "nms", "denoise", "classes",
                        "square_input", "onnxruntime", "vitisai"});
   if (node["denoise"].IsDefined()) {
-    r.fail(node["denoise"], "detector.denoise",
-           "denoise is a camera's setting: write `denoise: true` in the cameras that need it");
+    r.report(node["denoise"], "detector.denoise",
+             "denoise is a camera's setting: write `denoise: true` in the cameras that need it");
   }
   d.model = r.getString(node, path, "model", "");
   if (!d.model.empty()) d.model = resolve(base, d.model).string();
   d.backend = r.getString(node, path, "backend", d.backend);
   if (d.backend != "cpu" && d.backend != "cpu-ort" && d.backend != "npu" && d.backend != "auto") {
-    r.fail(node["backend"], "detector.backend",
-           fmt::format("must be cpu, cpu-ort, npu or auto, got '{}'", d.backend));
+    r.report(node["backend"], "detector.backend",
+             fmt::format("must be cpu, cpu-ort, npu or auto, got '{}'", d.backend));
   }
-  d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, d.threads));
-  d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5));
-  d.nms = static_cast<float>(r.getDouble(node, path, "nms", 0.05, 1, 0.45));
-  d.squareInput = r.getBool(node, path, "square_input", false);
+  // Each field on its own: one's mistake does not hide the next one's.
+  r.collect(
+      [&] { d.threads = static_cast<int>(r.getInt(node, path, "threads", 0, 64, d.threads)); });
+  r.collect(
+      [&] { d.minScore = static_cast<float>(r.getDouble(node, path, "min_score", 0.01, 1, 0.5)); });
+  r.collect([&] { d.nms = static_cast<float>(r.getDouble(node, path, "nms", 0.05, 1, 0.45)); });
+  r.collect([&] { d.squareInput = r.getBool(node, path, "square_input", false); });
   if (node["classes"].IsDefined()) {
-    d.classes = r.getStringList(node, path, "classes");
-    if (d.classes.empty()) r.fail(node["classes"], "detector.classes", "must name at least one");
+    r.collect([&] {
+      d.classes = r.getStringList(node, path, "classes");
+      if (d.classes.empty()) r.fail(node["classes"], "detector.classes", "must name at least one");
+    });
   }
   d.vitisai.onnxRuntime = r.getString(node, path, "onnxruntime", "");
   if (!d.vitisai.onnxRuntime.empty())
@@ -216,10 +221,12 @@ void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) 
   r.expectMap(node, "capture");
   r.rejectUnknownKeys(node, "capture",
                       {"scaled_decode", "skip_loop_filter", "hwaccel", "vaapi_device"});
-  c.scaledDecode = r.getBool(node, "capture", "scaled_decode", c.scaledDecode);
-  c.skipLoopFilter = r.getBool(node, "capture", "skip_loop_filter", c.skipLoopFilter);
-  c.hwDecode.accel = readHwAccel(r, node, "capture", c.hwDecode.accel);
-  c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device);
+  r.collect([&] { c.scaledDecode = r.getBool(node, "capture", "scaled_decode", c.scaledDecode); });
+  r.collect(
+      [&] { c.skipLoopFilter = r.getBool(node, "capture", "skip_loop_filter", c.skipLoopFilter); });
+  r.collect([&] { c.hwDecode.accel = readHwAccel(r, node, "capture", c.hwDecode.accel); });
+  r.collect(
+      [&] { c.hwDecode.device = r.getString(node, "capture", "vaapi_device", c.hwDecode.device); });
 }
 
 void readHistory(const YamlReader& r, const YAML::Node& root, HistoryConfig& h) {
@@ -227,9 +234,14 @@ void readHistory(const YamlReader& r, const YAML::Node& root, HistoryConfig& h) 
   if (!node.IsDefined() || node.IsNull()) return;
   r.expectMap(node, "history");
   r.rejectUnknownKeys(node, "history", {"retain_days", "max_megabytes"});
-  h.retainDays = static_cast<int>(r.getInt(node, "history", "retain_days", 1, 3650, h.retainDays));
-  h.maxMegabytes =
-      static_cast<int>(r.getInt(node, "history", "max_megabytes", 10, 10'000'000, h.maxMegabytes));
+  r.collect([&] {
+    h.retainDays =
+        static_cast<int>(r.getInt(node, "history", "retain_days", 1, 3650, h.retainDays));
+  });
+  r.collect([&] {
+    h.maxMegabytes = static_cast<int>(
+        r.getInt(node, "history", "max_megabytes", 10, 10'000'000, h.maxMegabytes));
+  });
 }
 
 void readLog(const YamlReader& r, const YAML::Node& root, LogConfig& l) {
@@ -246,16 +258,6 @@ void readLog(const YamlReader& r, const YAML::Node& root, LogConfig& l) {
   }
 }
 
-// Runs `read`; its error (the first of that part) joins `errors` instead of stopping the
-// file there, so one check-config run names a mistake in every part.
-void collectError(std::vector<std::string>& errors, const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const YamlError& e) {
-    errors.emplace_back(e.what());
-  }
-}
-
 void readNode(const YamlReader& r, Config& config) {
   const YAML::Node& root = r.root();
   config.node = r.getString(root, "", "node", hostNodeName());
@@ -269,16 +271,15 @@ void readNode(const YamlReader& r, Config& config) {
   config.mqtt.topicPrefix = "vigil/" + config.node;
 }
 
-void readCameras(const YamlReader& r, const std::filesystem::path& base, Config& config,
-                 std::vector<std::string>& errors) {
+void readCameras(const YamlReader& r, const std::filesystem::path& base, Config& config) {
   YAML::Node cameras = r.child(r.root(), "", "cameras");
   r.expectSequence(cameras, "cameras");
   std::set<std::string> names;
   for (std::size_t i = 0; i < cameras.size(); ++i) {
-    collectError(errors, [&] {
+    r.collect([&] {
       std::string path = YamlReader::index("cameras", i);
       CameraConfig c = readCamera(r, cameras[i], path, base, config.capture, config.warnings);
-      if (!names.insert(c.name).second) {
+      if (!c.name.empty() && !names.insert(c.name).second) {
         r.fail(cameras[i]["name"], YamlReader::join(path, "name"),
                fmt::format("'{}' is already the name of another camera", c.name));
       }
@@ -287,28 +288,28 @@ void readCameras(const YamlReader& r, const std::filesystem::path& base, Config&
   }
 }
 
-Config readConfig(const YamlReader& r, const std::filesystem::path& file) {
+// Every error the reader can go on past is collected (unknown keys, each part's and each
+// camera's independent fields), then all are thrown together in file order.
+Config readConfig(YamlReader& r, const std::filesystem::path& file) {
+  YamlErrors errors;
+  r.collectInto(errors);
   const YAML::Node& root = r.root();
-  r.rejectUnknownKeys(root, "",
-                      {"version", "node", "detector", "mqtt", "http", "capture", "history", "log",
-                       "cameras"});
+  r.rejectUnknownKeys(
+      root, "",
+      {"version", "node", "detector", "mqtt", "http", "capture", "history", "log", "cameras"});
   Config config;
   config.file = file;
-  config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1));
+  r.collect([&] { config.version = static_cast<int>(r.getInt(root, "", "version", 1, 1)); });
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
-  std::vector<std::string> errors;
-  collectError(errors, [&] { readNode(r, config); });
-  collectError(errors, [&] { readDetector(r, root, base, config.detector); });
-  collectError(errors, [&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
-  collectError(errors, [&] { readHttp(r, root, base, config.http, config.warnings); });
-  collectError(errors, [&] { readCapture(r, root, config.capture); });
-  collectError(errors, [&] { readHistory(r, root, config.history); });
-  collectError(errors, [&] { readLog(r, root, config.log); });
-  collectError(errors, [&] { readCameras(r, base, config, errors); });
-  if (errors.size() == 1) throw YamlError(errors.front());
-  if (!errors.empty()) {
-    throw YamlError(fmt::format("{} errors:\n{}", errors.size(), fmt::join(errors, "\n")));
-  }
+  r.collect([&] { readNode(r, config); });
+  r.collect([&] { readDetector(r, root, base, config.detector); });
+  r.collect([&] { readMqtt(r, root, base, config.mqtt, config.warnings); });
+  r.collect([&] { readHttp(r, root, base, config.http, config.warnings); });
+  r.collect([&] { readCapture(r, root, config.capture); });
+  r.collect([&] { readHistory(r, root, config.history); });
+  r.collect([&] { readLog(r, root, config.log); });
+  r.collect([&] { readCameras(r, base, config); });
+  errors.throwIfAny();
   return config;
 }
 

@@ -16,7 +16,8 @@ inline constexpr const char* kInstalledConfig = "/etc/vigil/cameras.yaml";
 inline constexpr const char* kMqttPasswordEnv = "VIGIL_MQTT_PASSWORD";
 
 // Reads and validates cameras.yaml. The error names file:line:col, the key path and the reason,
-// e.g. "cameras.yaml:12:5: cameras[1].fps: must be between 0.1 and 120, got 0".
+// e.g. "cameras.yaml:12:5: cameras[1].fps: must be between 0.1 and 120, got 0"; every error the
+// reading could go on past is in it: several as "N errors:" and one a line, in file order.
 // Relative model and file: paths are taken relative to the file's directory.
 Expected<Config> loadConfig(const std::filesystem::path& file);
 Expected<Config> parseConfig(const std::string& text, const std::filesystem::path& file);

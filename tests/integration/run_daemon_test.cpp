@@ -837,5 +837,41 @@ TEST(RunDaemonTest, CheckConfigSummarisesOrPointsAtTheError) {
       << "as a compiler says it: file:line:col first, no log time or level";
 }
 
+TEST(RunDaemonTest, CheckConfigAndRunNameEveryMistakeInFileOrder) {
+  TempDir dir;
+  const std::string file = (dir.path() / "cameras.yaml").string();
+  std::ofstream(file) << "version: 1\n"
+                         "cameras:\n"
+                         "  - name: door\n"
+                         "    source: /dev/video0\n"
+                         "    detect_fsp: 2\n"
+                         "    detect_fps: -1\n"
+                         "log: {level: loud}\n";
+  ChildProcess check({VIGIL_BINARY, "check-config", file}, dir.path() / "check.log");
+  EXPECT_EQ(check.wait().value_or(-1), 1);
+  const std::string said = check.log();
+  EXPECT_EQ(said.rfind("3 errors:\n" + file +
+                           ":5:5: cameras[0].detect_fsp: unknown key; did you "
+                           "mean 'detect_fps'?",
+                       0),
+            0U)
+      << said;
+  EXPECT_NE(
+      said.find("\n" + file +
+                ":6:17: cameras[0].detect_fps: must be between 0.01 and 120, got -1\n" + file +
+                ":7:14: log.level: must be trace, debug, info, warn or error, got "
+                "'loud'\n"),
+      std::string::npos)
+      << said;
+  // `vigil run` refuses to start with the same three.
+  ChildProcess run({VIGIL_BINARY, "run", "--config", file}, dir.path() / "run.log");
+  EXPECT_NE(run.wait().value_or(0), 0) << run.log();
+  EXPECT_NE(run.log().find("3 errors:"), std::string::npos) << run.log();
+  for (const char* at :
+       {":5:5: cameras[0].detect_fsp", ":6:17: cameras[0].detect_fps", ":7:14: log.level"}) {
+    EXPECT_NE(run.log().find(file + at), std::string::npos) << at << "\n" << run.log();
+  }
+}
+
 }  // namespace
 }  // namespace vigil

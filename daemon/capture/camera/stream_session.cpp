@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "daemon/base/log.h"
+
 namespace vigil {
 
 namespace {
@@ -59,11 +61,20 @@ void StreamSession::frameRead(Frame& frame, const SourceInfo& info) {
   lastFrame_ = SteadyClock::now();
   counters.captured.fetch_add(1, std::memory_order_relaxed);
   parts_.health.usableFrame();
+  if (auto fps = rate_.frameAt(lastFrame_)) {
+    logger("capture")->info("[cam={}] {}", parts_.config.name,
+                            FrameRateProbe::describe(*fps, info.fps));
+  }
   if (streamed_) return;
   counters.setDecoder(parts_.health.decoderName(info, parts_.config.hwDecode.accel));
+  // The declared rate only as declared: FFmpeg's guess for an MJPEG stream is 25 whatever it
+  // sends; the probe above says the real one.
+  const std::string rate = info.fps > 0
+                               ? fmt::format("at {:.1f} fps (declared by the source)", info.fps)
+                               : std::string("rate not declared");
   parts_.status.set(CameraState::kStreaming,
-                    fmt::format("{}x{} {} at {:.1f} fps ({})", info.width, info.height,
-                                info.pixelFormat, info.fps, info.description));
+                    fmt::format("{}x{} {}, {}, {}", info.width, info.height, info.pixelFormat,
+                                info.description, rate));
   streamed_ = true;
 }
 

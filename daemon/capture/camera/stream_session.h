@@ -9,6 +9,7 @@
 
 #include "daemon/base/error.h"
 #include "daemon/capture/camera/camera_status.h"
+#include "daemon/capture/camera/frame_rate_probe.h"
 #include "daemon/capture/camera/frame_sink.h"
 #include "daemon/capture/camera/stream_health.h"
 #include "daemon/capture/frame/frame_pool.h"
@@ -48,8 +49,9 @@ struct SessionParts {
 
 // One streaming session of a camera: from its source's open until the source is lost, ends, or
 // the camera stops. Reads frames into the camera's pool (every frame in use: into the scratch
-// frame, dropped and counted), says streaming at the first frame, hands each frame off, keeps the
-// source told of the sink's wish for keyframes only, and ends the session when nothing, or
+// frame, dropped and counted), says streaming at the first frame (with the rate the source
+// declared) and the rate measured a few seconds later (FrameRateProbe), hands each frame off, keeps
+// the source told of the sink's wish for keyframes only, and ends the session when nothing, or
 // nothing usable, came for the stall limit (the policy's, or 5 frame periods of a slow camera,
 // whichever is longer). What to do next (reopen after a backoff, idle) is the camera's.
 // Ownership and threads: the camera's capture thread, for one session; `stopping` is set by
@@ -65,7 +67,7 @@ class StreamSession {
 
  private:
   // A frame read into `frame`: numbered and counted, the stall clock restarted; the session's
-  // first says streaming.
+  // first says streaming, and the one FrameRateProbe names says the measured rate.
   void frameRead(Frame& frame, const SourceInfo& info);
   // A read failed with `error`: why the session ends, or nullopt when it goes on (a corrupt
   // frame, a timeout, pictures skipped to a keyframe) short of the stall limit.
@@ -79,6 +81,7 @@ class StreamSession {
   std::chrono::milliseconds stallLimit_;
   SteadyClock::time_point lastFrame_;
   bool streamed_ = false;
+  FrameRateProbe rate_;
   bool keyframesOnly_ = false;  // told to the source: the camera is idle under motion gating
 };
 

@@ -16,7 +16,9 @@ struct CameraConfig;
 struct SourceInfo {
   int width = 0;
   int height = 0;
-  double fps = 0;           // the rate the device or file really delivers (0: unknown)
+  // The rate the device or container declares (0: none); not always what it delivers (FFmpeg
+  // says 25 for any MJPEG stream): FrameRateProbe measures that.
+  double fps = 0;
   std::string pixelFormat;  // e.g. "YUYV", "MJPG", "h264 (ffmpeg)"
   std::string description;  // driver/card or container, free text
   std::string decoder;      // who makes its pixels, e.g. "FFmpeg h264, software"

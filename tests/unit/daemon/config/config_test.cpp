@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <sstream>
 #include <utility>
+#include <vector>
 
 #include "daemon/config/config_file.h"
 #include "tests/temp_dir.h"
@@ -263,6 +265,49 @@ TEST(ConfigTest, EveryPartWithAnErrorIsNamedNotOnlyTheFirst) {
   EXPECT_NE(message.find("cameras[0].detect_fps: must be between"), std::string::npos) << message;
   EXPECT_NE(message.find("cameras[2].name:"), std::string::npos) << message;
   EXPECT_EQ(message.find("cameras[1]"), std::string::npos) << "yard is right\n" << message;
+}
+
+TEST(ConfigTest, IndependentMistakesAreAllNamedInFileOrderWithTheirCount) {
+  // An unknown key and a negative detect_fps in one camera, a bad value in a section after it
+  // (read before the cameras): all three, each at its line and column, in the file's order.
+  const std::string message = errorOf(
+      "version: 1\n"
+      "cameras:\n"
+      "  - name: door\n"
+      "    source: /dev/video0\n"
+      "    detect_fsp: 2\n"
+      "    detect_fps: -1\n"
+      "history:\n"
+      "  retain_days: 0\n");
+  std::vector<std::string> lines;
+  std::istringstream in(message);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4U) << message;
+  EXPECT_EQ(lines[0], "3 errors:");
+  EXPECT_EQ(lines[1].rfind("/etc/vigil/cameras.yaml:5:5: cameras[0].detect_fsp: unknown key; did "
+                           "you mean 'detect_fps'? (allowed here: name, source,",
+                           0),
+            0U)
+      << lines[1];
+  EXPECT_EQ(lines[2],
+            "/etc/vigil/cameras.yaml:6:17: cameras[0].detect_fps: must be between 0.01 and 120, "
+            "got -1");
+  EXPECT_EQ(lines[3],
+            "/etc/vigil/cameras.yaml:8:16: history.retain_days: must be between 1 and 3650, got 0");
+}
+
+TEST(ConfigTest, ACameraWithAWrongSourceStopsThereButTheOthersAreRead) {
+  // What a camera may say after its source depends on the source's kind: not checked against
+  // a guess. The next camera's mistake is still named.
+  const std::string message = errorOf(
+      "version: 1\n"
+      "cameras:\n"
+      "  - {name: door, source: 'ftp://x', loop: true}\n"
+      "  - {name: yard, source: /dev/video1, fps: 0}\n");
+  EXPECT_NE(message.find("2 errors:"), std::string::npos) << message;
+  EXPECT_NE(message.find("cameras[0].source"), std::string::npos) << message;
+  EXPECT_EQ(message.find("cameras[0].loop"), std::string::npos) << message;
+  EXPECT_NE(message.find("cameras[1].fps: must be between"), std::string::npos) << message;
 }
 
 TEST(ConfigTest, TheNodeNamesTheClientIdAndTheTopicsUnlessTheyAreSet) {
