@@ -117,7 +117,9 @@ int runCommandLine(int argc, char** argv) {
   app.fallthrough();  // `vigil run -v` as well as `vigil -v run`
   app.set_version_flag("--version", std::string("vigil ") + VIGIL_VERSION);
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging (vigil run: unless --log-level says)");
+  app.add_flag("-v,--verbose", verbose,
+               "Debug logging (vigil run: unless --log-level says; vigil doctor: also what an "
+               "NPU would need on a box without one)");
   CommandOptions options;
   const CLI::App& npu = addCommands(app, options);
 
@@ -137,6 +139,7 @@ int runCommandLine(int argc, char** argv) {
     setLogLevel(spdlog::level::debug);
     // The daemon sets its level from --log-level or the file's log.level: -v is --log-level debug.
     if (options.run.logLevel.empty()) options.run.logLevel = "debug";
+    options.doctor.verbose = true;
   }
   return runChosenCommand(app, npu, options);
 }

@@ -260,9 +260,6 @@ void addDoctorCommand(CLI::App& app, DoctorCommandOptions& options) {
                   "configuration's detector.model, else the built-in one)");
   cmd->add_flag("--run-canary", options.runCanary,
                 "Also open the NPU, load the bundle and run its canary");
-  cmd->add_flag("--verbose,-v", options.verbose,
-                "On a box without an NPU, also say what one would need (driver, device, "
-                "Vitis AI, limits, power sources)");
   cmd->add_option("--onnxruntime", options.onnxRuntime,
                   "ONNX Runtime with the Vitis AI EP: libonnxruntime.so or its directory "
                   "(default: the configuration's detector.onnxruntime, $VIGIL_ORT_ROOT, then "

@@ -15,7 +15,7 @@ struct DoctorCommandOptions {
   std::string model;   // a model bundle to validate; empty: the config's, else the default model
   bool runCanary = false;  // also create the npu backend (open, load, canary)
   // What an NPU would need, on a box without one (with one, or with --run-canary, it is always
-  // said); without it such a box gets one line.
+  // said); without it such a box gets one line. The command line's -v/--verbose sets it.
   bool verbose = false;
   // The ONNX Runtime of the Vitis AI EP (--onnxruntime); empty: the configuration's
   // detector.onnxruntime, whose detector.vitisai (target, xclbin, cache_dir) doctor uses too.
