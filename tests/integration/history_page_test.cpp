@@ -107,8 +107,9 @@ class HistoryPageTest : public ::testing::Test {
 
 TEST_F(HistoryPageTest, ShowsTheDaysEventsAsThumbnailsAt1280And390) {
   VIGIL_REQUIRE_MODEL();
-  if (!std::filesystem::exists(historyClip())) GTEST_SKIP() << "clip absent: " << historyClip();
-  if (access(testing::kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  ASSERT_TRUE(std::filesystem::exists(historyClip())) << "clip absent: " << historyClip();
+  ASSERT_EQ(access(testing::kChromium, X_OK), 0)
+      << "chromium is not installed (scripts/install-deps.sh)";
   vigil_ = std::make_unique<testing::VigilDaemon>(
       dir_.path(),
       "version: 1\ndetector:\n  model: " + testing::modelDir().string() +

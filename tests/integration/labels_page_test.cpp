@@ -93,8 +93,9 @@ void checkLabelsView(const std::string& url, int width, ChromiumDevTools& chromi
 
 TEST(LabelsPageTest, LineLabelsStayInsideThePictureAt1280And390) {
   VIGIL_REQUIRE_MODEL();
-  if (!std::filesystem::exists(labelsClip())) GTEST_SKIP() << "clip absent: " << labelsClip();
-  if (access(testing::kChromium, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  ASSERT_TRUE(std::filesystem::exists(labelsClip())) << "clip absent: " << labelsClip();
+  ASSERT_EQ(access(testing::kChromium, X_OK), 0)
+      << "chromium is not installed (scripts/install-deps.sh)";
   TempDir dir;
   // A line ending at the right edge (its label used to run off it) and one along the left edge
   // (its `out` side is outside the picture); a second camera beside it.
