@@ -27,23 +27,21 @@ std::string caption(std::string_view camera, std::chrono::system_clock::time_poi
   return fmt::format("{}  {}", camera, when);
 }
 
-// White text on a dark band in the top-left, sized to the picture (readable in a phone's
-// notification).
+// White text on a dark band in the top-left, in the boxes' labels' style (labelStyle: sized to
+// the picture, readable in a phone's notification).
 struct Caption {
-  double scale;
-  int thickness;
+  LabelStyle style;
   cv::Point origin;  // of the text
   cv::Rect band;
 };
 
 Caption captionBand(cv::Size picture, const std::string& text) {
   Caption c;
-  c.scale = std::max(0.5, picture.width / 1280.0);
-  c.thickness = std::max(1, static_cast<int>(c.scale * 2));
+  c.style = labelStyle(picture);
   int baseline = 0;
-  const cv::Size size =
-      cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, c.scale, c.thickness, &baseline);
-  const int pad = static_cast<int>(6 * c.scale);
+  const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, c.style.fontScale,
+                                        c.style.textThickness, &baseline);
+  const int pad = c.style.pad;
   c.origin = cv::Point(pad, pad + size.height);
   c.band = cv::Rect(0, 0, std::min(picture.width, size.width + 2 * pad),
                     std::min(picture.height, size.height + baseline + 2 * pad));
@@ -52,8 +50,8 @@ Caption captionBand(cv::Size picture, const std::string& text) {
 
 void writeCaption(cv::Mat& picture, const Caption& c, const std::string& text) {
   picture(c.band) *= 0.35;
-  cv::putText(picture, text, c.origin, cv::FONT_HERSHEY_SIMPLEX, c.scale, cv::Scalar(255, 255, 255),
-              c.thickness, cv::LINE_AA);
+  cv::putText(picture, text, c.origin, cv::FONT_HERSHEY_SIMPLEX, c.style.fontScale,
+              cv::Scalar(255, 255, 255), c.style.textThickness, cv::LINE_AA);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ RecentEvents::Entry* RecentEvents::findMutable(const std::string& eventId) {
 nlohmann::json RecentEvents::json() const {
   nlohmann::json out = nlohmann::json::array();
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    out.push_back(eventRecordJson(*it, EventPictures{.best = !it->snapshotJpeg.empty()}));
+    out.push_back(eventRecordJson(*it, it->pictures()));
   }
   return out;
 }

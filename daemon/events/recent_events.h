@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "daemon/events/event_json.h"
 #include "daemon/events/event_recorder.h"
 #include "daemon/events/presence_tracker.h"
 
@@ -22,6 +23,8 @@ class RecentEvents {
  public:
   struct Entry : EventRecord {
     std::string snapshotJpeg;  // the event's best frame with its boxes; empty: none yet
+    // What it keeps: its best picture only (the first one is the history's).
+    EventPictures pictures() const { return {.best = !snapshotJpeg.empty()}; }
   };
 
   explicit RecentEvents(std::size_t capacity = kDefaultCapacity) : capacity_(capacity) {}

@@ -108,7 +108,7 @@ void EventHistory::run() {
       std::vector<std::string> unnamed;
       if (auto ok = writeBatch(batch, unnamed); !ok) {
         dropped_ += batch.size();
-        pause(ok.error());
+        onWriteFailed(ok.error());
       } else if (!pausedReason().empty()) {
         logger("history")->warn("history: writing again");
         std::lock_guard again(mutex_);
@@ -159,7 +159,7 @@ Expected<void> EventHistory::writeBatch(std::vector<Write>& batch,
   return {};
 }
 
-void EventHistory::pause(const Error& error) {
+void EventHistory::onWriteFailed(const Error& error) {
   if (error.code != ErrorCode::kUnavailable) {
     logger("history")->error("history: a write failed, its events are not kept: {}", error.message);
     return;

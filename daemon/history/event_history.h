@@ -79,7 +79,8 @@ class EventHistory final : public EventRecorder {
   void run();
   // One batch in one transaction; its error when it failed (nothing of it kept).
   Expected<void> writeBatch(std::vector<Write>& batch, std::vector<std::string>& replaced);
-  void pause(const Error& error);
+  // A batch was not written: logged; a full disk (kUnavailable) also pauses the history.
+  void onWriteFailed(const Error& error);
   void prune();
 
   HistoryOptions options_;

@@ -152,8 +152,7 @@ HttpResponse EventPages::event(const std::string& subpath) const {
     if (*kept) return jsonResponse(eventRecordJson((*kept)->event, (*kept)->pictures()));
   }
   if (const RecentEvents::Entry* recent = recent_.find(subpath)) {
-    return jsonResponse(
-        eventRecordJson(*recent, EventPictures{.best = !recent->snapshotJpeg.empty()}));
+    return jsonResponse(eventRecordJson(*recent, recent->pictures()));
   }
   return plainResponse(404, fmt::format("no event '{}' is kept\n", subpath));
 }
