@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/setup.sh
+scripts/setup.sh --tests  # lintian is in the tests' part, and the package is made from their build
 build=${VIGIL_BUILD_DIR:-build}
 out=build-deb
 rm -rf "$out"

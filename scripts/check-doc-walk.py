@@ -130,7 +130,7 @@ def main():
     parser.add_argument("--floors", nargs="+")
     args = parser.parse_args()
     if shutil.which("ctags") is None:
-        sys.exit("check-doc-walk: ctags not found (scripts/install-deps.sh installs universal-ctags)")
+        sys.exit("check-doc-walk: ctags not found (scripts/install-deps.sh --tests installs universal-ctags)")
     doc = pathlib.Path(args.doc)
     root = doc.resolve().parent.parent
     pairs = NAMED.findall(doc.read_text())

@@ -69,7 +69,7 @@ def main():
     parser.add_argument("--top", type=int, default=0)
     args = parser.parse_args()
     if shutil.which("ctags") is None:
-        sys.exit("check-room-sizes: ctags not found (scripts/install-deps.sh installs universal-ctags)")
+        sys.exit("check-room-sizes: ctags not found (scripts/install-deps.sh --tests installs universal-ctags)")
     found = sorted(spans(args.folders), key=lambda s: -s[4])
     limits = {"class": args.max_class, "function": args.max_function, "file": args.max_file}
     offenders = [s for s in found if s[4] > limits[s[0]]]

@@ -5,7 +5,9 @@
 #     downloaded with `apt-get download` through a private sources list and apt state, unpacked
 #     with dpkg -x;
 #   - the runtime library libonnxruntime.so.1 for linux-x64 from the npm package
-#     onnxruntime-node (Debian's libonnxruntime1.21 needs a newer glibc than Debian 12's).
+#     onnxruntime-node (Debian's libonnxruntime1.21 needs a newer glibc than Debian 12's), its
+#     tarball downloaded with curl and checked against the sha512 the registry gives for it, as
+#     `npm pack` does, without npm (Debian 12's npm is 387 packages: bench/install.md).
 # The runtime is 1.30.0, not the headers' 1.21.0: on this project's 2-vCPU AVX-512 machine it
 # runs YOLOX-nano with a third less CPU per frame (1 intra-op thread, all graph optimisations)
 # and bit-identical outputs; 1.21.0 and 1.23.2 (sid's version) are as slow as each other
@@ -18,12 +20,20 @@
 #
 #   scripts/fetch-onnxruntime.sh [DEST]
 # Environment: VIGIL_ORT_SUITE (default trixie), VIGIL_ORT_NPM_VERSION (default 1.30.0; not
-# older than the headers), VIGIL_ORT_MIRROR (default: the first Debian mirror in /etc/apt, else
-# http://deb.debian.org/debian).
+# older than the headers), VIGIL_ORT_NPM_REGISTRY (default https://registry.npmjs.org),
+# VIGIL_ORT_MIRROR (default: the first Debian mirror in /etc/apt, else
+# http://deb.debian.org/debian); VIGIL_ORT_FROM=DIR|ARCHIVE: copy a local ONNX Runtime instead of
+# downloading anything (another machine's .cache/onnxruntime, or a release such as
+# onnxruntime-linux-x64-1.20.1.tgz: scripts/lib/ort-from.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:-$here/.cache/onnxruntime}
+if [[ -n ${VIGIL_ORT_FROM:-} ]]; then
+  source "$here/scripts/lib/ort-from.sh"
+  ort_from "$VIGIL_ORT_FROM" "$dest"
+  exit
+fi
 suite=${VIGIL_ORT_SUITE:-trixie}
 npmver=${VIGIL_ORT_NPM_VERSION:-1.30.0}
 
@@ -35,7 +45,7 @@ if [[ -f $dest/lib/libonnxruntime.so.1 && -f $dest/include/onnxruntime/onnxrunti
 fi
 [[ -f $dest/VERSION ]] && echo "fetch-onnxruntime: replacing $dest ($(cat "$dest/VERSION"))"
 
-for tool in apt-get dpkg-deb npm tar; do
+for tool in apt-get dpkg-deb curl tar base64 od sha512sum; do
   command -v "$tool" >/dev/null || { echo "fetch-onnxruntime: $tool is required" >&2; exit 1; }
 done
 
@@ -75,11 +85,21 @@ if [[ ${npmver%%.*} == 1 && $npm_minor -lt $api ]]; then
   echo "fetch-onnxruntime: onnxruntime-node $npmver is older than the headers ($upstream, C API $api)" >&2
   exit 1
 fi
-echo "fetch-onnxruntime: runtime: onnxruntime-node@$npmver from npm (install scripts skipped)"
-# npm pack fetches the tarball only: no install scripts run (the package's postinstall would
-# reach for CUDA providers on another registry); ONNXRUNTIME_NODE_INSTALL=skip in case.
-(cd "$work" && ONNXRUNTIME_NODE_INSTALL=skip npm pack --silent "onnxruntime-node@$npmver" >/dev/null)
-tgz=$(ls "$work"/onnxruntime-node-*.tgz)
+registry=${VIGIL_ORT_NPM_REGISTRY:-https://registry.npmjs.org}
+echo "fetch-onnxruntime: runtime: onnxruntime-node@$npmver from $registry (tarball only, nothing run)"
+# The version's document names the tarball and its sha512 (dist.tarball, dist.integrity).
+meta=$(curl -fsSL --retry 3 --connect-timeout 20 "$registry/onnxruntime-node/$npmver") ||
+  { echo "fetch-onnxruntime: cannot read $registry/onnxruntime-node/$npmver; set VIGIL_ORT_FROM=DIR|ARCHIVE" >&2; exit 1; }
+field() { grep -oE "\"$1\" *: *\"[^\"]+\"" <<<"$meta" | head -n1 | sed -E 's/.*: *"(.*)"/\1/'; }
+url=$(field tarball)
+integrity=$(field integrity)
+[[ -n $url && $integrity == sha512-* ]] ||
+  { echo "fetch-onnxruntime: no tarball and sha512 in $registry/onnxruntime-node/$npmver" >&2; exit 1; }
+tgz=$work/onnxruntime-node-$npmver.tgz
+curl -fsSL --retry 3 --connect-timeout 20 -o "$tgz" "$url"
+want=$(base64 -d <<<"${integrity#sha512-}" | od -An -v -tx1 | tr -d ' \n')
+got=$(sha512sum "$tgz" | cut -d' ' -f1)
+[[ $got == "$want" ]] || { echo "fetch-onnxruntime: $url: sha512 $got, the registry says $want" >&2; exit 1; }
 lib=$(tar -tzf "$tgz" | grep -E '^package/bin/napi-v[0-9]+/linux/x64/libonnxruntime\.so\.1$' | head -n1)
 [[ -n $lib ]] || { echo "fetch-onnxruntime: $tgz has no linux/x64/libonnxruntime.so.1" >&2; exit 1; }
 tar -xzf "$tgz" -C "$work" "$lib"

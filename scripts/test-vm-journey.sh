@@ -49,7 +49,7 @@ clip=${VIGIL_DEMO_CLIP:-../shared/data/videos/one-by-one-person-detection.mp4}
 [[ -f $clip ]] || fail "no clip $clip: set VIGIL_DEMO_CLIP"
 [[ $(id -u) -eq 0 ]] || skip "needs root (debootstrap, chroot)"
 command -v debootstrap > /dev/null || [[ -x /usr/sbin/debootstrap ]] ||
-  skip "debootstrap is not installed (scripts/install-deps.sh)"
+  skip "debootstrap is not installed (scripts/install-deps.sh --tests)"
 echo "== package $deb"
 echo "== Depends: $(dpkg-deb -f "$deb" Depends)"
 
@@ -59,7 +59,7 @@ t=$(date +%s.%N)
 case $? in
   0) ;;
   3) skip "Debian's kernel package cannot be had (no apt sources or network)" ;;
-  4) skip "host tools missing (scripts/install-deps.sh)" ;;
+  4) skip "host tools missing (scripts/install-deps.sh --tests)" ;;
   *) fail "scripts/v4l2-vm/mkbase.sh failed" ;;
 esac
 kv=$(vm_current_kernel) || fail "mkbase.sh built no kernel"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs Vigil's whole test suite on a fresh machine: set-up (packages, model, build) and then
-# every test, as many at once as there are cores (each test starts its own daemon, broker and
+# Runs Vigil's whole test suite on a fresh machine: set-up (every package, the tests' part too:
+# scripts/setup.sh --tests; the model; the build) and then every test, as many at once as there
+# are cores (each test starts its own daemon, broker and
 # Prometheus on ports of its own, in a directory of its own). Tests whose data (../shared) or
 # tools are absent skip and say why; the skips and their reasons are listed at the end.
 #   scripts/test.sh [--no-skips] [ctest arguments...]
@@ -21,7 +22,7 @@ if [[ ${1:-} == --no-skips ]]; then
 fi
 ((no_skips)) && export VIGIL_VM_REQUIRED=1
 
-scripts/setup.sh
+scripts/setup.sh --tests
 build=${VIGIL_BUILD_DIR:-build}
 junit=$(realpath -m "$build")/ctest-junit.xml
 rm -f "$junit"

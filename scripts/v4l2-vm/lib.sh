@@ -4,7 +4,7 @@
 # Exit codes used by the scripts (run-vivid.sh maps its own setup failures to 125):
 #   2  usage or VIGIL_VM_WORK problem
 #   3  the Debian kernel package cannot be resolved or downloaded (no apt lists or no network)
-#   4  a host tool is missing (run scripts/install-deps.sh)
+#   4  a host tool is missing (run scripts/install-deps.sh --tests)
 
 VM_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
@@ -37,7 +37,7 @@ vm_require_tools() {
   [[ -x /bin/busybox ]] && LC_ALL=C file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
     missing+=("static /bin/busybox (busybox-static)")
   ((${#missing[@]} == 0)) ||
-    vm_die "${1:-4}" "missing host tools: ${missing[*]}; run scripts/install-deps.sh"
+    vm_die "${1:-4}" "missing host tools: ${missing[*]}; run scripts/install-deps.sh --tests"
 }
 
 # Bump when the content of base.cpio.gz changes, so existing work directories are rebuilt.

@@ -38,7 +38,7 @@ fi
   die 2 "VIGIL_VM_BOOTSTRAP must be debootstrap or mmdebstrap, not '$tool'"
 for t in "$tool:$tool" mkfs.ext4:e2fsprogs curl:curl dpkg-deb:dpkg chroot:coreutils; do
   command -v "${t%%:*}" > /dev/null 2>&1 || [[ -x /usr/sbin/${t%%:*} ]] ||
-    die 4 "${t%%:*} is missing (package ${t#*:}); run scripts/install-deps.sh"
+    die 4 "${t%%:*} is missing (package ${t#*:}); run scripts/install-deps.sh --tests"
 done
 export PATH=$PATH:/usr/sbin:/sbin
 

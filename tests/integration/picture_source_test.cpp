@@ -79,7 +79,8 @@ std::uint64_t picturesOver30Frames(testing::VigilDaemon& vigil, const std::strin
 
 TEST(PictureSourceTest, PicturesComeAtTheirSizeDecodedInFullOnlyWhileWatchedAndALossIsSaid) {
   VIGIL_REQUIRE_MODEL();
-  ASSERT_EQ(access(kClipFfmpeg, X_OK), 0) << "ffmpeg makes the clips (scripts/install-deps.sh)";
+  ASSERT_EQ(access(kClipFfmpeg, X_OK), 0)
+      << "ffmpeg makes the clips (scripts/install-deps.sh --tests)";
   ASSERT_EQ(access(kViewerCurl, X_OK), 0);
   TempDir dir;
   const auto small = testPattern(dir.path(), "sub.mp4", "384x216");

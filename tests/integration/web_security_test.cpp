@@ -216,7 +216,8 @@ TEST(WebSecurityTest, ARefusedCertificateIsLoggedWithTheReasonOnceAMinute) {
 TEST(WebSecurityTest, ThePageWorksOpenedWithTheLoginInItsUrl) {
   VIGIL_REQUIRE_CURL_AND_CLIP();
   ASSERT_EQ(access(testing::kChromium, X_OK), 0)
-      << testing::kChromium << " is not installed (scripts/install-deps.sh installs chromium)";
+      << testing::kChromium
+      << " is not installed (scripts/install-deps.sh --tests installs chromium)";
   TempDir dir;
   testing::TestPki pki(dir.path() / "pki");
   ASSERT_TRUE(pki.generate());

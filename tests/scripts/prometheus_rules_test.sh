@@ -5,7 +5,7 @@
 set -euo pipefail
 dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../packaging/prometheus" && pwd)
 if ! command -v promtool > /dev/null; then
-  echo "promtool is not installed (apt-get install prometheus; scripts/install-deps.sh does)" >&2
+  echo "promtool is not installed (apt-get install prometheus; scripts/install-deps.sh --tests does)" >&2
   exit 1
 fi
 promtool check rules "$dir/vigil-rules.yml"

@@ -319,7 +319,7 @@ TEST(MetricsPromtool, CheckMetricsAcceptsTheOutput) {
   }
   if (promtool.empty()) {
     GTEST_SKIP() << "promtool is not installed (Debian package `prometheus`, "
-                    "scripts/install-deps.sh installs it)";
+                    "scripts/install-deps.sh --tests installs it)";
   }
 
   Registry registry;
