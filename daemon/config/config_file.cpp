@@ -162,28 +162,53 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
                        "key_file", "topic_prefix", "qos", "keepalive", "buffer_messages",
                        "ha_discovery", "ha_prefix", "snapshots"});
   m.enabled = true;
-  m.url = r.getString(node, path, "url", m.url);
-  if (!startsWith(m.url, "mqtt://") && !startsWith(m.url, "mqtts://")) {
-    r.fail(node["url"], "mqtt.url",
-           fmt::format("must be mqtt://host:port or mqtts://host:port, got '{}'", m.url));
-  }
-  m.clientId = r.getString(node, path, "client_id", m.clientId);
-  if (!validName(m.clientId)) {
-    r.fail(node["client_id"], "mqtt.client_id",
-           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", m.clientId));
-  }
-  readMqttLogin(r, node, base, m, warnings);
-  readMqttTlsFiles(r, node, base, m, warnings);
-  m.topicPrefix = r.getString(node, path, "topic_prefix", m.topicPrefix);
-  checkTopicPrefix(r, node["topic_prefix"], "mqtt.topic_prefix", m.topicPrefix);
-  m.qos = static_cast<int>(r.getInt(node, path, "qos", 0, 2, 1));
-  m.keepAlive = static_cast<int>(r.getInt(node, path, "keepalive", 5, 3600, 30));
-  m.bufferMessages =
-      static_cast<std::size_t>(r.getInt(node, path, "buffer_messages", 1, 1000000, 1000));
-  m.haDiscovery = r.getBool(node, path, "ha_discovery", true);
-  m.haPrefix = r.getString(node, path, "ha_prefix", m.haPrefix);
-  checkTopicPrefix(r, node["ha_prefix"], "mqtt.ha_prefix", m.haPrefix);
-  m.snapshots = r.getBool(node, path, "snapshots", false);
+  // Each field's error is collected; the TLS files are checked against the url, so only once
+  // the url is right.
+  const bool url = r.collect([&] {
+    m.url = r.getString(node, path, "url", m.url);
+    if (!startsWith(m.url, "mqtt://") && !startsWith(m.url, "mqtts://")) {
+      r.fail(node["url"], "mqtt.url",
+             fmt::format("must be mqtt://host:port or mqtts://host:port, got '{}'", m.url));
+    }
+  });
+  r.collect([&] {
+    m.clientId = r.getString(node, path, "client_id", m.clientId);
+    if (!validName(m.clientId)) {
+      r.fail(node["client_id"], "mqtt.client_id",
+             fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", m.clientId));
+    }
+  });
+  r.collect([&] { readMqttLogin(r, node, base, m, warnings); });
+  if (url) r.collect([&] { readMqttTlsFiles(r, node, base, m, warnings); });
+  r.collect([&] {
+    m.topicPrefix = r.getString(node, path, "topic_prefix", m.topicPrefix);
+    checkTopicPrefix(r, node["topic_prefix"], "mqtt.topic_prefix", m.topicPrefix);
+  });
+  r.collect([&] { m.qos = static_cast<int>(r.getInt(node, path, "qos", 0, 2, 1)); });
+  r.collect(
+      [&] { m.keepAlive = static_cast<int>(r.getInt(node, path, "keepalive", 5, 3600, 30)); });
+  r.collect([&] {
+    m.bufferMessages =
+        static_cast<std::size_t>(r.getInt(node, path, "buffer_messages", 1, 1000000, 1000));
+  });
+  r.collect([&] { m.haDiscovery = r.getBool(node, path, "ha_discovery", true); });
+  r.collect([&] {
+    m.haPrefix = r.getString(node, path, "ha_prefix", m.haPrefix);
+    checkTopicPrefix(r, node["ha_prefix"], "mqtt.ha_prefix", m.haPrefix);
+  });
+  r.collect([&] { m.snapshots = r.getBool(node, path, "snapshots", false); });
+}
+
+// http.web_config: the logins and TLS file (loadWebConfig), beside the configuration.
+void readWebConfig(const YamlReader& r, const YAML::Node& node, const std::filesystem::path& base,
+                   HttpConfig& h, std::vector<std::string>& warnings) {
+  const std::string webConfig = r.getString(node, "http", "web_config", "");
+  if (webConfig.empty()) return;
+  h.webConfigFile = resolve(base, webConfig).string();
+  auto web = loadWebConfig(h.webConfigFile);
+  if (!web) r.fail(node["web_config"], "http.web_config", web.error().message);
+  warnings.insert(warnings.end(), web->warnings.begin(), web->warnings.end());
+  h.web = std::make_shared<const WebConfig>(std::move(*web));
 }
 
 void readHttp(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& base,
@@ -192,27 +217,26 @@ void readHttp(const YamlReader& r, const YAML::Node& root, const std::filesystem
   if (!node.IsDefined() || node.IsNull()) return;
   r.expectMap(node, "http");
   r.rejectUnknownKeys(node, "http", {"enabled", "listen", "web_config", "metrics_need_login"});
-  h.enabled = r.getBool(node, "http", "enabled", true);
-  h.listen = r.getString(node, "http", "listen", h.listen);
-  // The server parses it fully at start; catch the obvious here so check-config does.
-  auto colon = h.listen.rfind(':');
-  if (colon == std::string::npos || colon + 1 == h.listen.size() || colon == 0) {
-    r.fail(node["listen"], "http.listen",
-           fmt::format("must be host:port, e.g. 127.0.0.1:9842 or [::]:9842, got '{}'", h.listen));
-  }
-  h.metricsNeedLogin = r.getBool(node, "http", "metrics_need_login", false);
-  const std::string webConfig = r.getString(node, "http", "web_config", "");
-  if (!webConfig.empty()) {
-    h.webConfigFile = resolve(base, webConfig).string();
-    auto web = loadWebConfig(h.webConfigFile);
-    if (!web) r.fail(node["web_config"], "http.web_config", web.error().message);
-    warnings.insert(warnings.end(), web->warnings.begin(), web->warnings.end());
-    h.web = std::make_shared<const WebConfig>(std::move(*web));
-  }
-  if (h.metricsNeedLogin && !h.hasLogins()) {
-    r.fail(node["metrics_need_login"], "http.metrics_need_login",
-           "needs logins: http.web_config with basic_auth_users");
-  }
+  r.collect([&] { h.enabled = r.getBool(node, "http", "enabled", true); });
+  r.collect([&] {
+    h.listen = r.getString(node, "http", "listen", h.listen);
+    // The server parses it fully at start; catch the obvious here so check-config does.
+    auto colon = h.listen.rfind(':');
+    if (colon == std::string::npos || colon + 1 == h.listen.size() || colon == 0) {
+      r.fail(
+          node["listen"], "http.listen",
+          fmt::format("must be host:port, e.g. 127.0.0.1:9842 or [::]:9842, got '{}'", h.listen));
+    }
+  });
+  // metrics_need_login is checked against the logins, so only once web_config has been read.
+  const bool logins = r.collect([&] { readWebConfig(r, node, base, h, warnings); });
+  r.collect([&] {
+    h.metricsNeedLogin = r.getBool(node, "http", "metrics_need_login", false);
+    if (logins && h.metricsNeedLogin && !h.hasLogins()) {
+      r.fail(node["metrics_need_login"], "http.metrics_need_login",
+             "needs logins: http.web_config with basic_auth_users");
+    }
+  });
 }
 
 void readCapture(const YamlReader& r, const YAML::Node& root, CaptureConfig& c) {

@@ -69,8 +69,9 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
                       border-radius: 3px; background: #e0a000; color: #000; display: none; }
   .camera.present h2 .badge { display: inline; }
   .camera.down h2 .badge { display: inline; background: #a02020; color: #fff; }
-  #legend { margin: 8px 12px 0; color: #aaa; font-size: 13px; display: flex; flex-wrap: wrap;
-            gap: 4px 16px; }
+  #legend { margin: 8px 12px 0; color: #aaa; font-size: 12px; display: flex; flex-wrap: wrap;
+            gap: 4px 10px; }
+  #legend span { white-space: nowrap; }
   #legend i { display: inline-block; width: 12px; height: 12px; vertical-align: -2px;
               margin-right: 4px; border-radius: 2px; }
   .info { padding: 8px 10px; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
@@ -102,12 +103,16 @@ inline constexpr std::string_view kStatusPage = R"html(<!doctype html>
 </header>
 <div id="error"></div>
 <p id="legend" class="live">
-  <span><i style="border: 2px solid #e0a000"></i>orange border: a person is present</span>
-  <span><i style="border: 2px solid #a02020"></i>red border: camera down</span>
-  <span><i style="border: 2px solid #e62828"></i>red box: a person detected</span>
-  <span><i style="border: 2px solid #e6a028"></i>orange box: a tracked person not seen in
-    this frame (where tracking expects them)</span>
-  <span><i style="background: #3e3"></i>counting line (arrow: the way counted as in)</span>
+  <span title="a card's orange border: a person is present"><i style="border: 2px solid
+    #e0a000"></i>person present</span>
+  <span title="a card's red border: the camera is down"><i style="border: 2px solid
+    #a02020"></i>camera down</span>
+  <span title="a red box: a person detected in this frame"><i style="border: 2px solid
+    #e62828"></i>person seen</span>
+  <span title="an orange box: a tracked person not seen in this frame, where tracking expects
+    them"><i style="border: 2px solid #e6a028"></i>tracked, not seen</span>
+  <span title="a green line counts people crossing it; its arrow points the way counted as
+    in"><i style="background: #3e3"></i>line (arrow: in)</span>
 </p>
 <main id="cameras" class="live"></main>
 <h1 class="live">Recent events</h1>

@@ -296,6 +296,31 @@ TEST(ConfigTest, IndependentMistakesAreAllNamedInFileOrderWithTheirCount) {
             "/etc/vigil/cameras.yaml:8:16: history.retain_days: must be between 1 and 3650, got 0");
 }
 
+TEST(ConfigTest, TheMqttAndHttpSectionsNameEveryWrongValueNotJustTheFirst) {
+  // Before, each of these sections stopped at its first wrong value: one error of five.
+  const std::string message = errorOf(
+      "version: 1\n"
+      "mqtt:\n"
+      "  url: 'tcp://broker:1883'\n"
+      "  qos: 3\n"
+      "  topic_prefix: 'home/#'\n"
+      "http:\n"
+      "  listen: '9842'\n"
+      "  enabled: maybe\n"
+      "cameras: []\n");
+  EXPECT_EQ(message.rfind("5 errors:\n", 0), 0U) << message;
+  const char* expected[] = {":3:8: mqtt.url: must be mqtt://host:port",
+                            ":4:8: mqtt.qos: must be between 0 and 2, got 3",
+                            ":5:17: mqtt.topic_prefix: must be topic levels",
+                            ":7:11: http.listen: must be host:port", ":8:12: http.enabled:"};
+  std::size_t at = 0;
+  for (const char* part : expected) {
+    const std::size_t found = message.find(part, at);
+    EXPECT_NE(found, std::string::npos) << part << " (in file order)\n" << message;
+    if (found != std::string::npos) at = found;
+  }
+}
+
 TEST(ConfigTest, ACameraWithAWrongSourceStopsThereButTheOthersAreRead) {
   // What a camera may say after its source depends on the source's kind: not checked against
   // a guess. The next camera's mistake is still named.
