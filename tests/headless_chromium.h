@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "tests/process.h"
@@ -36,6 +37,17 @@ inline std::string renderedPage(const std::filesystem::path& dir, const std::str
   if (!dump.wait().has_value()) return "";
   std::ifstream in(dir / (name + ".html"));
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Keeps a copy of a test's screenshot beside the test binary (build/tests/<its name>), for a
+// person or CI to look at. Beside the binary whatever the working directory, so a test run from
+// the checkout's root leaves nothing in it.
+inline void keepScreenshot(const std::filesystem::path& png) {
+  std::error_code ec;
+  const std::filesystem::path binary = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return;
+  std::filesystem::copy_file(png, binary.parent_path() / png.filename(),
+                             std::filesystem::copy_options::overwrite_existing, ec);
 }
 
 }  // namespace vigil::testing

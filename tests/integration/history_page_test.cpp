@@ -86,10 +86,7 @@ class HistoryPageTest : public ::testing::Test {
     ASSERT_TRUE(chromium.screenshot(png)) << chromium.error();
     const cv::Mat image = cv::imread(png.string());
     EXPECT_EQ(image.cols, width);
-    // Kept beside the test binary for CI to show (build/tests/history-<width>.png).
-    std::error_code ec;
-    std::filesystem::copy_file(png, png.filename(),
-                               std::filesystem::copy_options::overwrite_existing, ec);
+    testing::keepScreenshot(png);  // build/tests/history-<width>.png
   }
 
   json eventById(const std::string& id) {

@@ -93,10 +93,7 @@ void checkLabelsView(const std::string& url, int width, ChromiumDevTools& chromi
   const std::string name = "labels-" + std::to_string(width) + ".png";
   ASSERT_TRUE(chromium.screenshot(dir / name)) << chromium.error();
   EXPECT_EQ(cv::imread((dir / name).string()).cols, width);
-  // Kept for a person to look at (/tmp/labels-<width>.png).
-  std::error_code ec;
-  std::filesystem::copy_file(dir / name, std::filesystem::temp_directory_path() / name,
-                             std::filesystem::copy_options::overwrite_existing, ec);
+  testing::keepScreenshot(dir / name);  // build/tests/labels-<width>.png
 }
 
 TEST(LabelsPageTest, LineLabelsStayInsideThePictureAt1280And390) {

@@ -387,10 +387,7 @@ TEST(ObservabilityTest, StatusPageInHeadlessChromiumShowsLiveCamerasZonesAndEven
   cv::Mat image = cv::imread(png.string());
   ASSERT_FALSE(image.empty()) << shot.log();
   EXPECT_EQ(image.cols, 1280);
-  // Kept beside the test binary for CI to show (build/tests/status-page.png).
-  std::error_code ec;
-  std::filesystem::copy_file(png, "status-page.png",
-                             std::filesystem::copy_options::overwrite_existing, ec);
+  testing::keepScreenshot(png);  // build/tests/status-page.png
   EXPECT_TRUE(vigil.stop().status.has_value());
 }
 
