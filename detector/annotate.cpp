@@ -93,11 +93,6 @@ void drawLabelledBoxes(cv::Mat& image, const std::vector<LabelledBox>& boxes, in
   }
 }
 
-void drawLabelledBox(cv::Mat& image, const Box& box, const cv::Scalar& colour,
-                     const std::string& label) {
-  drawLabelledBoxes(image, {LabelledBox{box, colour, label}});
-}
-
 std::vector<LabelledBox> labelledDetections(const std::vector<Detection>& detections,
                                             const std::vector<std::string>& classNames) {
   std::vector<LabelledBox> out;

@@ -37,10 +37,6 @@ std::vector<cv::Rect> labelPlacements(cv::Size picture, const std::vector<Labell
 // Draws each box with its label on a filled background at labelPlacements().
 void drawLabelledBoxes(cv::Mat& image, const std::vector<LabelledBox>& boxes, int reservedTop = 0);
 
-// Draws one box with its label, as drawLabelledBoxes with one box.
-void drawLabelledBox(cv::Mat& image, const Box& box, const cv::Scalar& colour,
-                     const std::string& label);
-
 // Each detection as a labelled box: its class name and score, persons in red, other classes in
 // a colour derived from the class id.
 std::vector<LabelledBox> labelledDetections(const std::vector<Detection>& detections,

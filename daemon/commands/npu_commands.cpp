@@ -276,8 +276,9 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
   // A box without an NPU is a normal case: one line, unless asked; what an NPU would need is
   // said as that, not as problems to alarm its owner.
   const bool noNpu = !env.deviceExists && !env.driverLoaded;
+  const bool npuDetails = !noNpu || options.verbose || options.runCanary;
   std::ostringstream unsaid;
-  const DoctorLine npuLine{noNpu && !options.verbose && !options.runCanary ? unsaid : out};
+  const DoctorLine npuLine{npuDetails ? out : unsaid};
   printNpuDevice(env, npuLine);
   const VitisAiSettings vitisai = doctorVitisAiSettings(options, npuLine);
   printVitisAi(env, vitisai, npuLine);
@@ -289,9 +290,8 @@ int runDoctorCommand(const DoctorCommandOptions& options, std::ostream& out) {
     line("verdict",
          "no NPU on this machine: Vigil runs on the CPU (backend auto takes cpu-ort, "
          "else cpu)" +
-             std::string(&npuLine.out == &out
-                             ? "; the lines \"for an NPU\" matter only on a box with one"
-                             : "; --verbose says what an NPU would need"));
+             std::string(npuDetails ? "; the lines \"for an NPU\" matter only on a box with one"
+                                    : "; --verbose says what an NPU would need"));
   } else {
     line("verdict", problems.empty() ? "the NPU is ready for Vigil"
                                      : "an NPU is here but not ready: fix the problems above");

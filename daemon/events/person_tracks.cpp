@@ -53,9 +53,8 @@ PersonTrackingSettings personTrackingSettings(const TrackingSettings& tracking,
 
 namespace {
 
-// Where a person stands (the bottom centre of the box), normalized, kept half a pixel inside the
-// frame as presence does.
-// Where presence, too, says the person stands (standingPoint).
+// Where a person stands, normalized: the bottom centre of the box's part inside the frame, half a
+// pixel inside its edges (standingPoint, the rule presence uses too).
 Point footOf(const Box& b, int width, int height) {
   const auto w = static_cast<float>(width);
   const auto h = static_cast<float>(height);
