@@ -171,10 +171,7 @@ std::vector<LinePoint> readLinePoints(const YamlReader& r, const YAML::Node& nod
 std::string readDirectionName(const YamlReader& r, const YAML::Node& names, const std::string& path,
                               const char* key) {
   std::string name = r.getString(names, path, key, key);
-  if (!validName(name)) {
-    r.fail(names[key], YamlReader::join(path, key),
-           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", name));
-  }
+  checkName(r, names[key], YamlReader::join(path, key), name);
   return name;
 }
 
@@ -386,15 +383,6 @@ bool readCameraRates(const YamlReader& r, const YAML::Node& node, const std::str
   return width && height && fps && detectFps;
 }
 
-std::string readCameraName(const YamlReader& r, const YAML::Node& node, const std::string& path) {
-  std::string name = r.getString(node, path, "name");
-  if (!validName(name)) {
-    r.fail(node["name"], YamlReader::join(path, "name"),
-           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", name));
-  }
-  return name;
-}
-
 // What a camera does with its frames once it has them: each part's error collected, and the
 // parts that are checked against another (motion against the rates and presence, tracking
 // against motion, lines against tracking) read only when that one was right.
@@ -425,7 +413,10 @@ CameraConfig readCamera(const YamlReader& r, const YAML::Node& node, const std::
                                    "tracking",      "lines",          "calibration_samples",
                                    "hwaccel",       "regions",        "history"});
   CameraConfig c;
-  r.collect([&] { c.name = readCameraName(r, node, path); });
+  r.collect([&] {
+    c.name = r.getString(node, path, "name");
+    checkName(r, node["name"], YamlReader::join(path, "name"), c.name);
+  });
   readCameraSources(r, node, path, base, c, warnings);
   r.collect([&] { c.format = readPixelFormat(r, node, path); });
   const bool rated = readCameraRates(r, node, path, c);

@@ -173,10 +173,7 @@ void readMqtt(const YamlReader& r, const YAML::Node& root, const std::filesystem
   });
   r.collect([&] {
     m.clientId = r.getString(node, path, "client_id", m.clientId);
-    if (!validName(m.clientId)) {
-      r.fail(node["client_id"], "mqtt.client_id",
-             fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", m.clientId));
-    }
+    checkName(r, node["client_id"], "mqtt.client_id", m.clientId);
   });
   r.collect([&] { readMqttLogin(r, node, base, m, warnings); });
   if (url) r.collect([&] { readMqttTlsFiles(r, node, base, m, warnings); });

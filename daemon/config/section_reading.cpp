@@ -20,6 +20,14 @@ bool validName(const std::string& name) {
   return true;
 }
 
+void checkName(const YamlReader& r, const YAML::Node& node, const std::string& path,
+               const std::string& name) {
+  if (!validName(name)) {
+    r.fail(node, path,
+           fmt::format("must be 1 to 64 characters of a-z, 0-9, _ and -, got '{}'", name));
+  }
+}
+
 bool startsWith(const std::string& s, std::string_view prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }

@@ -15,6 +15,9 @@ namespace vigil::yaml_config {
 
 // 1 to 64 characters of a-z, 0-9, _ and -.
 bool validName(const std::string& name);
+// Fails at `node` unless `name` is such a name, saying what one is.
+void checkName(const YamlReader& r, const YAML::Node& node, const std::string& path,
+               const std::string& name);
 bool startsWith(const std::string& s, std::string_view prefix);
 // `path` made absolute against `base` (the configuration file's directory).
 std::filesystem::path resolve(const std::filesystem::path& base, const std::string& path);
